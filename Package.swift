@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Majlis",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "majlis", targets: ["majlis"]),
+        .library(name: "MajlisProtocol", targets: ["MajlisProtocol"]),
+        .library(name: "MajlisRoom", targets: ["MajlisRoom"]),
+        .library(name: "MajlisServer", targets: ["MajlisServer"]),
+    ],
+    targets: [
+        // C libraries from the system, one target each.
+        .systemLibrary(
+            name: "CLibWebSockets", pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // Macros and inline helpers of libwebsockets that Swift cannot import.
+        .target(name: "CWebSocketsShim", dependencies: ["CLibWebSockets"]),
+
+        .target(name: "MajlisProtocol"),
+        .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),
+        .target(
+            name: "MajlisTransport",
+            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto"]),
+        .target(
+            name: "MajlisServer",
+            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite"]),
+        .executableTarget(
+            name: "majlis",
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
+
+        .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
+        .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
+        .testTarget(
+            name: "MajlisServerTests",
+            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,96 @@
+#include "CWebSocketsShim.h"
+#include <stdlib.h>
+#include <string.h>
+
+size_t majlis_lws_pre(void) { return LWS_PRE; }
+
+void majlis_lws_set_logging(int verbose) {
+    lws_set_log_level(verbose ? (LLL_ERR | LLL_WARN) : LLL_ERR, NULL);
+}
+
+static struct lws_protocols *make_protocols(lws_callback_function *callback, size_t rx_buffer_size) {
+    struct lws_protocols *protocols = calloc(2, sizeof(struct lws_protocols));
+    if (!protocols) return NULL;
+    protocols[0].name = "majlis";
+    protocols[0].callback = callback;
+    protocols[0].per_session_data_size = 0;
+    protocols[0].rx_buffer_size = rx_buffer_size;
+    return protocols; /* protocols[1] is the zeroed terminator; lives as long as the process */
+}
+
+struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_callback_function *callback,
+                                             void *user, const char *cert_path, const char *key_path,
+                                             size_t rx_buffer_size) {
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    struct lws_protocols *protocols = make_protocols(callback, rx_buffer_size);
+    if (!protocols) return NULL;
+    info.port = port;
+    info.iface = iface;
+    info.protocols = protocols;
+    info.user = user;
+    info.gid = -1;
+    info.uid = -1;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
+    if (cert_path && key_path) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = cert_path;
+        info.ssl_private_key_filepath = key_path;
+    }
+    return lws_create_context(&info);
+}
+
+struct lws_context *majlis_lws_create_client(lws_callback_function *callback, void *user,
+                                             size_t rx_buffer_size) {
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    struct lws_protocols *protocols = make_protocols(callback, rx_buffer_size);
+    if (!protocols) return NULL;
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = protocols;
+    info.user = user;
+    info.gid = -1;
+    info.uid = -1;
+    info.options = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    return lws_create_context(&info);
+}
+
+struct lws *majlis_lws_client_connect(struct lws_context *context, const char *host, int port,
+                                      const char *path, int use_tls, void *opaque) {
+    struct lws_client_connect_info info;
+    memset(&info, 0, sizeof info);
+    info.context = context;
+    info.address = host;
+    info.port = port;
+    info.path = path;
+    info.host = host;
+    info.origin = host;
+    info.protocol = NULL;
+    info.local_protocol_name = "majlis";
+    info.opaque_user_data = opaque;
+    info.ssl_connection = use_tls ? (LCCSCF_USE_SSL | LCCSCF_ALLOW_SELFSIGNED | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK) : 0;
+    return lws_client_connect_via_info(&info);
+}
+
+int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type,
+                            const unsigned char *body, size_t body_len) {
+    unsigned char buffer[LWS_PRE + 1024];
+    unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + sizeof buffer - 1;
+    if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_len, &p, end))
+        return 1;
+    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        return 1;
+    if (body_len > 0) {
+        unsigned char *copy = malloc(LWS_PRE + body_len);
+        if (!copy) return 1;
+        memcpy(copy + LWS_PRE, body, body_len);
+        int written = lws_write(wsi, copy + LWS_PRE, body_len, LWS_WRITE_HTTP_FINAL);
+        free(copy);
+        if (written < (int)body_len) return 1;
+    }
+    return lws_http_transaction_completed(wsi) ? 1 : 0;
+}
+
+int majlis_lws_message_complete(struct lws *wsi) {
+    return lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0;
+}

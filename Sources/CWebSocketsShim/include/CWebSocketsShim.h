@@ -1,0 +1,38 @@
+#ifndef MAJLIS_CWEBSOCKETS_SHIM_H
+#define MAJLIS_CWEBSOCKETS_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <libwebsockets.h>
+
+/// The headroom lws_write needs before a payload (LWS_PRE, a macro Swift cannot import).
+size_t majlis_lws_pre(void);
+
+/// Keeps libwebsockets' own logging to errors only (or errors and warnings when verbose != 0).
+void majlis_lws_set_logging(int verbose);
+
+/// Creates a server context with one protocol whose callback handles both HTTP and WebSocket.
+/// `cert_path`/`key_path` may be NULL for plain ws://. Returns NULL on failure (port in use, bad
+/// certificate). `user` is returned by lws_context_user().
+struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_callback_function *callback,
+                                             void *user, const char *cert_path, const char *key_path,
+                                             size_t rx_buffer_size);
+
+/// Creates a client-only context with one protocol served by `callback`.
+struct lws_context *majlis_lws_create_client(lws_callback_function *callback, void *user,
+                                             size_t rx_buffer_size);
+
+/// Starts a client connection; `opaque` becomes the connection's opaque user data.
+/// Must be called on the context's service thread. Returns NULL when it could not start.
+struct lws *majlis_lws_client_connect(struct lws_context *context, const char *host, int port,
+                                      const char *path, int use_tls, void *opaque);
+
+/// Writes one complete HTTP response (headers and body). Returns non-zero when the connection
+/// should be closed.
+int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type,
+                            const unsigned char *body, size_t body_len);
+
+/// 1 when the data delivered in the current RECEIVE callback completes a message.
+int majlis_lws_message_complete(struct lws *wsi);
+
+#endif

@@ -1,0 +1,109 @@
+/// Reads typed values out of a request's `args`, turning every wrong type or missing field into
+/// a `bad_request` that names the field.
+struct ArgsReader {
+    let fields: [String: JSONValue]
+
+    init(_ args: JSONValue?) throws(ProtocolError) {
+        switch args {
+        case nil, .null?: fields = [:]
+        case .object(let members)?: fields = members
+        default: throw ProtocolError(.badRequest, "args must be an object")
+        }
+    }
+
+    private func value(_ key: String) -> JSONValue? {
+        switch fields[key] {
+        case nil, .null?: return nil
+        case let value?: return value
+        }
+    }
+
+    func optionalString(_ key: String, maxLength: Int? = nil) throws(ProtocolError) -> String? {
+        guard let value = value(key) else { return nil }
+        guard case .string(let text) = value else { throw ProtocolError(.badRequest, "args.\(key) must be a string") }
+        if let maxLength, text.count > maxLength {
+            throw ProtocolError(.badRequest, "args.\(key) is longer than \(maxLength) characters")
+        }
+        return text
+    }
+
+    func string(_ key: String, maxLength: Int? = nil) throws(ProtocolError) -> String {
+        guard let text = try optionalString(key, maxLength: maxLength) else {
+            throw ProtocolError(.badRequest, "args.\(key) is required")
+        }
+        return text
+    }
+
+    func identifier(_ key: String) throws(ProtocolError) -> String {
+        let id = try string(key)
+        guard Identifier.isValid(id) else {
+            throw ProtocolError(.badRequest, "args.\(key) must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -")
+        }
+        return id
+    }
+
+    func optionalInt(_ key: String, in range: ClosedRange<Int>? = nil) throws(ProtocolError) -> Int? {
+        guard let value = value(key) else { return nil }
+        guard let number = value.intValue, number >= Int64(Int.min), number <= Int64(Int.max) else {
+            throw ProtocolError(.badRequest, "args.\(key) must be an integer")
+        }
+        if let range, !range.contains(Int(number)) {
+            throw ProtocolError(.badRequest, "args.\(key) must be in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return Int(number)
+    }
+
+    func int(_ key: String, in range: ClosedRange<Int>? = nil) throws(ProtocolError) -> Int {
+        guard let number = try optionalInt(key, in: range) else {
+            throw ProtocolError(.badRequest, "args.\(key) is required")
+        }
+        return number
+    }
+
+    func optionalBool(_ key: String) throws(ProtocolError) -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard case .bool(let flag) = value else { throw ProtocolError(.badRequest, "args.\(key) must be true or false") }
+        return flag
+    }
+
+    func bool(_ key: String) throws(ProtocolError) -> Bool {
+        guard let flag = try optionalBool(key) else { throw ProtocolError(.badRequest, "args.\(key) is required") }
+        return flag
+    }
+
+    func optionalEnum<E: RawRepresentable>(_ key: String, _: E.Type) throws(ProtocolError) -> E? where E.RawValue == String {
+        guard let text = try optionalString(key) else { return nil }
+        guard let parsed = E(rawValue: text) else { throw ProtocolError(.badRequest, "args.\(key) '\(text)' is not allowed") }
+        return parsed
+    }
+
+    func stringList(_ key: String) throws(ProtocolError) -> [String] {
+        guard case .array(let items)? = value(key) else {
+            throw ProtocolError(.badRequest, "args.\(key) must be an array of strings")
+        }
+        var result: [String] = []
+        for item in items {
+            guard case .string(let text) = item else {
+                throw ProtocolError(.badRequest, "args.\(key) must be an array of strings")
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    func stringMap(_ key: String) throws(ProtocolError) -> [String: String] {
+        guard case .object(let members)? = value(key) else {
+            throw ProtocolError(.badRequest, "args.\(key) must be an object of strings")
+        }
+        var result: [String: String] = [:]
+        for (name, item) in members {
+            guard case .string(let text) = item else {
+                throw ProtocolError(.badRequest, "args.\(key).\(name) must be a string")
+            }
+            result[name] = text
+        }
+        return result
+    }
+
+    func raw(_ key: String) -> JSONValue? { value(key) }
+}

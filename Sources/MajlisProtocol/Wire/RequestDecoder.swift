@@ -1,0 +1,214 @@
+import Foundation
+
+/// Turns one text frame into a request, strictly: a wrong type, a missing field or a value out of
+/// range is a `bad_request` naming the field; an unknown op is `unsupported`. Never traps.
+public enum RequestDecoder {
+    /// What a frame decoded to.
+    public enum Outcome: Sendable, Equatable {
+        case request(IncomingRequest)
+        /// The frame is answered with this error; `re` is its id when it had an integer one.
+        case invalid(re: Int64?, ProtocolError)
+    }
+
+    /// Limits on free-text fields, in characters.
+    public enum Limits {
+        public static let title = 128
+        public static let announcement = 1024
+        public static let name = 64
+        public static let avatar = 1024
+        public static let type = 64
+        public static let clientId = 64
+        public static let rid = 64
+    }
+
+    /// Decodes one frame.
+    public static func decode(_ frame: Data) -> Outcome {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: frame), case .object(let fields) = value else {
+            return .invalid(re: nil, ProtocolError(.badRequest, "a frame must be one JSON object"))
+        }
+        let id = fields["id"]?.intValue
+        guard let id, case .int = fields["id"]! else {
+            return .invalid(re: nil, ProtocolError(.badRequest, "id must be an integer"))
+        }
+        guard case .string(let op)? = fields["op"] else {
+            return .invalid(re: id, ProtocolError(.badRequest, "op must be a string"))
+        }
+        guard let parse = parsers[op] else {
+            return .invalid(re: id, ProtocolError(.unsupported, "unknown op '\(op)'"))
+        }
+        var rid: String?
+        switch fields["rid"] {
+        case nil, .null?: rid = nil
+        case .string(let text)? where !text.isEmpty && text.count <= Limits.rid: rid = text
+        default: return .invalid(re: id, ProtocolError(.badRequest, "rid must be a string of 1 to 64 characters"))
+        }
+        do {
+            let command = try parse(ArgsReader(fields["args"]))
+            return .request(IncomingRequest(id: id, op: op, rid: rid, command: command))
+        } catch {
+            return .invalid(re: id, error)
+        }
+    }
+
+    /// Every op this server understands.
+    public static var ops: [String] { parsers.keys.sorted() }
+
+    private typealias Parser = @Sendable (ArgsReader) throws(ProtocolError) -> ClientCommand
+
+    private static func room(_ build: @escaping @Sendable (ArgsReader) throws(ProtocolError) -> RoomCommand) -> Parser {
+        { (args: ArgsReader) throws(ProtocolError) -> ClientCommand in
+            let room = try args.identifier("room")
+            return .room(room, try build(args))
+        }
+    }
+
+    private static func settings(_ args: ArgsReader) throws(ProtocolError) -> RoomSettings {
+        RoomSettings(
+            title: try args.optionalString("title", maxLength: Limits.title) ?? "",
+            seatCount: try args.optionalInt("seatCount", in: RoomSettings.seatCountRange) ?? 8,
+            mode: try args.optionalEnum("mode", RoomMode.self) ?? .free,
+            announcement: try args.optionalString("announcement", maxLength: Limits.announcement) ?? "",
+            maxMembers: try args.optionalInt("maxMembers", in: 0...10_000_000) ?? 0)
+    }
+
+    private static func attributeSet(_ args: ArgsReader) throws(ProtocolError) -> AttributeOperation {
+        .set(
+            try args.stringMap("attrs"), deleteOnLeave: try args.optionalBool("deleteOnLeave") ?? false,
+            updateOwner: try args.optionalBool("updateOwner") ?? false)
+    }
+
+    private static let parsers: [String: Parser] = [
+        "hello": { args throws(ProtocolError) in
+            var client: HelloArgs.ClientInfo?
+            if let info = args.raw("client") {
+                let reader = try ArgsReader(info)
+                client = HelloArgs.ClientInfo(
+                    sdk: try reader.optionalString("sdk", maxLength: 64),
+                    version: try reader.optionalString("version", maxLength: 64),
+                    platform: try reader.optionalString("platform", maxLength: 64))
+            }
+            return .hello(
+                HelloArgs(token: try args.string("token", maxLength: 8192), client: client,
+                          resume: try args.optionalString("resume", maxLength: 128)))
+        },
+        "ping": { _ in .ping },
+        "session.renew": { args throws(ProtocolError) in .renew(token: try args.string("token", maxLength: 8192)) },
+        "bye": { _ in .bye },
+
+        "room.create": room { args throws(ProtocolError) in .create(try settings(args)) },
+        "room.join": room { args throws(ProtocolError) in
+            guard let create = args.raw("create") else { return .join(create: nil) }
+            if case .bool(let flag) = create { return .join(create: flag ? RoomSettings() : nil) }
+            return .join(create: try settings(ArgsReader(create)))
+        },
+        "room.leave": room { _ in .leave },
+        "room.sync": room { _ in .sync },
+        "room.update": room { args throws(ProtocolError) in
+            .update(
+                title: try args.optionalString("title", maxLength: Limits.title),
+                announcement: try args.optionalString("announcement", maxLength: Limits.announcement),
+                mode: try args.optionalEnum("mode", RoomMode.self),
+                seatCount: try args.optionalInt("seatCount", in: RoomSettings.seatCountRange))
+        },
+        "room.muteChatAll": room { args throws(ProtocolError) in .muteChatAll(try args.bool("on")) },
+        "room.end": room { _ in .end },
+
+        "seat.take": room { args throws(ProtocolError) in .takeSeat(index: try args.optionalInt("index")) },
+        "seat.leave": room { _ in .leaveSeat },
+        "seat.switch": room { args throws(ProtocolError) in .switchSeat(to: try args.int("to")) },
+        "seat.lock": room { args throws(ProtocolError) in
+            .lockSeat(index: try args.int("index"), locked: try args.bool("locked"), kick: try args.optionalBool("kick") ?? false)
+        },
+        "seat.mute": room { args throws(ProtocolError) in .muteSeat(index: try args.int("index"), muted: try args.bool("muted")) },
+        "seat.kick": room { args throws(ProtocolError) in .kickFromSeat(index: try args.int("index")) },
+        "seat.invite": room { args throws(ProtocolError) in
+            .inviteToSeat(user: try args.identifier("user"), index: try args.optionalInt("index"))
+        },
+        "seat.inviteReply": room { args throws(ProtocolError) in
+            .replyToInvite(inviteId: try args.string("inviteId", maxLength: Limits.clientId), accept: try args.bool("accept"))
+        },
+        "mic.set": room { args throws(ProtocolError) in .setMic(on: try args.bool("on")) },
+
+        "request.create": room { args throws(ProtocolError) in .createRequest(index: try args.optionalInt("index")) },
+        "request.cancel": room { args throws(ProtocolError) in
+            .cancelRequest(requestId: try args.string("requestId", maxLength: Limits.clientId))
+        },
+        "request.accept": room { args throws(ProtocolError) in
+            .acceptRequest(
+                requestId: try args.string("requestId", maxLength: Limits.clientId), index: try args.optionalInt("index"))
+        },
+        "request.reject": room { args throws(ProtocolError) in
+            .rejectRequest(requestId: try args.string("requestId", maxLength: Limits.clientId))
+        },
+
+        "member.list": room { args throws(ProtocolError) in
+            .listMembers(after: try args.optionalString("after", maxLength: Identifier.maxLength),
+                         limit: try args.optionalInt("limit", in: 1...200) ?? 100)
+        },
+        "member.update": room { args throws(ProtocolError) in
+            .updateMember(name: try args.optionalString("name", maxLength: Limits.name),
+                          avatar: try args.optionalString("avatar", maxLength: Limits.avatar))
+        },
+        "member.role": room { args throws(ProtocolError) in
+            let role = try args.optionalEnum("role", Role.self)
+            guard let role, role != .owner else {
+                throw ProtocolError(.badRequest, "args.role must be \"admin\" or \"member\"")
+            }
+            return .setRole(user: try args.identifier("user"), role: role)
+        },
+        "member.transferOwner": room { args throws(ProtocolError) in .transferOwner(user: try args.identifier("user")) },
+        "member.kick": room { args throws(ProtocolError) in
+            .kickMember(user: try args.identifier("user"), banSeconds: try args.optionalInt("banSeconds", in: 0...(10 * 365 * 86_400)) ?? 0)
+        },
+        "member.muteChat": room { args throws(ProtocolError) in
+            .muteChat(user: try args.identifier("user"), seconds: try args.int("seconds", in: 0...(10 * 365 * 86_400)))
+        },
+
+        "chat.send": room { args throws(ProtocolError) in
+            let clientMsgId = try args.string("clientMsgId", maxLength: Limits.clientId)
+            guard !clientMsgId.isEmpty else { throw ProtocolError(.badRequest, "args.clientMsgId must not be empty") }
+            let type = try args.optionalString("type", maxLength: Limits.type) ?? "text"
+            guard !type.isEmpty else { throw ProtocolError(.badRequest, "args.type must not be empty") }
+            let text = try args.optionalString("text")
+            let payload = args.raw("payload")
+            if text == nil && payload == nil { throw ProtocolError(.badRequest, "chat.send needs text or payload") }
+            return .sendChat(ChatDraft(type: type, text: text, payload: payload, clientMsgId: clientMsgId))
+        },
+        "chat.history": room { args throws(ProtocolError) in
+            let before = try args.optionalInt("before")
+            return .chatHistory(before: before.map(Int64.init), limit: try args.optionalInt("limit", in: 1...100) ?? 50)
+        },
+
+        "attr.set": room { args throws(ProtocolError) in
+            .attributes([try attributeSet(args)], force: try args.optionalBool("force") ?? false, atomic: false)
+        },
+        "attr.delete": room { args throws(ProtocolError) in
+            .attributes([.delete(try args.stringList("keys"))], force: try args.optionalBool("force") ?? false, atomic: false)
+        },
+        "attr.batch": room { args throws(ProtocolError) in
+            guard case .array(let items)? = args.raw("ops") else {
+                throw ProtocolError(.badRequest, "args.ops must be an array")
+            }
+            var steps: [AttributeOperation] = []
+            for item in items {
+                let step = try ArgsReader(item)
+                switch try step.string("op") {
+                case "set": steps.append(try attributeSet(step))
+                case "delete": steps.append(.delete(try step.stringList("keys")))
+                case let other: throw ProtocolError(.badRequest, "args.ops[].op '\(other)' must be \"set\" or \"delete\"")
+                }
+            }
+            return .attributes(steps, force: try args.optionalBool("force") ?? false, atomic: true)
+        },
+        "signal.send": room { args throws(ProtocolError) in
+            let target: SignalTarget
+            switch args.raw("to") {
+            case .string("room")?: target = .room
+            case .array?: target = .users(try args.stringList("to"))
+            default: throw ProtocolError(.badRequest, "args.to must be \"room\" or an array of user ids")
+            }
+            return .sendSignal(
+                to: target, type: try args.string("type", maxLength: Limits.type), payload: args.raw("payload") ?? .null)
+        },
+    ]
+}

@@ -1,0 +1,49 @@
+/// A request addressed to one room (every op of PROTOCOL.md sections 6-9), already validated for
+/// shape and ranges.
+public enum RoomCommand: Sendable, Equatable {
+    case create(RoomSettings)
+    case join(create: RoomSettings?)
+    case leave
+    case sync
+    case update(title: String?, announcement: String?, mode: RoomMode?, seatCount: Int?)
+    case muteChatAll(Bool)
+    case end
+
+    case takeSeat(index: Int?)
+    case leaveSeat
+    case switchSeat(to: Int)
+    case lockSeat(index: Int, locked: Bool, kick: Bool)
+    case muteSeat(index: Int, muted: Bool)
+    case kickFromSeat(index: Int)
+    case inviteToSeat(user: String, index: Int?)
+    case replyToInvite(inviteId: String, accept: Bool)
+    case setMic(on: Bool)
+
+    case createRequest(index: Int?)
+    case cancelRequest(requestId: String)
+    case acceptRequest(requestId: String, index: Int?)
+    case rejectRequest(requestId: String)
+
+    case listMembers(after: String?, limit: Int)
+    case updateMember(name: String?, avatar: String?)
+    case setRole(user: String, role: Role)
+    case transferOwner(user: String)
+    case kickMember(user: String, banSeconds: Int)
+    case muteChat(user: String, seconds: Int)
+
+    case sendChat(ChatDraft)
+    case chatHistory(before: Int64?, limit: Int)
+
+    /// `attr.set` and `attr.delete` are one-step batches that skip failed keys; `attr.batch` is
+    /// all or nothing.
+    case attributes([AttributeOperation], force: Bool, atomic: Bool)
+    case sendSignal(to: SignalTarget, type: String, payload: JSONValue)
+
+    /// Whether the op needs the caller to be a member already.
+    public var requiresMembership: Bool {
+        switch self {
+        case .create, .join, .end: return false
+        default: return true
+        }
+    }
+}

@@ -1,0 +1,85 @@
+extension ServerEvent {
+    private struct RoomData: Codable { var room: RoomInfo }
+    private struct ReasonData: Codable { var reason: String }
+    private struct MemberData: Codable { var member: Member }
+    private struct LeftData: Codable { var user: String; var reason: String }
+    private struct SeatsData: Codable { var seats: [Seat] }
+    private struct AttributesData: Codable { var set: [String: AttributeValue]; var deleted: [String] }
+    private struct RequestData: Codable { var request: SeatRequest }
+    private struct RequestEndData: Codable { var requestId: String; var user: String; var reason: String }
+    private struct AcceptedData: Codable { var requestId: String; var index: Int }
+    private struct RejectedData: Codable { var requestId: String }
+    private struct InvitedData: Codable { var inviteId: String; var from: String; var index: Int? }
+    private struct InviteReplyData: Codable { var inviteId: String; var user: String; var accept: Bool }
+    private struct KickedData: Codable { var by: String; var until: Int64? }
+    private struct MutedData: Codable { var until: Int64? }
+    private struct SignalData: Codable { var from: String; var type: String; var payload: JSONValue }
+    private struct ExpiringData: Codable { var expiresAt: Int64 }
+
+    /// Encodes the event's data object.
+    func encodeData(to encoder: any Encoder) throws {
+        switch self {
+        case .roomUpdated(let room): try RoomData(room: room).encode(to: encoder)
+        case .roomEnded(let reason): try ReasonData(reason: reason).encode(to: encoder)
+        case .memberJoined(let member), .memberUpdated(let member): try MemberData(member: member).encode(to: encoder)
+        case .memberLeft(let user, let reason): try LeftData(user: user, reason: reason).encode(to: encoder)
+        case .seatUpdated(let seats): try SeatsData(seats: seats).encode(to: encoder)
+        case .attributesUpdated(let set, let deleted): try AttributesData(set: set, deleted: deleted).encode(to: encoder)
+        case .requestReceived(let request): try RequestData(request: request).encode(to: encoder)
+        case .requestCancelled(let id, let user, let reason):
+            try RequestEndData(requestId: id, user: user, reason: reason).encode(to: encoder)
+        case .requestAccepted(let id, let index): try AcceptedData(requestId: id, index: index).encode(to: encoder)
+        case .requestRejected(let id): try RejectedData(requestId: id).encode(to: encoder)
+        case .seatInvited(let id, let from, let index): try InvitedData(inviteId: id, from: from, index: index).encode(to: encoder)
+        case .inviteReplied(let id, let user, let accept):
+            try InviteReplyData(inviteId: id, user: user, accept: accept).encode(to: encoder)
+        case .youKicked(let by, let until): try KickedData(by: by, until: until).encode(to: encoder)
+        case .youChatMuted(let until): try MutedData(until: until).encode(to: encoder)
+        case .chatMessage(let message): try message.encode(to: encoder)
+        case .signal(let from, let type, let payload): try SignalData(from: from, type: type, payload: payload).encode(to: encoder)
+        case .tokenExpiring(let expiresAt): try ExpiringData(expiresAt: expiresAt).encode(to: encoder)
+        case .unknown(_, let data): try data.encode(to: encoder)
+        }
+    }
+
+    /// Decodes the data of the event named `name`; unknown names become `.unknown`.
+    init(name: String, data decoder: any Decoder) throws {
+        switch name {
+        case "room.updated": self = .roomUpdated(try RoomData(from: decoder).room)
+        case "room.ended": self = .roomEnded(reason: try ReasonData(from: decoder).reason)
+        case "member.joined": self = .memberJoined(try MemberData(from: decoder).member)
+        case "member.updated": self = .memberUpdated(try MemberData(from: decoder).member)
+        case "member.left":
+            let data = try LeftData(from: decoder)
+            self = .memberLeft(user: data.user, reason: data.reason)
+        case "seat.updated": self = .seatUpdated(try SeatsData(from: decoder).seats)
+        case "attr.updated":
+            let data = try AttributesData(from: decoder)
+            self = .attributesUpdated(set: data.set, deleted: data.deleted)
+        case "request.received": self = .requestReceived(try RequestData(from: decoder).request)
+        case "request.cancelled":
+            let data = try RequestEndData(from: decoder)
+            self = .requestCancelled(requestId: data.requestId, user: data.user, reason: data.reason)
+        case "request.accepted":
+            let data = try AcceptedData(from: decoder)
+            self = .requestAccepted(requestId: data.requestId, index: data.index)
+        case "request.rejected": self = .requestRejected(requestId: try RejectedData(from: decoder).requestId)
+        case "seat.invited":
+            let data = try InvitedData(from: decoder)
+            self = .seatInvited(inviteId: data.inviteId, from: data.from, index: data.index)
+        case "seat.inviteReplied":
+            let data = try InviteReplyData(from: decoder)
+            self = .inviteReplied(inviteId: data.inviteId, user: data.user, accept: data.accept)
+        case "you.kicked":
+            let data = try KickedData(from: decoder)
+            self = .youKicked(by: data.by, until: data.until)
+        case "you.chatMuted": self = .youChatMuted(until: try MutedData(from: decoder).until)
+        case "chat.message": self = .chatMessage(try ChatMessage(from: decoder))
+        case "signal":
+            let data = try SignalData(from: decoder)
+            self = .signal(from: data.from, type: data.type, payload: data.payload)
+        case "token.expiring": self = .tokenExpiring(expiresAt: try ExpiringData(from: decoder).expiresAt)
+        default: self = .unknown(name: name, data: try JSONValue(from: decoder))
+        }
+    }
+}

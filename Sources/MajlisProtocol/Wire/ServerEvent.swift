@@ -1,0 +1,60 @@
+/// Every event the server sends (PROTOCOL.md section 10), with its data.
+public enum ServerEvent: Sendable, Equatable {
+    case roomUpdated(RoomInfo)
+    case roomEnded(reason: String)
+    case memberJoined(Member)
+    case memberLeft(user: String, reason: String)
+    case memberUpdated(Member)
+    case seatUpdated([Seat])
+    case attributesUpdated(set: [String: AttributeValue], deleted: [String])
+    case requestReceived(SeatRequest)
+    /// A request ended: `reason` is cancelled, accepted, rejected, seated, left or expired.
+    case requestCancelled(requestId: String, user: String, reason: String)
+    case requestAccepted(requestId: String, index: Int)
+    case requestRejected(requestId: String)
+    case seatInvited(inviteId: String, from: String, index: Int?)
+    /// To the inviter: the invitee answered.
+    case inviteReplied(inviteId: String, user: String, accept: Bool)
+    case youKicked(by: String, until: Int64?)
+    case youChatMuted(until: Int64?)
+    case chatMessage(ChatMessage)
+    case signal(from: String, type: String, payload: JSONValue)
+    case tokenExpiring(expiresAt: Int64)
+    /// An event this version does not know; kept as it came.
+    case unknown(name: String, data: JSONValue)
+
+    /// The `ev` name on the wire.
+    public var name: String {
+        switch self {
+        case .roomUpdated: return "room.updated"
+        case .roomEnded: return "room.ended"
+        case .memberJoined: return "member.joined"
+        case .memberLeft: return "member.left"
+        case .memberUpdated: return "member.updated"
+        case .seatUpdated: return "seat.updated"
+        case .attributesUpdated: return "attr.updated"
+        case .requestReceived: return "request.received"
+        case .requestCancelled: return "request.cancelled"
+        case .requestAccepted: return "request.accepted"
+        case .requestRejected: return "request.rejected"
+        case .seatInvited: return "seat.invited"
+        case .inviteReplied: return "seat.inviteReplied"
+        case .youKicked: return "you.kicked"
+        case .youChatMuted: return "you.chatMuted"
+        case .chatMessage: return "chat.message"
+        case .signal: return "signal"
+        case .tokenExpiring: return "token.expiring"
+        case .unknown(let name, _): return name
+        }
+    }
+
+    /// Whether the event changes shared room state, and so carries a `seq`.
+    public var changesRoomState: Bool {
+        switch self {
+        case .roomUpdated, .roomEnded, .memberJoined, .memberLeft, .memberUpdated, .seatUpdated, .attributesUpdated:
+            return true
+        default:
+            return false
+        }
+    }
+}

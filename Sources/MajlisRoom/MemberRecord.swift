@@ -1,0 +1,13 @@
+import MajlisProtocol
+
+/// A member as the room keeps it.
+struct MemberRecord: Sendable, Equatable {
+    var id: String
+    var name: String
+    var avatar: String
+    var grants: Grants
+    /// Unix ms.
+    var joinedAt: Int64
+    /// When the member's connection dropped; nil while connected.
+    var awaySince: Int64?
+}

@@ -1,0 +1,15 @@
+import MajlisProtocol
+
+/// Work the room asks its driver to carry out after a transition.
+public enum RoomEffect: Sendable, Equatable {
+    /// The stored part of the room changed: save `StoredRoom`.
+    case saveRoom
+    /// Store a ban (Unix ms until which it holds).
+    case saveBan(user: String, until: Int64)
+    /// Store an accepted chat message before answering.
+    case storeChat(ChatMessage, clientMsgId: String)
+    /// The user is no longer a member (left, kicked, dropped for good).
+    case memberRemoved(user: String, kicked: Bool)
+    /// The room is over: forget it.
+    case deleteRoom
+}

@@ -1,0 +1,69 @@
+import MajlisProtocol
+
+extension RoomEngine {
+    /// `attr.set`/`attr.delete` (skip keys owned by others, list them as failed) and `attr.batch`
+    /// (all or nothing: any failing key is a `conflict` and nothing changes).
+    mutating func applyAttributes(
+        _ caller: Caller, operations: [AttributeOperation], force: Bool, atomic: Bool, out: inout RoomOutcome
+    ) throws(ProtocolError) -> RoomReply {
+        if force && !isModerator(caller.id) && !caller.grants.admin {
+            throw ProtocolError(.forbidden, "only the owner or an admin may force attributes")
+        }
+        var working = attributes
+        var failed: [String] = []
+        var setKeys = Set<String>()
+        var deletedKeys = Set<String>()
+        for operation in operations {
+            switch operation {
+            case .set(let values, let deleteOnLeave, let updateOwner):
+                for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                    guard !key.isEmpty, key.utf8.count <= limits.attributeKeyBytes else {
+                        throw ProtocolError(.badRequest, "attribute keys must be 1 to \(limits.attributeKeyBytes) bytes")
+                    }
+                    guard value.utf8.count <= limits.attributeValueBytes else {
+                        throw ProtocolError(.tooLarge, "attribute \(key) is larger than \(limits.attributeValueBytes) bytes")
+                    }
+                    if let existing = working[key] {
+                        if existing.owner != caller.id && !force {
+                            failed.append(key)
+                            continue
+                        }
+                        let owner = updateOwner ? caller.id : existing.owner
+                        let flag = updateOwner || existing.owner == caller.id ? deleteOnLeave : existing.deleteOnLeave
+                        working[key] = AttributeRecord(value: value, owner: owner, deleteOnLeave: flag)
+                    } else {
+                        working[key] = AttributeRecord(value: value, owner: caller.id, deleteOnLeave: deleteOnLeave)
+                    }
+                    setKeys.insert(key)
+                    deletedKeys.remove(key)
+                }
+            case .delete(let keys):
+                for key in keys {
+                    guard let existing = working[key] else { continue }
+                    if existing.owner != caller.id && !force {
+                        failed.append(key)
+                        continue
+                    }
+                    working[key] = nil
+                    setKeys.remove(key)
+                    deletedKeys.insert(key)
+                }
+            }
+        }
+        if working.count > limits.attributeKeys {
+            throw ProtocolError(.tooLarge, "a room holds at most \(limits.attributeKeys) attributes")
+        }
+        if atomic && !failed.isEmpty {
+            throw ProtocolError(.conflict, "owned by someone else: \(failed.joined(separator: ", "))")
+        }
+        deletedKeys = deletedKeys.filter { attributes[$0] != nil }
+        let changedSets = setKeys.filter { working[$0] != attributes[$0] }
+        attributes = working
+        if !changedSets.isEmpty || !deletedKeys.isEmpty {
+            var set: [String: AttributeValue] = [:]
+            for key in changedSets { if let record = working[key] { set[key] = AttributeValue(value: record.value, owner: record.owner) } }
+            emit(.room, .attributesUpdated(set: set, deleted: deletedKeys.sorted()), &out)
+        }
+        return .attributes(failed: failed)
+    }
+}

@@ -1,0 +1,170 @@
+import MajlisProtocol
+
+extension RoomEngine {
+    /// Applies one command from `caller` at time `now` (Unix ms).
+    ///
+    /// `.create` is not handled here (a room is created with `init`); it answers `room_exists`.
+    public mutating func handle(_ command: RoomCommand, from caller: Caller, now: Int64) -> RoomOutcome {
+        var out = RoomOutcome()
+        do {
+            out.reply = .success(try apply(command, caller: caller, now: now, out: &out))
+        } catch {
+            // A failed command changes nothing: every op checks before it mutates.
+            out = RoomOutcome(reply: .failure(error))
+        }
+        return out
+    }
+
+    private mutating func apply(_ command: RoomCommand, caller: Caller, now: Int64, out: inout RoomOutcome) throws(ProtocolError) -> RoomReply {
+        if command.requiresMembership, members[caller.id] == nil {
+            throw ProtocolError(.notInRoom, "you are not in room \(id)")
+        }
+        switch command {
+        case .create:
+            throw ProtocolError(.roomExists, "room \(id) exists")
+        case .join:
+            return try join(caller, now: now, out: &out)
+        case .leave:
+            removeMember(caller.id, reason: "left", kicked: false, now: now, out: &out)
+            return .done
+        case .sync:
+            return .snapshot(snapshot(for: caller.id, now: now))
+        case .update(let title, let announcement, let mode, let seatCount):
+            try update(caller, title: title, announcement: announcement, mode: mode, seatCount: seatCount, now: now, out: &out)
+            return .done
+        case .muteChatAll(let on):
+            try requireModerator(caller)
+            if chatMutedAll != on {
+                chatMutedAll = on
+                emit(.room, .roomUpdated(info), &out)
+                out.effects.append(.saveRoom)
+            }
+            return .done
+        case .end:
+            guard caller.id == owner || caller.grants.admin else {
+                throw ProtocolError(.forbidden, "only the owner or a server admin may end the room")
+            }
+            end(reason: "ended", out: &out)
+            return .done
+        case .takeSeat(let index):
+            try takeSeat(caller, index: index, now: now, out: &out)
+            return .done
+        case .leaveSeat:
+            guard let index = seatIndex(of: caller.id) else { throw ProtocolError(.notSeated, "you are not seated") }
+            vacate(index, out: &out)
+            return .done
+        case .switchSeat(let to):
+            try switchSeat(caller, to: to, out: &out)
+            return .done
+        case .lockSeat(let index, let locked, let kick):
+            try lockSeat(caller, index: index, locked: locked, kick: kick, out: &out)
+            return .done
+        case .muteSeat(let index, let muted):
+            try requireModerator(caller)
+            try checkIndex(index)
+            if seats[index].muted != muted {
+                seats[index].muted = muted
+                emit(.room, .seatUpdated([seats[index]]), &out)
+                out.effects.append(.saveRoom)
+            }
+            return .done
+        case .kickFromSeat(let index):
+            try requireModerator(caller)
+            try checkIndex(index)
+            guard let user = seats[index].user else { throw ProtocolError(.notSeated, "seat \(index) is empty") }
+            try requireMayActOn(user, caller: caller)
+            vacate(index, out: &out)
+            return .done
+        case .inviteToSeat(let user, let index):
+            return try invite(caller, user: user, index: index, now: now, out: &out)
+        case .replyToInvite(let inviteId, let accept):
+            try replyToInvite(caller, inviteId: inviteId, accept: accept, now: now, out: &out)
+            return .done
+        case .setMic(let on):
+            guard let index = seatIndex(of: caller.id) else { throw ProtocolError(.notSeated, "you are not seated") }
+            if seats[index].micOn != on {
+                seats[index].micOn = on
+                emit(.room, .seatUpdated([seats[index]]), &out)
+            }
+            return .done
+        case .createRequest(let index):
+            return try createRequest(caller, index: index, now: now, out: &out)
+        case .cancelRequest(let requestId):
+            guard let request = requests[requestId], request.user == caller.id else {
+                throw ProtocolError(.requestNotFound, "you have no request \(requestId)")
+            }
+            endRequest(request, reason: "cancelled", out: &out)
+            return .done
+        case .acceptRequest(let requestId, let index):
+            try acceptRequest(caller, requestId: requestId, index: index, now: now, out: &out)
+            return .done
+        case .rejectRequest(let requestId):
+            try requireModerator(caller)
+            guard let request = requests[requestId] else { throw ProtocolError(.requestNotFound, "no request \(requestId)") }
+            emit(.user(request.user), .requestRejected(requestId: requestId), &out)
+            endRequest(request, reason: "rejected", out: &out)
+            return .done
+        case .listMembers(let after, let limit):
+            return listMembers(after: after, limit: limit, now: now)
+        case .updateMember(let name, let avatar):
+            guard var record = members[caller.id] else { return .done }
+            if let name { record.name = name }
+            if let avatar { record.avatar = avatar }
+            if record != members[caller.id] {
+                members[caller.id] = record
+                emit(.room, .memberUpdated(member(record, now: now)), &out)
+            }
+            return .done
+        case .setRole(let user, let role):
+            try setRole(caller, user: user, role: role, now: now, out: &out)
+            return .done
+        case .transferOwner(let user):
+            try transferOwner(caller, to: user, now: now, out: &out)
+            return .done
+        case .kickMember(let user, let banSeconds):
+            try kick(caller, user: user, banSeconds: banSeconds, now: now, out: &out)
+            return .done
+        case .muteChat(let user, let seconds):
+            try muteChat(caller, user: user, seconds: seconds, now: now, out: &out)
+            return .done
+        case .sendChat(let draft):
+            return try sendChat(caller, draft: draft, now: now, out: &out)
+        case .chatHistory(let before, let limit):
+            return .history(before: before, limit: limit)
+        case .attributes(let operations, let force, let atomic):
+            return try applyAttributes(caller, operations: operations, force: force, atomic: atomic, out: &out)
+        case .sendSignal(let target, let type, let payload):
+            try sendSignal(caller, to: target, type: type, payload: payload, out: &out)
+            return .done
+        }
+    }
+
+    /// Appends an event; events that change shared state get the next `seq`.
+    mutating func emit(_ audience: Audience, _ event: ServerEvent, _ out: inout RoomOutcome) {
+        var number: Int64?
+        if event.changesRoomState {
+            seq += 1
+            number = seq
+        }
+        out.deliveries.append(Delivery(audience: audience, seq: number, event: event))
+    }
+
+    func requireModerator(_ caller: Caller) throws(ProtocolError) {
+        guard isModerator(caller.id) || caller.grants.admin else {
+            throw ProtocolError(.forbidden, "only the owner or an admin may do that")
+        }
+    }
+
+    /// Admins may not act on the owner; only the owner (or a server admin) may.
+    func requireMayActOn(_ user: String, caller: Caller) throws(ProtocolError) {
+        if user == owner && caller.id != owner && !caller.grants.admin {
+            throw ProtocolError(.forbidden, "admins cannot act on the owner")
+        }
+    }
+
+    func checkIndex(_ index: Int) throws(ProtocolError) {
+        guard seats.indices.contains(index) else {
+            throw ProtocolError(.seatOutOfRange, "seat \(index) is out of range 0...\(seats.count - 1)")
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import MajlisProtocol
+
+extension RoomEngine {
+    mutating func join(_ caller: Caller, now: Int64, out: inout RoomOutcome) throws(ProtocolError) -> RoomReply {
+        guard caller.grants.join else { throw ProtocolError(.forbidden, "your token does not grant join") }
+        if var record = members[caller.id] {
+            // Already a member (a second join, or back after a drop): no new member event.
+            record.awaySince = nil
+            record.grants = caller.grants
+            if record.name != caller.name && !caller.name.isEmpty {
+                record.name = caller.name
+                members[caller.id] = record
+                emit(.roomExcept(caller.id), .memberUpdated(member(record, now: now)), &out)
+            } else {
+                members[caller.id] = record
+            }
+            return .snapshot(snapshot(for: caller.id, now: now))
+        }
+        if let until = bans[caller.id] {
+            if until > now { throw ProtocolError(.banned, "you are banned from room \(id) until \(until)") }
+            bans[caller.id] = nil
+        }
+        let limit = maxMembers > 0 ? min(maxMembers, limits.maxMembers) : limits.maxMembers
+        if members.count >= limit && caller.id != owner && !caller.grants.admin {
+            throw ProtocolError(.roomFull, "room \(id) is full (\(limit) members)")
+        }
+        let record = MemberRecord(id: caller.id, name: caller.name, avatar: "", grants: caller.grants, joinedAt: now)
+        members[caller.id] = record
+        joinOrder.append(caller.id)
+        emit(.roomExcept(caller.id), .memberJoined(member(record, now: now)), &out)
+        return .snapshot(snapshot(for: caller.id, now: now))
+    }
+
+    /// The whole room as `user` sees it.
+    public func snapshot(for user: String, now: Int64) -> RoomSnapshot {
+        var listed: [Member] = []
+        var others = 0
+        var first: [Member] = []
+        for id in joinOrder {
+            guard let record = members[id] else { continue }
+            let entry = member(record, now: now)
+            if entry.role != .member || entry.seat != nil {
+                first.append(entry)
+            } else if others < limits.snapshotOtherMembers {
+                listed.append(entry)
+                others += 1
+            }
+        }
+        first.sort { lhs, rhs in
+            func rank(_ m: Member) -> Int { m.role == .owner ? 0 : m.role == .admin ? 1 : 2 }
+            return rank(lhs) < rank(rhs)
+        }
+        let moderator = isModerator(user)
+        let ownRequest = requestOrder.lazy.compactMap { self.requests[$0] }.first { $0.user == user }
+        return RoomSnapshot(
+            room: info, seq: seq, seats: seats, members: first + listed,
+            attributes: attributes.mapValues { AttributeValue(value: $0.value, owner: $0.owner) },
+            me: SelfState(role: role(of: user), seat: seatIndex(of: user), chatMuted: isChatMuted(user, now: now), request: ownRequest),
+            requests: moderator ? requestOrder.compactMap { requests[$0] } : [],
+            chat: .init(lastMsgId: lastMsgId))
+    }
+
+    func listMembers(after: String?, limit: Int, now: Int64) -> RoomReply {
+        var start = 0
+        if let after, let position = joinOrder.firstIndex(of: after) { start = position + 1 }
+        let end = min(joinOrder.count, start + limit)
+        let page = joinOrder[start..<end].compactMap { members[$0].map { member($0, now: now) } }
+        return .members(page, next: end < joinOrder.count ? joinOrder[end - 1] : nil)
+    }
+
+    /// Removes a member with everything that hangs on membership: seat, request, invites,
+    /// deleteOnLeave attributes.
+    mutating func removeMember(_ user: String, reason: String, kicked: Bool, now: Int64, out: inout RoomOutcome) {
+        guard members[user] != nil else { return }
+        if let index = seatIndex(of: user) { vacate(index, out: &out) }
+        if let request = requests.values.first(where: { $0.user == user }) {
+            endRequest(request, reason: "left", out: &out)
+        }
+        invites = invites.filter { $0.value.user != user }
+        let owned = attributes.filter { $0.value.owner == user && $0.value.deleteOnLeave }.keys.sorted()
+        if !owned.isEmpty {
+            for key in owned { attributes[key] = nil }
+            emit(.room, .attributesUpdated(set: [:], deleted: owned), &out)
+        }
+        members[user] = nil
+        joinOrder.removeAll { $0 == user }
+        chatBuckets[user] = nil
+        emit(.room, .memberLeft(user: user, reason: reason), &out)
+        out.effects.append(.memberRemoved(user: user, kicked: kicked))
+    }
+
+    /// Ends the room: everyone is told, and the driver forgets it.
+    mutating func end(reason: String, out: inout RoomOutcome) {
+        emit(.room, .roomEnded(reason: reason), &out)
+        for user in joinOrder { out.effects.append(.memberRemoved(user: user, kicked: false)) }
+        members = [:]
+        joinOrder = []
+        requests = [:]
+        requestOrder = []
+        invites = [:]
+        attributes = [:]
+        for index in seats.indices where seats[index].state == .occupied {
+            seats[index] = Seat(index: index, muted: seats[index].muted)
+        }
+        out.effects.append(.deleteRoom)
+    }
+
+    mutating func update(
+        _ caller: Caller, title: String?, announcement: String?, mode: RoomMode?, seatCount: Int?, now: Int64,
+        out: inout RoomOutcome
+    ) throws(ProtocolError) {
+        try requireModerator(caller)
+        if let seatCount, seatCount < seats.count,
+            let taken = seats[seatCount...].first(where: { $0.state == .occupied })
+        {
+            throw ProtocolError(.seatOccupied, "seat \(taken.index) is taken by \(taken.user ?? "")")
+        }
+        let before = info
+        if let title { self.title = title }
+        if let announcement { self.announcement = announcement }
+        if let mode { self.mode = mode }
+        if let seatCount {
+            if seatCount < seats.count {
+                seats.removeSubrange(seatCount...)
+                invites = invites.filter { ($0.value.index ?? 0) < seatCount }
+                for request in requests.values where (request.index ?? 0) >= seatCount {
+                    requests[request.id]?.index = nil
+                }
+            } else {
+                seats += (seats.count..<seatCount).map { Seat(index: $0) }
+            }
+        }
+        if info != before {
+            emit(.room, .roomUpdated(info), &out)
+            out.effects.append(.saveRoom)
+        }
+    }
+
+    mutating func setRole(_ caller: Caller, user: String, role: Role, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {
+        guard caller.id == owner || caller.grants.admin else { throw ProtocolError(.forbidden, "only the owner may change roles") }
+        guard let record = members[user] else { throw ProtocolError(.notInRoom, "\(user) is not in room \(id)") }
+        guard user != owner else { throw ProtocolError(.forbidden, "the owner's role changes only by member.transferOwner") }
+        let changed = role == .admin ? admins.insert(user).inserted : admins.remove(user) != nil
+        if changed {
+            emit(.room, .memberUpdated(member(record, now: now)), &out)
+            out.effects.append(.saveRoom)
+        }
+    }
+
+    mutating func transferOwner(_ caller: Caller, to user: String, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {
+        guard caller.id == owner || caller.grants.admin else { throw ProtocolError(.forbidden, "only the owner may transfer ownership") }
+        guard let record = members[user] else { throw ProtocolError(.notInRoom, "\(user) is not in room \(id)") }
+        guard user != owner else { return }
+        let previous = owner
+        owner = user
+        admins.remove(user)
+        admins.insert(previous)
+        emit(.room, .roomUpdated(info), &out)
+        if let old = members[previous] { emit(.room, .memberUpdated(member(old, now: now)), &out) }
+        emit(.room, .memberUpdated(member(record, now: now)), &out)
+        out.effects.append(.saveRoom)
+    }
+
+    mutating func kick(_ caller: Caller, user: String, banSeconds: Int, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {
+        try requireModerator(caller)
+        guard user != caller.id else { throw ProtocolError(.badRequest, "you cannot kick yourself") }
+        if !caller.grants.admin && caller.id != owner && role(of: user).isModerator {
+            throw ProtocolError(.forbidden, "admins cannot kick the owner or other admins")
+        }
+        if user == owner && !caller.grants.admin { throw ProtocolError(.forbidden, "the owner cannot be kicked") }
+        guard members[user] != nil || banSeconds > 0 else { throw ProtocolError(.notInRoom, "\(user) is not in room \(id)") }
+        var until: Int64?
+        if banSeconds > 0 {
+            let end = now + Int64(banSeconds) * 1000
+            bans[user] = end
+            until = end
+            out.effects.append(.saveBan(user: user, until: end))
+        }
+        if members[user] != nil {
+            emit(.user(user), .youKicked(by: caller.id, until: until), &out)
+            removeMember(user, reason: "kicked", kicked: true, now: now, out: &out)
+        }
+    }
+
+    mutating func muteChat(_ caller: Caller, user: String, seconds: Int, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {
+        try requireModerator(caller)
+        if !caller.grants.admin && caller.id != owner && role(of: user).isModerator && user != caller.id {
+            throw ProtocolError(.forbidden, "admins cannot mute the owner or other admins")
+        }
+        guard let record = members[user] else { throw ProtocolError(.notInRoom, "\(user) is not in room \(id)") }
+        let wasMuted = isChatMuted(user, now: now)
+        let until: Int64? = seconds > 0 ? now + Int64(seconds) * 1000 : nil
+        chatMutes[user] = until
+        emit(.user(user), .youChatMuted(until: until), &out)
+        if wasMuted != (until != nil) { emit(.room, .memberUpdated(member(record, now: now)), &out) }
+    }
+
+    /// The member's connection dropped: membership and seat wait `limits.resumeGrace` for a resume.
+    public mutating func disconnect(_ user: String, now: Int64) {
+        members[user]?.awaySince = now
+    }
+
+    /// The member came back (resume) before the grace period ended.
+    public mutating func reconnect(_ user: String) {
+        members[user]?.awaySince = nil
+    }
+
+    /// Removes a member for good (the connection left without `room.leave`, e.g. `bye`).
+    public mutating func drop(_ user: String, reason: String, now: Int64) -> RoomOutcome {
+        var out = RoomOutcome()
+        removeMember(user, reason: reason, kicked: false, now: now, out: &out)
+        return out
+    }
+
+    /// Ends the room from outside (the HTTP API, an operator).
+    public mutating func terminate(reason: String) -> RoomOutcome {
+        var out = RoomOutcome()
+        end(reason: reason, out: &out)
+        return out
+    }
+}

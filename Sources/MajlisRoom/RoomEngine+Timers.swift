@@ -1,0 +1,36 @@
+import MajlisProtocol
+
+extension RoomEngine {
+    /// Moves the room's clock to `now`: expires invites, requests, chat mutes and bans, and
+    /// removes members whose resume grace ran out.
+    public mutating func tick(now: Int64) -> RoomOutcome {
+        var out = RoomOutcome()
+        invites = invites.filter { $0.value.expiresAt > now }
+        for id in requestOrder {
+            guard let request = requests[id], request.createdAt + limits.requestLifetime <= now else { continue }
+            endRequest(request, reason: "expired", out: &out)
+        }
+        for (user, until) in chatMutes where until <= now {
+            chatMutes[user] = nil
+            if let record = members[user] {
+                emit(.user(user), .youChatMuted(until: nil), &out)
+                emit(.room, .memberUpdated(member(record, now: now)), &out)
+            }
+        }
+        bans = bans.filter { $0.value > now }
+        for user in joinOrder {
+            guard let away = members[user]?.awaySince, away + limits.resumeGrace <= now else { continue }
+            removeMember(user, reason: "timeout", kicked: false, now: now, out: &out)
+        }
+        return out
+    }
+
+    /// The earliest time at which `tick` would change something, if any.
+    public var nextDeadline: Int64? {
+        var times: [Int64] = invites.values.map(\.expiresAt)
+        times += requests.values.map { $0.createdAt + limits.requestLifetime }
+        times += chatMutes.values
+        times += members.values.compactMap { $0.awaySince.map { $0 + limits.resumeGrace } }
+        return times.min()
+    }
+}

@@ -1,0 +1,152 @@
+import MajlisProtocol
+
+/// One room's state machine: `(state, command, caller, now) -> (new state, reply, events, effects)`.
+///
+/// Pure and deterministic: no I/O, no clock (time comes in as Unix milliseconds), no locks. The
+/// driver serializes calls (one room, one executor), so every race has exactly one winner.
+///
+/// Invariants, checked by `invariantViolations()` and kept by every transition:
+/// - `seats.count == seatCount`, and `seats[i].index == i`;
+/// - a seat is occupied exactly when it has a user; a locked seat is empty;
+/// - a user holds at most one seat, and only while a member;
+/// - a pending request belongs to a member who is not seated, one request per user;
+/// - `seq` grows by exactly one per event that changes shared state;
+/// - an admin never unseats, kicks or mutes the owner (only the owner acts on the owner's role).
+public struct RoomEngine: Sendable {
+    public let id: String
+    public internal(set) var title: String
+    public internal(set) var owner: String
+    public internal(set) var mode: RoomMode
+    public internal(set) var announcement: String
+    public internal(set) var chatMutedAll: Bool
+    public let createdAt: Int64
+    public internal(set) var maxMembers: Int
+    public internal(set) var seats: [Seat]
+    /// The last event number handed out.
+    public internal(set) var seq: Int64 = 0
+    /// The last chat message id handed out.
+    public internal(set) var lastMsgId: Int64 = 0
+    public let limits: RoomLimits
+
+    var admins: Set<String>
+    /// Banned users and the Unix ms until which the ban holds.
+    var bans: [String: Int64] = [:]
+    /// Users whose chat is muted, and until when.
+    var chatMutes: [String: Int64] = [:]
+    var members: [String: MemberRecord] = [:]
+    /// Member ids in join order.
+    var joinOrder: [String] = []
+    var requests: [String: SeatRequest] = [:]
+    var requestOrder: [String] = []
+    var invites: [String: SeatInvite] = [:]
+    var attributes: [String: AttributeRecord] = [:]
+    var chatBuckets: [String: TokenBucket] = [:]
+    /// Answers to recent `chat.send`s by (user, clientMsgId), oldest first in `sentOrder`.
+    var sentChats: [String: (msgId: Int64, ts: Int64)] = [:]
+    var sentOrder: [String] = []
+    var nextLocalId = 1
+
+    /// A new room, created by `owner`.
+    public init(id: String, settings: RoomSettings, owner: String, now: Int64, limits: RoomLimits = RoomLimits()) {
+        self.id = id
+        self.title = settings.title
+        self.owner = owner
+        self.mode = settings.mode
+        self.announcement = settings.announcement
+        self.chatMutedAll = false
+        self.createdAt = now
+        self.maxMembers = settings.maxMembers
+        self.seats = (0..<settings.seatCount).map { Seat(index: $0) }
+        self.admins = []
+        self.limits = limits
+    }
+
+    /// A room restored from the store, with no one in it.
+    public init(stored: StoredRoom, bans: [String: Int64], lastMsgId: Int64, recentChats: [(user: String, clientMsgId: String, msgId: Int64, ts: Int64)], limits: RoomLimits = RoomLimits()) {
+        self.init(
+            id: stored.id,
+            settings: RoomSettings(
+                title: stored.title, seatCount: stored.seatCount, mode: stored.mode, announcement: stored.announcement,
+                maxMembers: stored.maxMembers),
+            owner: stored.owner, now: stored.createdAt, limits: limits)
+        chatMutedAll = stored.chatMutedAll
+        for index in stored.lockedSeats where seats.indices.contains(index) { seats[index].state = .locked }
+        for index in stored.mutedSeats where seats.indices.contains(index) { seats[index].muted = true }
+        admins = Set(stored.admins)
+        self.bans = bans
+        self.lastMsgId = lastMsgId
+        for chat in recentChats { rememberChat(user: chat.user, clientMsgId: chat.clientMsgId, msgId: chat.msgId, ts: chat.ts) }
+    }
+
+    /// What the store keeps of this room.
+    public var stored: StoredRoom {
+        StoredRoom(
+            id: id, title: title, owner: owner, mode: mode, seatCount: seats.count, announcement: announcement,
+            chatMutedAll: chatMutedAll, createdAt: createdAt, maxMembers: maxMembers,
+            lockedSeats: seats.filter { $0.state == .locked }.map(\.index),
+            mutedSeats: seats.filter(\.muted).map(\.index), admins: admins.sorted())
+    }
+
+    /// The room's public settings and counters.
+    public var info: RoomInfo {
+        RoomInfo(
+            id: id, title: title, owner: owner, mode: mode, seatCount: seats.count, announcement: announcement,
+            chatMutedAll: chatMutedAll, createdAt: createdAt, memberCount: members.count, maxMembers: maxMembers)
+    }
+
+    /// Ids of the current members, in join order.
+    public var memberIds: [String] { joinOrder }
+
+    /// Whether `user` is a member (connected or waiting for resume).
+    public func isMember(_ user: String) -> Bool { members[user] != nil }
+
+    /// The seat `user` holds, if any.
+    public func seatIndex(of user: String) -> Int? {
+        seats.firstIndex { $0.user == user }
+    }
+
+    /// Who may be heard: seated, seat not host-muted, mic on, and granted `publish`.
+    public func mayPublish(_ user: String) -> Bool {
+        guard let index = seatIndex(of: user), let member = members[user] else { return false }
+        return !seats[index].muted && seats[index].micOn && member.grants.publish
+    }
+
+    func role(of user: String) -> Role {
+        if user == owner { return .owner }
+        return admins.contains(user) ? .admin : .member
+    }
+
+    /// Owner, admins, and members with the server-wide admin grant.
+    func isModerator(_ user: String) -> Bool {
+        role(of: user).isModerator || members[user]?.grants.admin == true
+    }
+
+    /// The ids that moderate the room right now.
+    public var moderatorIds: [String] { joinOrder.filter { isModerator($0) } }
+
+    func isChatMuted(_ user: String, now: Int64) -> Bool {
+        if let until = chatMutes[user], until > now { return true }
+        return false
+    }
+
+    func member(_ record: MemberRecord, now: Int64) -> Member {
+        Member(
+            id: record.id, name: record.name, avatar: record.avatar, role: role(of: record.id),
+            seat: seatIndex(of: record.id), chatMuted: isChatMuted(record.id, now: now), joinedAt: record.joinedAt)
+    }
+
+    mutating func makeId(_ prefix: String) -> String {
+        defer { nextLocalId += 1 }
+        return "\(prefix)\(nextLocalId)"
+    }
+
+    mutating func rememberChat(user: String, clientMsgId: String, msgId: Int64, ts: Int64) {
+        let key = user + "\u{0}" + clientMsgId
+        if sentChats.updateValue((msgId, ts), forKey: key) == nil { sentOrder.append(key) }
+        if sentOrder.count >= 2 * limits.rememberedClientMessages {
+            let excess = sentOrder.count - limits.rememberedClientMessages
+            for old in sentOrder[..<excess] { sentChats[old] = nil }
+            sentOrder.removeSubrange(..<excess)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// Limits a room enforces; the server sets them from its configuration.
+public struct RoomLimits: Sendable, Equatable {
+    /// Members per room when the room does not set a lower `maxMembers`.
+    public var maxMembers = 100_000
+    /// Longest chat text, in characters.
+    public var chatTextLength = 500
+    /// Largest chat or signal payload, in bytes of JSON.
+    public var payloadBytes = 4096
+    /// Chat messages a user may send in a burst, and per second after it.
+    public var chatBurst = 10
+    public var chatPerSecond = 2.0
+    /// Attribute keys per room, bytes per key and per value.
+    public var attributeKeys = 128
+    public var attributeKeyBytes = 128
+    public var attributeValueBytes = 8192
+    /// How long a seat invite and a seat request stay valid, in milliseconds.
+    public var inviteLifetime: Int64 = 60_000
+    public var requestLifetime: Int64 = 300_000
+    /// How long a dropped member keeps membership and seat, waiting for `resume`.
+    public var resumeGrace: Int64 = 30_000
+    /// How many of the others (neither moderators nor seated) a snapshot lists.
+    public var snapshotOtherMembers = 100
+    /// How many recent `clientMsgId`s are remembered for deduplication.
+    public var rememberedClientMessages = 10_000
+
+    public init() {}
+}

@@ -1,0 +1,39 @@
+import MajlisProtocol
+
+/// The data of a successful response.
+public enum RoomReply: Sendable, Equatable, Encodable {
+    /// `{}`.
+    case done
+    case snapshot(RoomSnapshot)
+    case requestCreated(requestId: String)
+    case chatPosted(msgId: Int64, ts: Int64)
+    case members([Member], next: String?)
+    case attributes(failed: [String])
+    /// The caller may read history: the driver answers from the store.
+    case history(before: Int64?, limit: Int)
+
+    private enum Keys: String, CodingKey { case requestId, msgId, ts, members, next, failed }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .snapshot(let snapshot):
+            try snapshot.encode(to: encoder)
+        case .done, .history:
+            _ = encoder.container(keyedBy: Keys.self)
+        case .requestCreated(let id):
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(id, forKey: .requestId)
+        case .chatPosted(let msgId, let ts):
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(msgId, forKey: .msgId)
+            try c.encode(ts, forKey: .ts)
+        case .members(let members, let next):
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(members, forKey: .members)
+            try c.encodeIfPresent(next, forKey: .next)
+        case .attributes(let failed):
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(failed, forKey: .failed)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import MajlisProtocol
+
+/// The part of a room that survives restarts: settings, seat locks and mutes, admins.
+/// Bans and chat history are stored on their own.
+public struct StoredRoom: Sendable, Equatable, Codable {
+    public var id: String
+    public var title: String
+    public var owner: String
+    public var mode: RoomMode
+    public var seatCount: Int
+    public var announcement: String
+    public var chatMutedAll: Bool
+    public var createdAt: Int64
+    public var maxMembers: Int
+    public var lockedSeats: [Int]
+    public var mutedSeats: [Int]
+    public var admins: [String]
+
+    public init(
+        id: String, title: String, owner: String, mode: RoomMode, seatCount: Int, announcement: String,
+        chatMutedAll: Bool, createdAt: Int64, maxMembers: Int, lockedSeats: [Int], mutedSeats: [Int], admins: [String]
+    ) {
+        self.id = id
+        self.title = title
+        self.owner = owner
+        self.mode = mode
+        self.seatCount = seatCount
+        self.announcement = announcement
+        self.chatMutedAll = chatMutedAll
+        self.createdAt = createdAt
+        self.maxMembers = maxMembers
+        self.lockedSeats = lockedSeats
+        self.mutedSeats = mutedSeats
+        self.admins = admins
+    }
+}

@@ -1,0 +1,2 @@
+import CWebSocketsShim
+print(majlis_lws_pre())

@@ -1,0 +1,85 @@
+import Foundation
+import MajlisProtocol
+import Testing
+
+@Suite struct RequestDecoderTests {
+    func decode(_ text: String) -> RequestDecoder.Outcome { RequestDecoder.decode(Data(text.utf8)) }
+
+    func expectInvalid(_ text: String, re: Int64?, _ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard case .invalid(let gotRe, let error) = decode(text) else {
+            Issue.record("\(text) decoded", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(gotRe == re, sourceLocation: sourceLocation)
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    }
+
+    @Test func decodesEveryShapeOfRequest() {
+        #expect(decode(#"{"id":1,"op":"ping"}"#) == .request(IncomingRequest(id: 1, op: "ping", rid: nil, command: .ping)))
+        #expect(
+            decode(#"{"id":2,"op":"seat.take","rid":"r-1","args":{"room":"r1","index":3}}"#)
+                == .request(IncomingRequest(id: 2, op: "seat.take", rid: "r-1", command: .room("r1", .takeSeat(index: 3)))))
+        #expect(
+            decode(#"{"id":3,"op":"room.join","args":{"room":"r1","create":{"title":"T","seatCount":4,"mode":"request"}}}"#)
+                == .request(IncomingRequest(id: 3, op: "room.join", rid: nil, command: .room("r1", .join(create: RoomSettings(title: "T", seatCount: 4, mode: .request))))))
+        #expect(
+            decode(#"{"id":4,"op":"signal.send","args":{"room":"r1","to":["a","b"],"type":"gift","payload":{"n":1.5}}}"#)
+                == .request(IncomingRequest(id: 4, op: "signal.send", rid: nil, command: .room("r1", .sendSignal(to: .users(["a", "b"]), type: "gift", payload: .object(["n": .double(1.5)]))))))
+        #expect(
+            decode(#"{"id":5,"op":"attr.batch","args":{"room":"r1","ops":[{"op":"delete","keys":["a"]},{"op":"set","attrs":{"b":"1"}}]}}"#)
+                == .request(IncomingRequest(id: 5, op: "attr.batch", rid: nil, command: .room("r1", .attributes([.delete(["a"]), .set(["b": "1"], deleteOnLeave: false, updateOwner: false)], force: false, atomic: true)))))
+    }
+
+    @Test func everyOpIsKnown() {
+        let expected = [
+            "hello", "ping", "session.renew", "bye", "room.create", "room.join", "room.leave", "room.sync", "room.update",
+            "room.muteChatAll", "room.end", "seat.take", "seat.leave", "seat.switch", "seat.lock", "seat.mute", "seat.kick",
+            "seat.invite", "seat.inviteReply", "mic.set", "request.create", "request.cancel", "request.accept",
+            "request.reject", "member.list", "member.update", "member.role", "member.transferOwner", "member.kick",
+            "member.muteChat", "chat.send", "chat.history", "attr.set", "attr.delete", "attr.batch", "signal.send",
+        ]
+        #expect(RequestDecoder.ops == expected.sorted())
+    }
+
+    @Test func badFramesAreBadRequests() {
+        expectInvalid("not json", re: nil, .badRequest)
+        expectInvalid("[1,2]", re: nil, .badRequest)
+        expectInvalid(#"{"op":"ping"}"#, re: nil, .badRequest)
+        expectInvalid(#"{"id":"7","op":"ping"}"#, re: nil, .badRequest)
+        expectInvalid(#"{"id":1.5,"op":"ping"}"#, re: nil, .badRequest)
+        expectInvalid(#"{"id":7}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":5}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"nope"}"#, re: 7, .unsupported)
+        expectInvalid(#"{"id":7,"op":"nope","args":5}"#, re: 7, .unsupported)
+        expectInvalid(#"{"id":7,"op":"seat.take","args":5}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"seat.take","args":{}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"seat.take","args":{"room":"r 1"}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"seat.take","args":{"room":"r","index":"3"}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"seat.mute","args":{"room":"r","index":1,"muted":1}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"room.create","args":{"room":"r","seatCount":65}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"room.create","args":{"room":"r","mode":"open"}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"member.list","args":{"room":"r","limit":201}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"chat.history","args":{"room":"r","limit":0}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"chat.send","args":{"room":"r","text":"x"}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"chat.send","args":{"room":"r","clientMsgId":"c"}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"member.role","args":{"room":"r","user":"u","role":"owner"}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"attr.set","args":{"room":"r","attrs":{"k":1}}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"signal.send","args":{"room":"r","to":"all","type":"t"}}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"ping","rid":5}"#, re: 7, .badRequest)
+        expectInvalid(#"{"id":7,"op":"hello","args":{}}"#, re: 7, .badRequest)
+    }
+
+    @Test func randomBytesNeverTrap() {
+        var generator = SystemRandomNumberGenerator()
+        let seeds = [#"{"id":1,"op":"seat.take","args":{"room":"r","index":2}}"#, #"{"id":2,"op":"chat.send","args":{"room":"r","text":"hi","clientMsgId":"c"}}"#]
+        for _ in 0..<3000 {
+            var bytes = Array(seeds.randomElement(using: &generator)!.utf8)
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                bytes[position] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if Bool.random(using: &generator) { bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator))) }
+            _ = RequestDecoder.decode(Data(bytes))
+        }
+    }
+}

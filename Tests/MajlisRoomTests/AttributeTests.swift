@@ -1,0 +1,61 @@
+import MajlisProtocol
+import MajlisRoom
+import Testing
+
+@Suite struct AttributeTests {
+    func set(_ values: [String: String], deleteOnLeave: Bool = false, updateOwner: Bool = false) -> AttributeOperation {
+        .set(values, deleteOnLeave: deleteOnLeave, updateOwner: updateOwner)
+    }
+
+    @Test func firstSetterOwnsAndOthersAreSkipped() {
+        var room = RoomHarness()
+        room.join("a")
+        room.join("b")
+        let first = room.ok("a", .attributes([set(["k": "1"])], force: false, atomic: false))
+        #expect(first.reply == .success(.attributes(failed: [])))
+        #expect(first.events(to: .room) == [.attributesUpdated(set: ["k": AttributeValue(value: "1", owner: "a")], deleted: [])])
+        let second = room.ok("b", .attributes([set(["k": "2", "j": "3"])], force: false, atomic: false))
+        #expect(second.reply == .success(.attributes(failed: ["k"])))
+        #expect(second.events(to: .room) == [.attributesUpdated(set: ["j": AttributeValue(value: "3", owner: "b")], deleted: [])])
+        room.fails("b", .attributes([set(["k": "2"])], force: true, atomic: false), .forbidden)
+        let forced = room.ok("owner", .attributes([set(["k": "9"])], force: true, atomic: false))
+        #expect(forced.events(to: .room) == [.attributesUpdated(set: ["k": AttributeValue(value: "9", owner: "a")], deleted: [])])
+        room.ok("owner", .attributes([set(["k": "10"], updateOwner: true)], force: true, atomic: false))
+        #expect(room.engine.snapshot(for: "a", now: room.now).attributes["k"] == AttributeValue(value: "10", owner: "owner"))
+    }
+
+    @Test func deleteFollowsOwnership() {
+        var room = RoomHarness()
+        room.join("a")
+        room.ok("a", .attributes([set(["k": "1", "m": "2"])], force: false, atomic: false))
+        let skipped = room.ok("owner", .attributes([.delete(["k"])], force: false, atomic: false))
+        #expect(skipped.reply == .success(.attributes(failed: ["k"])) && skipped.deliveries.isEmpty)
+        let deleted = room.ok("a", .attributes([.delete(["k", "missing"])], force: false, atomic: false))
+        #expect(deleted.events(to: .room) == [.attributesUpdated(set: [:], deleted: ["k"])])
+        room.ok("owner", .attributes([.delete(["m"])], force: true, atomic: false))
+        #expect(room.engine.snapshot(for: "a", now: room.now).attributes.isEmpty)
+    }
+
+    @Test func batchIsAllOrNothing() {
+        var room = RoomHarness()
+        room.join("a")
+        room.join("b")
+        room.ok("a", .attributes([set(["seat_1": "a"])], force: false, atomic: false))
+        room.fails("b", .attributes([set(["seat_2": "b"]), .delete(["seat_1"])], force: false, atomic: true), .conflict)
+        #expect(room.engine.snapshot(for: "b", now: room.now).attributes.keys.sorted() == ["seat_1"])
+        // A seat switch in one atomic batch.
+        let moved = room.ok("a", .attributes([.delete(["seat_1"]), set(["seat_2": "a"])], force: false, atomic: true))
+        #expect(moved.events(to: .room) == [.attributesUpdated(set: ["seat_2": AttributeValue(value: "a", owner: "a")], deleted: ["seat_1"])])
+    }
+
+    @Test func limits() {
+        var limits = RoomLimits()
+        limits.attributeKeys = 3
+        var room = RoomHarness(limits: limits)
+        room.fails("owner", .attributes([set(["": "x"])], force: false, atomic: false), .badRequest)
+        room.fails("owner", .attributes([set([String(repeating: "k", count: 129): "x"])], force: false, atomic: false), .badRequest)
+        room.fails("owner", .attributes([set(["k": String(repeating: "v", count: 8193)])], force: false, atomic: false), .tooLarge)
+        room.ok("owner", .attributes([set(["a": "1", "b": "2", "c": "3"])], force: false, atomic: false))
+        room.fails("owner", .attributes([set(["d": "4"])], force: false, atomic: false), .tooLarge)
+    }
+}

@@ -1,0 +1,79 @@
+import MajlisProtocol
+import MajlisRoom
+import Testing
+
+@Suite struct ChatTests {
+    @Test func sendIsStoredAndBroadcastToEveryone() {
+        var room = RoomHarness()
+        room.join("a")
+        let outcome = room.ok("a", .sendChat(ChatDraft(type: "text", text: "salam", clientMsgId: "c1")))
+        let message = ChatMessage(msgId: 1, from: UserRef(id: "a", name: "name-a"), type: "text", text: "salam", payload: nil, ts: room.now)
+        #expect(outcome.reply == .success(.chatPosted(msgId: 1, ts: room.now)))
+        #expect(outcome.deliveries == [Delivery(audience: .room, seq: nil, event: .chatMessage(message))])
+        #expect(outcome.effects == [.storeChat(message, clientMsgId: "c1")])
+    }
+
+    @Test func sameClientMsgIdStoresOneMessage() {
+        var room = RoomHarness()
+        room.join("a")
+        room.ok("a", .sendChat(ChatDraft(text: "one", clientMsgId: "c1")))
+        room.now += 5
+        let retry = room.ok("a", .sendChat(ChatDraft(text: "one", clientMsgId: "c1")))
+        #expect(retry.reply == .success(.chatPosted(msgId: 1, ts: room.now - 5)))
+        #expect(retry.deliveries.isEmpty && retry.effects.isEmpty)
+        // Another user may use the same client id.
+        room.join("b")
+        #expect(room.ok("b", .sendChat(ChatDraft(text: "two", clientMsgId: "c1"))).reply == .success(.chatPosted(msgId: 2, ts: room.now)))
+    }
+
+    @Test func dedupeSurvivesRestore() {
+        let restored = RoomEngine(
+            stored: RoomHarness().engine.stored, bans: [:], lastMsgId: 9, recentChats: [("a", "c1", 9, 500)])
+        var room = RoomHarness()
+        room.engine = restored
+        room.join("a")
+        #expect(room.ok("a", .sendChat(ChatDraft(text: "x", clientMsgId: "c1"))).reply == .success(.chatPosted(msgId: 9, ts: 500)))
+        #expect(room.ok("a", .sendChat(ChatDraft(text: "x", clientMsgId: "c2"))).reply == .success(.chatPosted(msgId: 10, ts: room.now)))
+    }
+
+    @Test func limits() {
+        var room = RoomHarness()
+        room.join("a")
+        room.grants["silent"] = Grants(chat: false)
+        room.join("silent")
+        room.fails("silent", .sendChat(ChatDraft(text: "x", clientMsgId: "1")), .forbidden)
+        room.fails("a", .sendChat(ChatDraft(text: String(repeating: "ب", count: 501), clientMsgId: "1")), .tooLarge)
+        room.ok("a", .sendChat(ChatDraft(text: String(repeating: "ب", count: 500), clientMsgId: "2")))
+        let big = JSONValue.string(String(repeating: "x", count: 4100))
+        room.fails("a", .sendChat(ChatDraft(type: "gift", text: nil, payload: big, clientMsgId: "3")), .tooLarge)
+        room.ok("a", .sendChat(ChatDraft(type: "gift", text: nil, payload: .object(["gift": .string("rose")]), clientMsgId: "4")))
+    }
+
+    @Test func rateLimitRefills() {
+        var room = RoomHarness()
+        room.join("a")
+        for index in 0..<10 { room.ok("a", .sendChat(ChatDraft(text: "m", clientMsgId: "b\(index)"))) }
+        room.fails("a", .sendChat(ChatDraft(text: "m", clientMsgId: "over")), .rateLimited)
+        room.now += 500
+        room.ok("a", .sendChat(ChatDraft(text: "m", clientMsgId: "later")))
+        room.fails("a", .sendChat(ChatDraft(text: "m", clientMsgId: "over2")), .rateLimited)
+    }
+
+    @Test func historyIsForMembers() {
+        var room = RoomHarness()
+        room.fails("x", .chatHistory(before: nil, limit: 10), .notInRoom)
+        #expect(room.ok("owner", .chatHistory(before: 5, limit: 10)).reply == .success(.history(before: 5, limit: 10)))
+    }
+
+    @Test func signalsGoToTargetsOnly() {
+        var room = RoomHarness()
+        room.join("a")
+        room.join("b")
+        let toRoom = room.ok("a", .sendSignal(to: .room, type: "emoji", payload: .string("🎉")))
+        #expect(toRoom.deliveries == [Delivery(audience: .roomExcept("a"), seq: nil, event: .signal(from: "a", type: "emoji", payload: .string("🎉")))])
+        let toSome = room.ok("a", .sendSignal(to: .users(["b", "ghost"]), type: "poke", payload: .null))
+        #expect(toSome.deliveries.map(\.audience) == [.users(["b"])])
+        room.fails("a", .sendSignal(to: .room, type: "big", payload: .string(String(repeating: "x", count: 5000))), .tooLarge)
+        room.fails("ghost", .sendSignal(to: .room, type: "x", payload: .null), .notInRoom)
+    }
+}

@@ -1,0 +1,101 @@
+import MajlisProtocol
+import MajlisRoom
+import Testing
+
+@Suite struct RoomOpTests {
+    @Test func updateSettings() {
+        var room = RoomHarness(seats: 4)
+        room.join("a")
+        room.fails("a", .update(title: "x", announcement: nil, mode: nil, seatCount: nil), .forbidden)
+        let outcome = room.ok("owner", .update(title: "New", announcement: "Hello", mode: .request, seatCount: 6))
+        #expect(outcome.eventNames == ["room.updated"])
+        #expect(room.engine.seats.count == 6 && room.engine.mode == .request && room.engine.title == "New")
+        room.ok("owner", .takeSeat(index: 5))
+        room.fails("owner", .update(title: nil, announcement: nil, mode: nil, seatCount: 3), .seatOccupied)
+        room.ok("owner", .switchSeat(to: 0))
+        room.ok("owner", .update(title: nil, announcement: nil, mode: nil, seatCount: 3))
+        #expect(room.engine.seats.count == 3)
+        #expect(room.ok("owner", .update(title: "New", announcement: nil, mode: nil, seatCount: nil)).deliveries.isEmpty)
+    }
+
+    @Test func muteChatAllLetsOnlyModeratorsChat() {
+        var room = RoomHarness()
+        room.join("a")
+        room.fails("a", .muteChatAll(true), .forbidden)
+        room.ok("owner", .muteChatAll(true))
+        room.fails("a", .sendChat(ChatDraft(text: "x", clientMsgId: "1")), .chatMuted)
+        room.ok("owner", .sendChat(ChatDraft(text: "x", clientMsgId: "1")))
+        room.ok("owner", .muteChatAll(false))
+        room.ok("a", .sendChat(ChatDraft(text: "x", clientMsgId: "1")))
+    }
+
+    @Test func endByOwnerOrServerAdmin() {
+        var room = RoomHarness()
+        room.join("a")
+        room.ok("a", .takeSeat(index: 0))
+        room.fails("a", .end, .forbidden)
+        let outcome = room.ok("owner", .end)
+        #expect(outcome.eventNames == ["room.ended"])
+        #expect(outcome.effects.contains(.deleteRoom))
+        #expect(room.engine.memberIds.isEmpty)
+
+        var other = RoomHarness()
+        other.grants["ops"] = Grants(admin: true)
+        other.ok("ops", .end)
+    }
+
+    @Test func syncReturnsTheCurrentSnapshot() {
+        var room = RoomHarness()
+        room.join("a")
+        room.ok("a", .takeSeat(index: 1))
+        guard case .success(.snapshot(let snapshot)) = room.ok("a", .sync).reply else {
+            Issue.record("no snapshot")
+            return
+        }
+        #expect(snapshot.me.seat == 1)
+        #expect(snapshot.seq == room.engine.seq)
+    }
+
+    @Test func seqGrowsByOnePerStateEventOnly() {
+        var room = RoomHarness()
+        room.join("a")
+        var last = room.engine.seq
+        let outcomes = [
+            room.ok("a", .takeSeat(index: nil)),
+            room.ok("a", .sendChat(ChatDraft(text: "hello", clientMsgId: "m"))),
+            room.ok("a", .sendSignal(to: .room, type: "gift", payload: .object(["id": .int(3)]))),
+            room.ok("owner", .lockSeat(index: 5, locked: true, kick: false)),
+            room.ok("a", .leave),
+        ]
+        for outcome in outcomes {
+            for delivery in outcome.deliveries {
+                if delivery.event.changesRoomState {
+                    #expect(delivery.seq == last + 1)
+                    last += 1
+                } else {
+                    #expect(delivery.seq == nil)
+                }
+            }
+        }
+        #expect(last == room.engine.seq)
+    }
+
+    @Test func createOnAnExistingRoomIsRoomExists() {
+        var room = RoomHarness()
+        room.fails("owner", .create(RoomSettings()), .roomExists)
+    }
+
+    @Test func storedRoundTrip() {
+        var room = RoomHarness()
+        room.join("a")
+        room.ok("owner", .setRole(user: "a", role: .admin))
+        room.ok("owner", .lockSeat(index: 2, locked: true, kick: false))
+        room.ok("owner", .muteSeat(index: 3, muted: true))
+        room.ok("owner", .muteChatAll(true))
+        let restored = RoomEngine(stored: room.engine.stored, bans: ["x": room.now + 5], lastMsgId: 42, recentChats: [])
+        #expect(restored.stored == room.engine.stored)
+        #expect(restored.seats[2].state == .locked && restored.seats[3].muted)
+        #expect(restored.lastMsgId == 42)
+        #expect(restored.memberIds.isEmpty)
+    }
+}
