@@ -1,2 +1,38 @@
-import CWebSocketsShim
-print(majlis_lws_pre())
+import Foundation
+import MajlisServer
+import MajlisTransport
+
+let usage = """
+    usage: majlis <command> [flags]
+    commands:
+      serve    run the server (signaling, HTTP, store)
+      token    print an access token
+      bench    run a benchmark (bench signaling --help)
+    Every command has --help.
+    """
+
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first ?? "--help"
+let rest = Array(arguments.dropFirst())
+do {
+    let status: Int32
+    switch command {
+    case "serve": status = try ServeCommand.run(rest)
+    case "token": status = try TokenCommand.run(rest)
+    case "bench": status = try BenchCommand.run(rest)
+    case "--help", "-h", "help":
+        say(usage)
+        status = 0
+    case "--version", "version":
+        say("majlis \(SignalingServer.version)")
+        status = 0
+    default:
+        FileHandle.standardError.write(Data("majlis: unknown command '\(command)'\n\(usage)\n".utf8))
+        status = 2
+    }
+    exit(status)
+} catch {
+    FileHandle.standardError.write(Data("majlis \(command): \(error)\n".utf8))
+    exit(1)
+}

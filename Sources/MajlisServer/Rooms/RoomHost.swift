@@ -1,0 +1,184 @@
+import Dispatch
+import Foundation
+import MajlisProtocol
+import MajlisRoom
+import Synchronization
+
+/// One room's serial executor: owns the `RoomEngine`, applies every change to it in order on
+/// `queue`, and carries out what the engine asks (store, answer, fan out). Because all changes
+/// go through one queue, every race (two users, one seat) has exactly one winner.
+final class RoomHost: @unchecked Sendable {
+    // Audited: `engine` and `ended` are read and written only on `queue`. `deadline` has its own lock.
+    let id: String
+    let queue: DispatchQueue
+    private var engine: RoomEngine
+    private var ended = false
+    private let context: ServerContext
+    private let deadline = Mutex<Int64?>(nil)
+
+    init(engine: RoomEngine, context: ServerContext) {
+        self.id = engine.id
+        self.engine = engine
+        self.context = context
+        self.queue = DispatchQueue(label: "majlis.room.\(engine.id)")
+    }
+
+    /// Applies a client's request and answers it on its session.
+    func perform(re: Int64, rid: String?, command: RoomCommand, session: Session, caller: Caller) {
+        queue.async { [self] in
+            guard !ended else {
+                session.send(WireEncoder.failure(re: re, ProtocolError(.roomNotFound, "room \(id) has ended")))
+                return
+            }
+            let now = context.now()
+            let ridSince = now - Int64(context.config.ridLifetime) * 1000
+            if let rid, let remembered = try? context.store.rememberedReply(user: caller.id, rid: rid, since: ridSince) {
+                session.send(WireEncoder.response(re: re, ok: remembered.ok, body: remembered.body))
+                return
+            }
+            var outcome = engine.handle(command, from: caller, now: now)
+            var failure: ProtocolError?
+            do {
+                try storeEffects(outcome.effects)
+            } catch {
+                context.logger.error("room \(id): store failed: \(error)")
+                failure = ProtocolError(.internal, "the server could not store the change")
+                outcome.deliveries = []
+            }
+            var body: Data
+            var ok = true
+            switch outcome.reply {
+            case _ where failure != nil:
+                ok = false
+                body = WireEncoder.encode(failure!)
+            case .success(.history(let before, let limit)):
+                do {
+                    body = WireEncoder.encode(["messages": try context.store.history(room: id, before: before, limit: limit)])
+                } catch {
+                    ok = false
+                    body = WireEncoder.encode(ProtocolError(.internal, "the server could not read chat history"))
+                }
+            case .success(let reply):
+                body = WireEncoder.encode(reply)
+            case .failure(let error):
+                ok = false
+                body = WireEncoder.encode(error)
+            }
+            if let rid {
+                try? context.store.rememberReply(user: caller.id, rid: rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
+            }
+            if ok, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
+            session.send(WireEncoder.response(re: re, ok: ok, body: body))
+            finish(outcome)
+        }
+    }
+
+    /// The member's connection dropped: keep membership through the resume grace.
+    func disconnect(_ user: String) {
+        queue.async { [self] in
+            engine.disconnect(user, now: context.now())
+            updateDeadline()
+        }
+    }
+
+    /// The member is back.
+    func reconnect(_ user: String) {
+        queue.async { [self] in
+            engine.reconnect(user)
+            updateDeadline()
+        }
+    }
+
+    /// The member is gone for good (`bye`).
+    func drop(_ user: String, reason: String) {
+        queue.async { [self] in
+            guard !ended else { return }
+            finish(engine.drop(user, reason: reason, now: context.now()))
+        }
+    }
+
+    /// Ends the room from outside the protocol (shutdown tooling, admin API).
+    func terminate(reason: String) {
+        queue.async { [self] in
+            guard !ended else { return }
+            let outcome = engine.terminate(reason: reason)
+            try? storeEffects(outcome.effects)
+            finish(outcome)
+        }
+    }
+
+    /// Runs the room's timers if one is due.
+    func tickIfDue(now: Int64) {
+        guard let due = deadline.withLock({ $0 }), due <= now else { return }
+        queue.async { [self] in
+            guard !ended else { return }
+            let outcome = engine.tick(now: context.now())
+            try? storeEffects(outcome.effects)
+            finish(outcome)
+        }
+    }
+
+    /// Waits until everything queued so far has run.
+    func drain() { queue.sync {} }
+
+    /// Counts for health and metrics (runs on the queue).
+    var memberCount: Int { queue.sync { engine.memberIds.count } }
+
+    // MARK: On the queue
+
+    private func storeEffects(_ effects: [RoomEffect]) throws {
+        for effect in effects {
+            switch effect {
+            case .saveRoom: try context.store.saveRoom(engine.stored)
+            case .saveBan(let user, let until): try context.store.saveBan(room: id, user: user, until: until)
+            case .storeChat(let message, let clientMsgId): try context.store.insertChat(room: id, message: message, clientMsgId: clientMsgId)
+            case .deleteRoom: try context.store.deleteRoom(id)
+            case .memberRemoved: break
+            }
+        }
+    }
+
+    /// Sends the events, then updates presence (and closes kicked connections) and deadlines.
+    private func finish(_ outcome: RoomOutcome) {
+        let removed = outcome.effects.compactMap { effect -> String? in
+            if case .memberRemoved(let user, _) = effect { return user }
+            return nil
+        }
+        for delivery in outcome.deliveries {
+            let users = recipients(delivery.audience, alsoRemoved: removed)
+            guard !users.isEmpty else { continue }
+            let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: delivery.event))
+            for connection in context.presence.connections(of: users) { connection.send(frame) }
+        }
+        for effect in outcome.effects {
+            switch effect {
+            case .memberRemoved(let user, let kicked):
+                let (session, remaining) = context.presence.left(user, room: id)
+                if kicked, remaining == 0, let session {
+                    session.connection.close(code: CloseCode.kicked.rawValue, reason: "kicked from room \(id)")
+                }
+            case .deleteRoom:
+                ended = true
+                context.rooms.remove(id, host: self)
+            default:
+                break
+            }
+        }
+        updateDeadline()
+    }
+
+    private func recipients(_ audience: Audience, alsoRemoved removed: [String]) -> [String] {
+        switch audience {
+        case .room: return engine.memberIds + removed
+        case .roomExcept(let user): return (engine.memberIds + removed).filter { $0 != user }
+        case .user(let user): return [user]
+        case .users(let users): return users
+        case .moderators: return engine.moderatorIds
+        }
+    }
+
+    private func updateDeadline() {
+        let next = engine.nextDeadline
+        deadline.withLock { $0 = next }
+    }
+}

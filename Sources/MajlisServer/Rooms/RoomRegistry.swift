@@ -1,0 +1,47 @@
+import MajlisProtocol
+import MajlisRoom
+import Synchronization
+
+/// The rooms this server hosts, loaded from the store on first use.
+final class RoomRegistry: Sendable {
+    private let hosts = Mutex<[String: RoomHost]>([:])
+
+    /// The room `id`, loading it from the store if it is there; nil when there is no such room.
+    func host(_ id: String, context: ServerContext) throws -> RoomHost? {
+        try hosts.withLock { hosts in
+            if let host = hosts[id] { return host }
+            guard let loaded = try context.store.loadRoom(id, now: context.now(), recentChats: context.config.roomLimits.rememberedClientMessages) else {
+                return nil
+            }
+            let engine = RoomEngine(
+                stored: loaded.stored, bans: loaded.bans, lastMsgId: loaded.lastMsgId, recentChats: loaded.recentChats,
+                limits: context.config.roomLimits)
+            let host = RoomHost(engine: engine, context: context)
+            hosts[id] = host
+            return host
+        }
+    }
+
+    /// Creates and stores a new room owned by `owner`; `room_exists` if the id is taken.
+    func create(_ id: String, settings: RoomSettings, owner: String, context: ServerContext) throws -> RoomHost {
+        try hosts.withLock { hosts in
+            if try hosts[id] != nil || context.store.roomExists(id) {
+                throw ProtocolError(.roomExists, "room \(id) exists")
+            }
+            let engine = RoomEngine(id: id, settings: settings, owner: owner, now: context.now(), limits: context.config.roomLimits)
+            try context.store.saveRoom(engine.stored)
+            let host = RoomHost(engine: engine, context: context)
+            hosts[id] = host
+            return host
+        }
+    }
+
+    func remove(_ id: String, host: RoomHost) {
+        hosts.withLock { hosts in
+            if hosts[id] === host { hosts[id] = nil }
+        }
+    }
+
+    var all: [RoomHost] { hosts.withLock { Array($0.values) } }
+    var count: Int { hosts.withLock { $0.count } }
+}

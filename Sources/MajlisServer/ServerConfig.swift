@@ -1,0 +1,36 @@
+import MajlisRoom
+
+/// Everything `majlis serve` can be told.
+public struct ServerConfig: Sendable {
+    /// Where signaling and HTTP listen. Port 0 picks a free one.
+    public var host = "127.0.0.1"
+    public var port = 7880
+    /// The UDP media address (reserved for the media plane) and what clients are told to use.
+    public var mediaHost = "127.0.0.1"
+    public var mediaPort = 7882
+    public var mediaAdvertise: String?
+    /// The directory of the SQLite database.
+    public var dataDirectory = "./majlis-data"
+    /// API keys: `kid` -> HS256 secret.
+    public var keys: [String: String] = [:]
+    /// Seconds a dropped user's seat and membership wait for `resume`.
+    public var resumeGrace = 30
+    /// Seconds between client pings; a connection silent for twice this is dropped.
+    public var heartbeat = 20
+    /// Seconds a new connection has to send `hello`.
+    public var helloTimeout = 10
+    /// Seconds a `rid` is remembered.
+    public var ridLifetime = 120
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// Requests per second a connection may make, after a burst.
+    public var requestsPerSecond = 50.0
+    public var requestBurst = 100
+    /// The largest text frame, in bytes.
+    public var maxFrameBytes = 65_536
+    public var roomLimits = RoomLimits()
+    /// This server's name in `hello` answers.
+    public var node = "majlis-1"
+
+    public init() {}
+}

@@ -1,0 +1,26 @@
+import Foundation
+import MajlisProtocol
+
+/// What every part of the server shares: configuration, store, presence, rooms, log and clock.
+final class ServerContext: Sendable {
+    let config: ServerConfig
+    let store: Store
+    let presence = PresenceDirectory()
+    let logger: Logger
+    /// Wall-clock Unix milliseconds.
+    let clock: @Sendable () -> Int64
+    let rooms: RoomRegistry
+
+    init(config: ServerConfig, store: Store, logger: Logger, clock: @escaping @Sendable () -> Int64) {
+        self.config = config
+        self.store = store
+        self.logger = logger
+        self.clock = clock
+        self.rooms = RoomRegistry()
+    }
+
+    /// Unix milliseconds now.
+    func now() -> Int64 { clock() }
+
+    static let systemClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,310 @@
+import Dispatch
+import Foundation
+import MajlisProtocol
+import MajlisRoom
+import MajlisTransport
+import Synchronization
+
+/// The signaling server: WebSocket sessions at `/v1/signal` speaking PROTOCOL.md, `GET /healthz`,
+/// rooms on their own executors, state in the store.
+///
+/// Threads: the WebSocket service thread parses frames and answers session ops (`hello`, `ping`,
+/// `session.renew`, `bye`); room ops go to the room's queue. A timer queue runs the sweeper
+/// (hello and heartbeat timeouts, token expiry, room timers).
+public final class SignalingServer: WebSocketDelegate, Sendable {
+    /// The version reported in `hello` and `/healthz`.
+    public static let version = "0.1.0"
+
+    let context: ServerContext
+    private let sessions = Mutex<[UInt64: Session]>([:])
+    private let webSocket = Mutex<WebSocketServer?>(nil)
+    /// The sweeper timer; set once by `start`, cancelled by `stop`.
+    private nonisolated(unsafe) var sweeper: DispatchSourceTimer?
+    private let timerQueue = DispatchQueue(label: "majlis.sweeper")
+    private let stopping = Atomic<Bool>(false)
+
+    /// Opens the store; `start()` then listens.
+    public init(config: ServerConfig, logger: Logger = Logger(label: "majlis"), clock: (@Sendable () -> Int64)? = nil) throws {
+        var config = config
+        config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
+        let store = try Store(directory: config.dataDirectory)
+        context = ServerContext(config: config, store: store, logger: logger, clock: clock ?? ServerContext.systemClock)
+    }
+
+    /// The port signaling listens on (after `start`).
+    public var port: Int { webSocket.withLock { $0?.port ?? 0 } }
+
+    /// The store, for tools and tests.
+    public var store: Store { context.store }
+
+    /// Starts listening and the sweeper.
+    public func start() throws {
+        let config = context.config
+        var tls: (certificate: String, key: String)?
+        if let certificate = config.tlsCertificate, let key = config.tlsKey { tls = (certificate, key) }
+        let server = try WebSocketServer(
+            host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self,
+            http: { [weak self] path in self?.http(path) ?? HTTPResponse(status: 503, body: []) })
+        webSocket.withLock { $0 = server }
+        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        timer.setEventHandler { [weak self] in self?.sweep() }
+        timer.resume()
+        sweeper = timer
+    }
+
+    /// Graceful stop: no new work, every room finishes what it has queued, connections are told
+    /// 1001, the store is flushed.
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        sweeper?.cancel()
+        for host in context.rooms.all { host.drain() }
+        let open = sessions.withLock { Array($0.values) }
+        for session in open { session.connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down") }
+        // Give the service thread a moment to write the close frames.
+        let deadline = Date().addingTimeInterval(1)
+        while Date() < deadline && sessions.withLock({ !$0.isEmpty }) { usleep(10_000) }
+        webSocket.withLock { server in
+            server?.stop()
+            server = nil
+        }
+        for host in context.rooms.all { host.drain() }
+        context.store.flush()
+    }
+
+    // MARK: HTTP
+
+    private func http(_ path: String) -> HTTPResponse {
+        switch path {
+        case "/healthz":
+            struct Health: Encodable {
+                var status = "ok"
+                var version = SignalingServer.version
+                var node: String
+                var rooms: Int
+                var connections: Int
+            }
+            let health = Health(node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count })
+            return HTTPResponse(status: 200, body: Array(WireEncoder.encode(health)))
+        default:
+            return HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
+        }
+    }
+
+    // MARK: WebSocketDelegate (service thread)
+
+    public func webSocketDidOpen(_ connection: WebSocketConnection) {
+        let session = Session(connection: connection, now: context.now(), burst: context.config.requestBurst)
+        sessions.withLock { $0[connection.id] = session }
+        if stopping.load(ordering: .relaxed) { connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down") }
+    }
+
+    public func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
+        guard let session = sessions.withLock({ $0[connection.id] }) else { return }
+        let config = context.config
+        let admission = session.admit(now: context.now(), perSecond: config.requestsPerSecond, burst: config.requestBurst)
+        switch RequestDecoder.decode(message) {
+        case .invalid(let re, let error):
+            if session.claims == nil && error.code != .badRequest {
+                reject(session, re: re, ProtocolError(.unauthorized, "the first request must be hello"))
+                return
+            }
+            session.send(WireEncoder.failure(re: re, error))
+        case .request(let request):
+            guard admission.allowed else {
+                session.send(WireEncoder.failure(re: request.id, ProtocolError(.rateLimited, "too many requests")))
+                if admission.abusive { connection.close(code: CloseCode.policy.rawValue, reason: "request rate abuse") }
+                return
+            }
+            handle(request, session: session)
+        }
+    }
+
+    public func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+        guard let session = sessions.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
+        guard let user = session.userId else { return }
+        let leaving = session.state.withLock { $0.leaving }
+        guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
+        for room in rooms {
+            (try? context.rooms.host(room, context: context))?.disconnect(user)
+        }
+    }
+
+    // MARK: Requests
+
+    private func reject(_ session: Session, re: Int64?, _ error: ProtocolError) {
+        session.send(WireEncoder.failure(re: re, error))
+        session.connection.close(code: CloseCode.unauthorized.rawValue, reason: error.message)
+    }
+
+    private func handle(_ request: IncomingRequest, session: Session) {
+        if case .hello(let args) = request.command {
+            hello(args, re: request.id, session: session)
+            return
+        }
+        guard let caller = session.caller, let claims = session.claims else {
+            reject(session, re: request.id, ProtocolError(.unauthorized, "the first request must be hello"))
+            return
+        }
+        switch request.command {
+        case .hello:
+            break
+        case .ping:
+            session.send(WireEncoder.success(re: request.id, data: ["t": context.now()]))
+        case .renew(let token):
+            renew(token, re: request.id, session: session, user: caller.id)
+        case .bye:
+            session.state.withLock { $0.leaving = true }
+            for room in context.presence.rooms(of: caller.id) {
+                (try? context.rooms.host(room, context: context))?.drop(caller.id, reason: "left")
+            }
+            session.send(WireEncoder.success(re: request.id, data: EmptyData()))
+            session.connection.close(code: 1000, reason: "bye")
+        case .room(let roomId, let command):
+            room(roomId, command, request: request, session: session, caller: caller, claims: claims)
+        }
+    }
+
+    private func room(_ roomId: String, _ command: RoomCommand, request: IncomingRequest, session: Session, caller: Caller, claims: AccessClaims) {
+        let fail = { (error: ProtocolError) in session.send(WireEncoder.failure(re: request.id, error)) }
+        guard claims.allows(room: roomId) else {
+            fail(ProtocolError(.forbidden, "your token is for room \(claims.room ?? "")"))
+            return
+        }
+        do {
+            var host: RoomHost?
+            var effective = command
+            switch command {
+            case .create(let settings):
+                guard caller.grants.create else { throw ProtocolError(.forbidden, "your token does not grant create") }
+                host = try context.rooms.create(roomId, settings: settings, owner: caller.id, context: context)
+                effective = .join(create: nil)
+            case .join(let create):
+                guard caller.grants.join else { throw ProtocolError(.forbidden, "your token does not grant join") }
+                host = try context.rooms.host(roomId, context: context)
+                if host == nil, let create {
+                    guard caller.grants.create else { throw ProtocolError(.forbidden, "your token does not grant create") }
+                    do {
+                        host = try context.rooms.create(roomId, settings: create, owner: caller.id, context: context)
+                    } catch let error as ProtocolError where error.code == .roomExists {
+                        host = try context.rooms.host(roomId, context: context)
+                    }
+                }
+            default:
+                host = try context.rooms.host(roomId, context: context)
+            }
+            guard let host else { throw ProtocolError(.roomNotFound, "no room \(roomId)") }
+            host.perform(re: request.id, rid: request.rid, command: effective, session: session, caller: caller)
+        } catch let error as ProtocolError {
+            fail(error)
+        } catch {
+            context.logger.error("room \(roomId): \(error)")
+            fail(ProtocolError(.internal, "the server could not load room \(roomId)"))
+        }
+    }
+
+    private func hello(_ args: HelloArgs, re: Int64, session: Session) {
+        if session.claims != nil {
+            session.send(WireEncoder.failure(re: re, ProtocolError(.badRequest, "hello was already sent on this connection")))
+            return
+        }
+        let claims: AccessClaims
+        do {
+            claims = try AccessToken.verify(args.token, keys: context.config.keys, now: context.now() / 1000)
+        } catch {
+            reject(session, re: re, error)
+            return
+        }
+        let previousId = args.resume
+        let (replaced, rooms) = context.presence.bind(claims.sub, to: session)
+        let resumed = previousId != nil && (replaced?.sessionId == previousId || !rooms.isEmpty)
+        let sessionId = resumed ? previousId! : "s" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
+        session.state.withLock { state in
+            state.claims = claims
+            state.id = sessionId
+        }
+        if let replaced {
+            replaced.state.withLock { $0.leaving = true }
+            replaced.connection.close(code: CloseCode.replaced.rawValue, reason: "replaced by a newer connection")
+        }
+        for room in rooms { (try? context.rooms.host(room, context: context))?.reconnect(claims.sub) }
+        struct HelloData: Encodable {
+            struct User: Encodable { var id: String; var name: String }
+            struct Server: Encodable { var version: String; var node: String }
+            var session: String
+            var user: User
+            var server: Server
+            var heartbeat: Int
+            var expiresAt: Int64
+            var resumed: Bool
+            var rooms: [String]
+        }
+        let data = HelloData(
+            session: sessionId, user: .init(id: claims.sub, name: claims.name ?? claims.sub),
+            server: .init(version: Self.version, node: context.config.node), heartbeat: context.config.heartbeat,
+            expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted())
+        session.send(WireEncoder.success(re: re, data: data))
+    }
+
+    private func renew(_ token: String, re: Int64, session: Session, user: String) {
+        do {
+            let claims = try AccessToken.verify(token, keys: context.config.keys, now: context.now() / 1000)
+            guard claims.sub == user else { throw ProtocolError(.forbidden, "the new token is for another user") }
+            session.state.withLock { state in
+                state.claims = claims
+                state.expiryWarned = false
+            }
+            session.send(WireEncoder.success(re: re, data: ["expiresAt": claims.exp]))
+        } catch let error as ProtocolError {
+            session.send(WireEncoder.failure(re: re, error))
+        } catch {
+            session.send(WireEncoder.failure(re: re, ProtocolError(.internal, "renew failed")))
+        }
+    }
+
+    // MARK: Sweeper (timer queue)
+
+    private func sweep() {
+        let now = context.now()
+        let monotonic = Self.monotonicMilliseconds()
+        let config = context.config
+        let heartbeat = Int64(config.heartbeat) * 1000
+        for session in sessions.withLock({ Array($0.values) }) {
+            let connection = session.connection
+            enum Action { case none, ping, close(UInt16, String), warn(Int64) }
+            let action: Action = session.state.withLock { state in
+                guard let claims = state.claims else {
+                    return now - state.openedAt > Int64(config.helloTimeout) * 1000
+                        ? .close(CloseCode.unauthorized.rawValue, "no hello within \(config.helloTimeout) s") : .none
+                }
+                if claims.exp * 1000 <= now { return .close(CloseCode.unauthorized.rawValue, "token expired") }
+                if !state.expiryWarned && claims.exp * 1000 - 30_000 <= now {
+                    state.expiryWarned = true
+                    return .warn(claims.exp)
+                }
+                let idle = monotonic - connection.lastReceived
+                if idle > 2 * heartbeat { return .close(CloseCode.goingAway.rawValue, "heartbeat timeout") }
+                if idle > heartbeat && monotonic - state.lastPing > heartbeat / 2 {
+                    state.lastPing = monotonic
+                    return .ping
+                }
+                return .none
+            }
+            switch action {
+            case .none: break
+            case .ping: connection.ping()
+            case .close(let code, let reason): connection.close(code: code, reason: reason)
+            case .warn(let expiresAt):
+                connection.send(WireEncoder.event(EventFrame(room: nil, seq: nil, event: .tokenExpiring(expiresAt: expiresAt))))
+            }
+        }
+        for host in context.rooms.all { host.tickIfDue(now: now) }
+        if now / 1000 % 60 == 0 { try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000) }
+    }
+
+    static func monotonicMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}

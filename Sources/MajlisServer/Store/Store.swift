@@ -1,0 +1,198 @@
+import Foundation
+import MajlisProtocol
+import MajlisRoom
+
+/// Everything Majlis keeps on disk, in one SQLite database (WAL mode) under the data directory:
+/// rooms, bans, chat history and idempotency keys.
+///
+/// Thread-safe: `lock` serializes every use of `database` (audited: no other access), so there is
+/// one writer. Writes are committed before the call returns, so an acknowledged chat message
+/// survives a crash of the process.
+public final class Store: @unchecked Sendable {
+    /// A room as loaded back from disk.
+    public struct LoadedRoom: Sendable {
+        public var stored: StoredRoom
+        public var bans: [String: Int64]
+        public var lastMsgId: Int64
+        public var recentChats: [(user: String, clientMsgId: String, msgId: Int64, ts: Int64)]
+    }
+
+    /// A remembered answer to a request that carried a `rid`.
+    public struct RememberedReply: Sendable, Equatable {
+        public var ok: Bool
+        /// The JSON of `data` (when ok) or of `error`.
+        public var body: Data
+        public var at: Int64
+    }
+
+    private let lock = NSLock()
+    private let database: SQLiteDatabase
+    public let path: String
+
+    /// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE rooms (id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at INTEGER NOT NULL, data TEXT NOT NULL);
+        CREATE TABLE bans (room TEXT NOT NULL, user TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (room, user));
+        CREATE TABLE chat (
+            room TEXT NOT NULL, msg_id INTEGER NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL,
+            type TEXT NOT NULL, text TEXT, payload TEXT, ts INTEGER NOT NULL, client_msg_id TEXT NOT NULL,
+            PRIMARY KEY (room, msg_id));
+        CREATE UNIQUE INDEX chat_client_id ON chat (room, sender, client_msg_id);
+        CREATE TABLE request_replies (
+            user TEXT NOT NULL, rid TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, body TEXT NOT NULL,
+            PRIMARY KEY (user, rid));
+        CREATE INDEX request_replies_at ON request_replies (at);
+        """
+    ]
+
+    /// Opens (creating if needed) the database in `directory`.
+    public init(directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = (directory as NSString).appendingPathComponent("majlis.sqlite")
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+        let version = try database.query("PRAGMA user_version").first?.first?.int ?? 0
+        if version > Int64(Self.migrations.count) {
+            throw SQLiteDatabase.Failure(description: "\(path) has schema \(version), newer than this majlis (\(Self.migrations.count))")
+        }
+        for (index, migration) in Self.migrations.enumerated() where index >= Int(version) {
+            try database.transaction {
+                try database.execute(migration)
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+        self.database = database
+    }
+
+    /// The schema version in use.
+    public var schemaVersion: Int {
+        (try? withDatabase { try $0.query("PRAGMA user_version").first?.first?.int }).flatMap { $0 }.map(Int.init) ?? 0
+    }
+
+    @discardableResult
+    private func withDatabase<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    // MARK: Rooms
+
+    public func saveRoom(_ room: StoredRoom) throws {
+        let data = String(decoding: try JSONEncoder().encode(room), as: UTF8.self)
+        try withDatabase { db in
+            try db.run(
+                "INSERT INTO rooms (id, owner, created_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, data = excluded.data",
+                .text(room.id), .text(room.owner), .int(room.createdAt), .text(data))
+        }
+    }
+
+    public func deleteRoom(_ id: String) throws {
+        try withDatabase { db in
+            try db.transaction {
+                try db.run("DELETE FROM rooms WHERE id = ?", .text(id))
+                try db.run("DELETE FROM bans WHERE room = ?", .text(id))
+                try db.run("DELETE FROM chat WHERE room = ?", .text(id))
+            }
+        }
+    }
+
+    public func roomExists(_ id: String) throws -> Bool {
+        try withDatabase { try !$0.query("SELECT 1 FROM rooms WHERE id = ?", .text(id)).isEmpty }
+    }
+
+    /// Ids of every stored room.
+    public func roomIds() throws -> [String] {
+        try withDatabase { try $0.query("SELECT id FROM rooms ORDER BY created_at").compactMap { $0.first?.text } }
+    }
+
+    /// Loads a room with its bans, its last chat id and the recent client message ids.
+    public func loadRoom(_ id: String, now: Int64, recentChats: Int = 10_000) throws -> LoadedRoom? {
+        try withDatabase { db in
+            guard let json = try db.query("SELECT data FROM rooms WHERE id = ?", .text(id)).first?.first?.text else { return nil }
+            let stored = try JSONDecoder().decode(StoredRoom.self, from: Data(json.utf8))
+            var bans: [String: Int64] = [:]
+            for row in try db.query("SELECT user, until FROM bans WHERE room = ? AND until > ?", .text(id), .int(now)) {
+                if let user = row[0].text, let until = row[1].int { bans[user] = until }
+            }
+            let last = try db.query("SELECT MAX(msg_id) FROM chat WHERE room = ?", .text(id)).first?.first?.int ?? 0
+            let recent = try db.query(
+                "SELECT sender, client_msg_id, msg_id, ts FROM chat WHERE room = ? ORDER BY msg_id DESC LIMIT ?",
+                .text(id), .int(Int64(recentChats)))
+            let chats = recent.reversed().compactMap { row -> (String, String, Int64, Int64)? in
+                guard let user = row[0].text, let client = row[1].text, let msgId = row[2].int, let ts = row[3].int else { return nil }
+                return (user, client, msgId, ts)
+            }
+            return LoadedRoom(stored: stored, bans: bans, lastMsgId: last, recentChats: chats.map { (user: $0.0, clientMsgId: $0.1, msgId: $0.2, ts: $0.3) })
+        }
+    }
+
+    // MARK: Bans
+
+    public func saveBan(room: String, user: String, until: Int64) throws {
+        try withDatabase { db in
+            try db.run(
+                "INSERT INTO bans (room, user, until) VALUES (?, ?, ?) ON CONFLICT(room, user) DO UPDATE SET until = excluded.until",
+                .text(room), .text(user), .int(until))
+        }
+    }
+
+    // MARK: Chat
+
+    /// Stores an accepted message; committed when this returns.
+    public func insertChat(room: String, message: ChatMessage, clientMsgId: String) throws {
+        let payload = try message.payload.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        try withDatabase { db in
+            try db.run(
+                "INSERT OR IGNORE INTO chat (room, msg_id, sender, sender_name, type, text, payload, ts, client_msg_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                .text(room), .int(message.msgId), .text(message.from.id), .text(message.from.name), .text(message.type),
+                message.text.map { .text($0) } ?? .null, payload.map { .text($0) } ?? .null, .int(message.ts),
+                .text(clientMsgId))
+        }
+    }
+
+    /// Up to `limit` messages older than `before` (or the newest), newest first.
+    public func history(room: String, before: Int64?, limit: Int) throws -> [ChatMessage] {
+        try withDatabase { db in
+            try db.query(
+                "SELECT msg_id, sender, sender_name, type, text, payload, ts FROM chat WHERE room = ? AND msg_id < ? ORDER BY msg_id DESC LIMIT ?",
+                .text(room), .int(before ?? Int64.max), .int(Int64(limit))
+            ).map { row in
+                ChatMessage(
+                    msgId: row[0].int ?? 0, from: UserRef(id: row[1].text ?? "", name: row[2].text ?? ""), type: row[3].text ?? "text",
+                    text: row[4].text, payload: row[5].text.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) },
+                    ts: row[6].int ?? 0)
+            }
+        }
+    }
+
+    // MARK: Idempotency keys
+
+    public func rememberReply(user: String, rid: String, reply: RememberedReply) throws {
+        try withDatabase { db in
+            try db.run(
+                "INSERT OR REPLACE INTO request_replies (user, rid, at, ok, body) VALUES (?, ?, ?, ?, ?)",
+                .text(user), .text(rid), .int(reply.at), .int(reply.ok ? 1 : 0), .text(String(decoding: reply.body, as: UTF8.self)))
+        }
+    }
+
+    public func rememberedReply(user: String, rid: String, since: Int64) throws -> RememberedReply? {
+        try withDatabase { db in
+            guard let row = try db.query(
+                "SELECT at, ok, body FROM request_replies WHERE user = ? AND rid = ? AND at >= ?", .text(user), .text(rid), .int(since)
+            ).first else { return nil }
+            return RememberedReply(ok: row[1].int == 1, body: Data((row[2].text ?? "{}").utf8), at: row[0].int ?? 0)
+        }
+    }
+
+    /// Forgets idempotency keys older than `before`.
+    public func pruneReplies(before: Int64) throws {
+        try withDatabase { db in _ = try db.run("DELETE FROM request_replies WHERE at < ?", .int(before)) }
+    }
+
+    /// Checkpoints the write-ahead log into the database file.
+    public func flush() {
+        _ = try? withDatabase { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+}

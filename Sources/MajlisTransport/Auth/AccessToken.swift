@@ -1,0 +1,56 @@
+import Foundation
+import MajlisProtocol
+
+/// Access tokens: JWTs (RFC 7519) signed with HS256, the API key named by the header's `kid`.
+public enum AccessToken {
+    private struct Header: Codable {
+        var alg: String
+        var typ: String?
+        var kid: String?
+    }
+
+    /// Signs `claims` with the API key `key` and its secret.
+    public static func sign(_ claims: AccessClaims, key: String, secret: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let header = (try? encoder.encode(Header(alg: "HS256", typ: "JWT", kid: key))) ?? Data()
+        let body = (try? encoder.encode(claims)) ?? Data()
+        let input = Base64URL.encode(header) + "." + Base64URL.encode(body)
+        let mac = HMACSHA256.mac(key: Array(secret.utf8), message: Array(input.utf8))
+        return input + "." + Base64URL.encode(mac)
+    }
+
+    /// Verifies a token against the server's keys (`kid` -> secret) at `now` (Unix seconds).
+    ///
+    /// Refuses (`unauthorized`) a malformed token, an `alg` other than HS256, an unknown `kid`, a
+    /// wrong signature, a bad `sub` or a token not yet valid; an expired one is `token_expired`.
+    public static func verify(_ token: String, keys: [String: String], now: Int64) throws(ProtocolError) -> AccessClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let bodyData = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2])
+        else { throw ProtocolError(.unauthorized, "the token is not a JWT") }
+        guard let header = try? JSONDecoder().decode(Header.self, from: headerData) else {
+            throw ProtocolError(.unauthorized, "the token header is not valid JSON")
+        }
+        guard header.alg == "HS256" else { throw ProtocolError(.unauthorized, "token alg \(header.alg) is not HS256") }
+        guard let kid = header.kid, let secret = keys[kid] else {
+            throw ProtocolError(.unauthorized, "the token's kid names no key of this server")
+        }
+        let input = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard HMACSHA256.equal(HMACSHA256.mac(key: Array(secret.utf8), message: input), Array(signature)) else {
+            throw ProtocolError(.unauthorized, "the token signature is wrong")
+        }
+        let claims: AccessClaims
+        do {
+            claims = try JSONDecoder().decode(AccessClaims.self, from: bodyData)
+        } catch {
+            throw ProtocolError(.unauthorized, "the token claims are invalid (sub and exp are required)")
+        }
+        guard Identifier.isValid(claims.sub) else {
+            throw ProtocolError(.unauthorized, "the token sub must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -")
+        }
+        if claims.exp <= now { throw ProtocolError(.tokenExpired, "the token expired at \(claims.exp)") }
+        if let nbf = claims.nbf, nbf > now { throw ProtocolError(.unauthorized, "the token is not valid before \(nbf)") }
+        return claims
+    }
+}

@@ -1,0 +1,218 @@
+import CLibWebSockets
+import CWebSocketsShim
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One libwebsockets context and the thread that services it.
+///
+/// Thread rules: the lws context and every `wsi` are touched only on the service thread. Other
+/// threads call `schedule(_:)`, which records the connection under `pending`'s lock and wakes the
+/// loop with `lws_cancel_service`; the loop then asks lws for a writable callback.
+final class ServiceLoop: @unchecked Sendable {
+    // Audited: `context`, `connections` and `nextId` are used only on the service thread (and by
+    // `start` before the thread exists); `pending` and `running` are behind their own locks.
+    var context: OpaquePointer?
+    private var thread: Thread?
+    private let pending = Mutex<(items: [WebSocketConnection], woken: Bool)>(([], false))
+    private let running = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    let maxMessageBytes: Int
+    let serverDelegate: (any WebSocketDelegate)?
+    let httpHandler: (@Sendable (String) -> HTTPResponse)?
+    let pre = majlis_lws_pre()
+    private struct ClientStart: Sendable {
+        var connection: WebSocketConnection
+        var host: String
+        var port: Int
+        var path: String
+        var tls: Bool
+    }
+    private let clientQueue = Mutex<[ClientStart]>([])
+    private static let nextConnectionId = Atomic<UInt64>(1)
+
+    init(maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (String) -> HTTPResponse)?) {
+        self.maxMessageBytes = maxMessageBytes
+        self.serverDelegate = serverDelegate
+        self.httpHandler = httpHandler
+    }
+
+    static func monotonicMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    static func makeConnectionId() -> UInt64 { nextConnectionId.add(1, ordering: .relaxed).oldValue }
+
+    /// Starts the service thread for an already created context.
+    func start(name: String) {
+        running.store(true, ordering: .sequentiallyConsistent)
+        let thread = Thread { [self] in
+            while running.load(ordering: .sequentiallyConsistent) {
+                if lws_service(context, 0) < 0 { break }
+            }
+            lws_context_destroy(context)
+            context = nil
+            finished.signal()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops the loop, closes every connection and destroys the context; waits for the thread.
+    func stop() {
+        guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }
+        lws_cancel_service(context)
+        finished.wait()
+    }
+
+    /// Asks the service thread to look at `connection` (output queued, close or ping requested).
+    func schedule(_ connection: WebSocketConnection) {
+        let wake: Bool = pending.withLock { state in
+            state.items.append(connection)
+            if state.woken { return false }
+            state.woken = true
+            return true
+        }
+        if wake, running.load(ordering: .relaxed) { lws_cancel_service(context) }
+    }
+
+    /// Opens a client connection (from any thread).
+    func connect(_ connection: WebSocketConnection, host: String, port: Int, path: String, tls: Bool) {
+        clientQueue.withLock { $0.append(ClientStart(connection: connection, host: host, port: port, path: path, tls: tls)) }
+        schedule(connection)
+    }
+
+    // MARK: Service thread
+
+    func drainPending() {
+        let items: [WebSocketConnection] = pending.withLock { state in
+            defer {
+                state.items.removeAll(keepingCapacity: true)
+                state.woken = false
+            }
+            return state.items
+        }
+        let starts: [ClientStart] = clientQueue.withLock { queue in
+            let all = queue
+            queue = []
+            return all
+        }
+        for start in starts {
+            let connection = start.connection
+            let opaque = Unmanaged.passRetained(connection).toOpaque()
+            let wsi: OpaquePointer? = start.host.withCString { hostPointer in
+                start.path.withCString { pathPointer in
+                    majlis_lws_client_connect(context, hostPointer, Int32(start.port), pathPointer, start.tls ? 1 : 0, opaque)
+                }
+            }
+            if wsi == nil {
+                // lws may already have reported the failure through the callback, which released it.
+                if !connection.state.withLock({ $0.closed }) {
+                    Unmanaged<WebSocketConnection>.fromOpaque(opaque).release()
+                    closed(connection, code: nil, reason: "could not connect to \(start.host):\(start.port)")
+                }
+            } else {
+                connection.wsi = wsi
+            }
+        }
+        for connection in items {
+            if let wsi = connection.wsi { lws_callback_on_writable(wsi) }
+        }
+    }
+
+    /// Writes one queued item; returns -1 to close the connection.
+    func writable(_ connection: WebSocketConnection, wsi: OpaquePointer) -> Int32 {
+        enum Step {
+            case message(Data, more: Bool)
+            case ping(more: Bool)
+            case close(UInt16, String)
+            case nothing
+        }
+        let step: Step = connection.state.withLock { state in
+            if state.pendingPing {
+                state.pendingPing = false
+                return .ping(more: !state.outbox.isEmpty || state.closeRequest != nil)
+            }
+            if !state.outbox.isEmpty {
+                let message = state.outbox.removeFirst()
+                state.outboxBytes -= message.count
+                return .message(message, more: !state.outbox.isEmpty || state.closeRequest != nil)
+            }
+            if let request = state.closeRequest { return .close(request.code, request.reason) }
+            return .nothing
+        }
+        switch step {
+        case .nothing:
+            return 0
+        case .ping(let more):
+            var buffer = [UInt8](repeating: 0, count: pre + 1)
+            let result = buffer.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, 0, LWS_WRITE_PING) }
+            if result < 0 { return -1 }
+            if more { lws_callback_on_writable(wsi) }
+            return 0
+        case .message(let message, let more):
+            var buffer = [UInt8](repeating: 0, count: pre + message.count)
+            buffer.withUnsafeMutableBufferPointer { out in
+                message.withUnsafeBytes { raw in
+                    if let base = raw.baseAddress { (out.baseAddress! + pre).update(from: base.assumingMemoryBound(to: UInt8.self), count: message.count) }
+                }
+            }
+            let written = buffer.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, message.count, LWS_WRITE_TEXT) }
+            if written < message.count { return -1 }
+            if more { lws_callback_on_writable(wsi) }
+            return 0
+        case .close(let code, let reason):
+            var bytes = Array(reason.utf8)
+            bytes.withUnsafeMutableBufferPointer { lws_close_reason(wsi, lws_close_status(UInt32(code)), $0.baseAddress, $0.count) }
+            return -1
+        }
+    }
+
+    /// Collects a (possibly fragmented) message; returns -1 to close.
+    func receive(_ connection: WebSocketConnection, wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        connection.touch()
+        let first = lws_is_first_fragment(wsi) != 0
+        if first { connection.discardingBinary = lws_frame_is_binary(wsi) != 0 }
+        let complete = majlis_lws_message_complete(wsi) != 0
+        if connection.discardingBinary {
+            // Binary frames are reserved; v1 ignores them.
+            return 0
+        }
+        if connection.receiveBuffer.count + length > maxMessageBytes {
+            connection.receiveBuffer = Data()
+            var reason = Array("message larger than \(maxMessageBytes) bytes".utf8)
+            reason.withUnsafeMutableBufferPointer { lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, $0.baseAddress, $0.count) }
+            connection.state.withLock { $0.closeRequest = (1009, "message too big") }
+            return -1
+        }
+        if let bytes, length > 0 { connection.receiveBuffer.append(bytes.assumingMemoryBound(to: UInt8.self), count: length) }
+        if complete {
+            let message = connection.receiveBuffer
+            connection.receiveBuffer = Data()
+            connection.delegate?.webSocket(connection, didReceive: message)
+        }
+        return 0
+    }
+
+    func closed(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+        let wasOpen: Bool = connection.state.withLock { state in
+            defer {
+                state.closed = true
+                state.outbox = []
+                state.outboxBytes = 0
+            }
+            return !state.closed
+        }
+        connection.wsi = nil
+        if wasOpen { connection.delegate?.webSocketDidClose(connection, code: code, reason: reason) }
+    }
+}

@@ -1,0 +1,41 @@
+import CLibWebSockets
+import CWebSocketsShim
+import Foundation
+
+/// Opens client WebSocket connections; one service thread serves them all.
+public final class WebSocketClient: Sendable {
+    private let loop: ServiceLoop
+
+    /// Creates the client context and its thread.
+    public init(maxMessageBytes: Int = 16 << 20) throws {
+        majlis_lws_set_logging(0)
+        let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: nil, httpHandler: nil)
+        let user = Unmanaged.passRetained(loop).toOpaque()
+        guard let context = majlis_lws_create_client(majlisWebSocketCallback, user, 4096) else {
+            Unmanaged<ServiceLoop>.fromOpaque(user).release()
+            throw WebSocketServer.StartError(description: "cannot create a WebSocket client context")
+        }
+        loop.context = context
+        self.loop = loop
+        loop.start(name: "majlis-ws-client")
+    }
+
+    /// Connects to `url` (`ws://host:port/path` or `wss://...`). The delegate hears of the open,
+    /// each message, and the close (or the failure to connect).
+    public func connect(url: String, delegate: any WebSocketDelegate) throws -> WebSocketConnection {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, scheme == "ws" || scheme == "wss",
+            let host = components.host
+        else { throw WebSocketServer.StartError(description: "not a ws:// or wss:// URL: \(url)") }
+        let tls = scheme == "wss"
+        let port = components.port ?? (tls ? 443 : 80)
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        let connection = WebSocketConnection(id: ServiceLoop.makeConnectionId(), peer: "\(host):\(port)", loop: loop, delegate: delegate)
+        loop.connect(connection, host: host, port: port, path: path, tls: tls)
+        return connection
+    }
+
+    /// Closes every connection and ends the thread.
+    public func stop() {
+        loop.stop()
+    }
+}

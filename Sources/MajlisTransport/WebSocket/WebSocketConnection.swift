@@ -1,0 +1,92 @@
+import CLibWebSockets
+import Foundation
+import Synchronization
+
+/// One WebSocket connection, server or client side.
+///
+/// `send` and `close` may be called from any thread: they queue under `state`'s lock and wake the
+/// service thread, which alone touches the socket. Messages go out in the order they were queued.
+public final class WebSocketConnection: Sendable {
+    struct State {
+        var outbox: [Data] = []
+        var outboxBytes = 0
+        var pendingPing = false
+        var closeRequest: (code: UInt16, reason: String)?
+        var closed = false
+        var lastReceived: Int64 = 0
+        var userInfo: (any Sendable)?
+    }
+
+    /// A process-unique number, for logs and maps.
+    public let id: UInt64
+    /// The peer's address, when known.
+    public let peer: String
+    let state: Mutex<State>
+    let loop: ServiceLoop
+    nonisolated(unsafe) var wsi: OpaquePointer?
+    /// Only the service thread touches the receive buffer.
+    nonisolated(unsafe) var receiveBuffer = Data()
+    nonisolated(unsafe) var discardingBinary = false
+    let delegateBox: Mutex<(any WebSocketDelegate)?>
+
+    /// The most bytes a connection may have queued before it is closed as too slow (4008).
+    public static let maxQueuedBytes = 8 << 20
+
+    init(id: UInt64, peer: String, loop: ServiceLoop, delegate: (any WebSocketDelegate)?) {
+        self.id = id
+        self.peer = peer
+        self.loop = loop
+        self.state = Mutex(State(lastReceived: ServiceLoop.monotonicMilliseconds()))
+        self.delegateBox = Mutex(delegate)
+    }
+
+    var delegate: (any WebSocketDelegate)? { delegateBox.withLock { $0 } }
+
+    /// Anything the owner wants to keep with the connection (e.g. its session).
+    public var userInfo: (any Sendable)? {
+        get { state.withLock { $0.userInfo } }
+        set { state.withLock { $0.userInfo = newValue } }
+    }
+
+    /// Milliseconds (monotonic clock) when the peer last sent anything, pongs included.
+    public var lastReceived: Int64 { state.withLock { $0.lastReceived } }
+
+    /// Whether the connection is closed or closing.
+    public var isClosed: Bool { state.withLock { $0.closed || $0.closeRequest != nil } }
+
+    /// Queues one text message.
+    public func send(_ message: Data) {
+        let tooSlow: Bool = state.withLock { state in
+            guard !state.closed, state.closeRequest == nil else { return false }
+            state.outbox.append(message)
+            state.outboxBytes += message.count
+            return state.outboxBytes > Self.maxQueuedBytes
+        }
+        if tooSlow {
+            close(code: 4008, reason: "too slow: outgoing queue full")
+        } else {
+            loop.schedule(self)
+        }
+    }
+
+    /// Queues a WebSocket ping.
+    public func ping() {
+        state.withLock { $0.pendingPing = true }
+        loop.schedule(self)
+    }
+
+    /// Closes after the queued messages are written, with a close code and reason.
+    public func close(code: UInt16, reason: String) {
+        let first: Bool = state.withLock { state in
+            guard !state.closed, state.closeRequest == nil else { return false }
+            state.closeRequest = (code, String(reason.prefix(100)))
+            return true
+        }
+        if first { loop.schedule(self) }
+    }
+
+    func touch() {
+        let now = ServiceLoop.monotonicMilliseconds()
+        state.withLock { $0.lastReceived = now }
+    }
+}

@@ -1,0 +1,57 @@
+import CLibWebSockets
+import CWebSocketsShim
+import Foundation
+
+/// A WebSocket and HTTP server on libwebsockets, with one service thread.
+///
+/// WebSocket upgrades are accepted at `/v1/signal` only; other HTTP requests go to `http`.
+/// Text messages larger than `maxMessageBytes` close the connection with 1009; binary frames
+/// are ignored; invalid UTF-8 closes it (1007), as RFC 6455 asks.
+public final class WebSocketServer: Sendable {
+    /// Why the server could not start.
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let loop: ServiceLoop
+    /// The port it listens on (the real one when 0 was asked for).
+    public let port: Int
+
+    /// Binds and starts serving. `host` "0.0.0.0" listens on every interface.
+    public init(
+        host: String, port: Int, tls: (certificate: String, key: String)? = nil, maxMessageBytes: Int = 65_536,
+        delegate: any WebSocketDelegate, http: @escaping @Sendable (String) -> HTTPResponse
+    ) throws {
+        majlis_lws_set_logging(0)
+        let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http)
+        let user = Unmanaged.passRetained(loop).toOpaque()
+        let iface: String? = (host == "0.0.0.0" || host == "*") ? nil : host
+        let context = withOptionalCString(iface) { ifacePointer in
+            withOptionalCString(tls?.certificate) { cert in
+                withOptionalCString(tls?.key) { key in
+                    majlis_lws_create_server(ifacePointer, Int32(port), majlisWebSocketCallback, user, cert, key, 4096)
+                }
+            }
+        }
+        guard let context else {
+            Unmanaged<ServiceLoop>.fromOpaque(user).release()
+            throw StartError(description: "cannot listen on \(host):\(port) (address in use, or bad TLS files)")
+        }
+        loop.context = context
+        let vhost = lws_get_vhost_by_name(context, "default")
+        let bound = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? port
+        self.port = bound
+        self.loop = loop
+        loop.start(name: "majlis-ws")
+    }
+
+    /// Stops serving: every connection is dropped and the thread ends.
+    public func stop() {
+        loop.stop()
+    }
+}
+
+func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

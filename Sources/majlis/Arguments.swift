@@ -1,0 +1,83 @@
+import Foundation
+
+/// Command-line flags of one subcommand: `--name value`, `--name=value` and bare `--switch`.
+/// A flag missing from the command line may come from the environment as `MAJLIS_<NAME>`
+/// (upper case, dashes as underscores); the command line wins.
+struct Arguments {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private var values: [String: String] = [:]
+    private var switches: Set<String> = []
+    private(set) var positional: [String] = []
+    private var used: Set<String> = []
+    private let environment: [String: String]
+
+    init(_ arguments: [String], switches known: Set<String> = [], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        self.environment = environment
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else {
+                positional.append(argument)
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            if let equals = name.firstIndex(of: "=") {
+                values[String(name[..<equals])] = String(name[name.index(after: equals)...])
+                continue
+            }
+            if known.contains(name) || name == "help" {
+                switches.insert(name)
+                continue
+            }
+            guard index < arguments.count else { throw Failure(description: "--\(name) needs a value") }
+            values[name] = arguments[index]
+            index += 1
+            name = ""
+        }
+    }
+
+    mutating func string(_ name: String) -> String? {
+        used.insert(name)
+        if let value = values[name] { return value }
+        return environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")]
+    }
+
+    mutating func string(_ name: String, default value: String) -> String { string(name) ?? value }
+
+    mutating func int(_ name: String, default value: Int, range: ClosedRange<Int> = 0...Int.max) throws -> Int {
+        guard let text = string(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw Failure(description: "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    mutating func flag(_ name: String) -> Bool {
+        used.insert(name)
+        if switches.contains(name) { return true }
+        let env = environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")]
+        return env == "1" || env == "true"
+    }
+
+    var wantsHelp: Bool { switches.contains("help") }
+
+    /// Fails on flags that no one asked for (typos).
+    func rejectUnknown() throws {
+        let unknown = Set(values.keys).union(switches).subtracting(used).subtracting(["help"])
+        if let name = unknown.sorted().first { throw Failure(description: "unknown flag --\(name)") }
+    }
+
+    /// Splits "HOST:PORT".
+    static func hostPort(_ text: String, flag: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw Failure(description: "--\(flag) must be HOST:PORT, not '\(text)'")
+        }
+        let host = String(text[..<colon])
+        guard !host.isEmpty else { throw Failure(description: "--\(flag) needs a host in '\(text)'") }
+        return (host, port)
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// `majlis bench`: benchmarks that print figures.
+enum BenchCommand {
+    static let help = """
+        usage: majlis bench signaling [--clients N] [--url ws://HOST:PORT/v1/signal --key KEY --secret SECRET]
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        guard let which = arguments.first, which != "--help" else {
+            say(help)
+            return 0
+        }
+        switch which {
+        case "signaling": return try SignalingBenchmark.run(Array(arguments.dropFirst()))
+        default: throw Arguments.Failure(description: "unknown benchmark '\(which)'\n\(help)")
+        }
+    }
+}

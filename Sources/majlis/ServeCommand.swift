@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTransport
+
+/// `majlis serve`: runs the server until SIGTERM or SIGINT.
+enum ServeCommand {
+    static let help = """
+        usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
+                            [--data DIR] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
+                            [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL]
+        Runs signaling (ws://HOST:PORT/v1/signal), GET /healthz and the store (SQLite under --data).
+        Defaults: --listen 127.0.0.1:7880, --media-listen 127.0.0.1:7882, --data ./majlis-data,
+        --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error).
+        Without --keys it runs in development mode on loopback only, with a random secret for key
+        "devkey". Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = try Arguments(arguments)
+        if args.wantsHelp {
+            say(help)
+            return 0
+        }
+        var config = ServerConfig()
+        (config.host, config.port) = try Arguments.hostPort(args.string("listen", default: "127.0.0.1:7880"), flag: "listen")
+        (config.mediaHost, config.mediaPort) = try Arguments.hostPort(args.string("media-listen", default: "127.0.0.1:7882"), flag: "media-listen")
+        let advertise = args.string("media-advertise")
+        if let advertise { _ = try Arguments.hostPort(advertise, flag: "media-advertise") }
+        config.mediaAdvertise = advertise
+        config.dataDirectory = args.string("data", default: "./majlis-data")
+        config.resumeGrace = try args.int("resume-grace", default: 30, range: 0...86_400)
+        config.heartbeat = try args.int("heartbeat", default: 20, range: 1...3600)
+        config.tlsCertificate = args.string("tls-cert")
+        config.tlsKey = args.string("tls-key")
+        let levelName = args.string("log-level", default: "info")
+        let keyList = args.string("keys")
+        try args.rejectUnknown()
+        guard let level = LogLevel(name: levelName) else {
+            throw Arguments.Failure(description: "--log-level must be one of trace, debug, info, warning, error")
+        }
+        if (config.tlsCertificate == nil) != (config.tlsKey == nil) {
+            throw Arguments.Failure(description: "--tls-cert and --tls-key go together")
+        }
+        for file in [config.tlsCertificate, config.tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
+            throw Arguments.Failure(description: "cannot read \(file)")
+        }
+        var devSecret: String?
+        if let keyList {
+            for pair in keyList.split(separator: ",") {
+                guard let colon = pair.firstIndex(of: ":"), colon != pair.startIndex, pair.index(after: colon) != pair.endIndex else {
+                    throw Arguments.Failure(description: "--keys must be KEY:SECRET[,KEY:SECRET...]")
+                }
+                config.keys[String(pair[..<colon])] = String(pair[pair.index(after: colon)...])
+            }
+        } else {
+            guard isLoopback(config.host) else {
+                throw Arguments.Failure(description: "refusing to listen on \(config.host) without --keys (development mode is for loopback only)")
+            }
+            let secret = HMACSHA256.randomBytes(24).map { String(format: "%02x", $0) }.joined()
+            config.keys["devkey"] = secret
+            devSecret = secret
+        }
+
+        let logger = Logger(label: "majlis", level: level)
+        let server = try SignalingServer(config: config, logger: logger)
+        try server.start()
+        let url = "\(config.tlsCertificate == nil ? "ws" : "wss")://\(config.host):\(server.port)/v1/signal"
+        let media = config.mediaAdvertise ?? "\(config.mediaHost):\(config.mediaPort)"
+        if let devSecret {
+            let token = TokenCommand.mint(
+                key: "devkey", secret: devSecret, user: "alice", name: "Alice", room: nil,
+                grants: Grants(join: true, create: true, admin: false, publish: true, chat: true), ttl: 86_400)
+            say("""
+                development mode: API key "devkey", secret \(devSecret)
+                  mint tokens: majlis token --key devkey --secret \(devSecret) --user USER --grants join,create,publish,chat
+                  join:        majlis join --url \(url) --token \(token) --room lobby --create
+                """)
+        }
+        say("majlis ready: \(url) media udp \(media)")
+
+
+        let done = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        done.wait()
+        logger.info("shutting down")
+        server.stop()
+        logger.info("stopped")
+        return 0
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1"
+    }
+}
