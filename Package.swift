@@ -32,6 +32,9 @@ let package = Package(
         .target(
             name: "MajlisServer",
             dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite"]),
+        .target(
+            name: "MajlisTestSupport",
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
         .executableTarget(
             name: "majlis",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
@@ -40,7 +43,7 @@ let package = Package(
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
         .testTarget(
             name: "MajlisServerTests",
-            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol"]),
+            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,47 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTransport
+
+/// A real signaling server on an ephemeral loopback port with its own data directory.
+public final class TestServer: Sendable {
+    public static let key = "testkey"
+    public static let secret = "test-secret-0123456789abcdef0123456789"
+
+    public let server: SignalingServer
+    public let dataDirectory: String
+    public let config: ServerConfig
+
+    /// Starts a server; `configure` may change the configuration first.
+    public init(dataDirectory: String? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("majlis-test-\(UUID().uuidString)").path
+        var config = ServerConfig()
+        config.port = 0
+        config.dataDirectory = directory
+        config.keys = [Self.key: Self.secret]
+        configure(&config)
+        self.config = config
+        self.dataDirectory = directory
+        server = try SignalingServer(config: config, logger: Logger(label: "test-server", level: .error))
+        try server.start()
+    }
+
+    public var url: String { "ws://127.0.0.1:\(server.port)/v1/signal" }
+
+    /// A token for `user` with `grants`, valid for `ttl` seconds.
+    public static func token(_ user: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return AccessToken.sign(
+            AccessClaims(sub: user, name: name ?? user.capitalized, exp: now + ttl, iat: now, room: room, grants: grants), key: key,
+            secret: secret)
+    }
+
+    public func stop() { server.stop() }
+
+    /// Stops the server and removes its data.
+    public func destroy() {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+}

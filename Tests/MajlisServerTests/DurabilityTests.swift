@@ -1,0 +1,125 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+@Suite(.serialized) struct DurabilityTests {
+    @Test func resumeWithinGraceKeepsTheSeatAndExpiryClearsIt() async throws {
+        let server = try TestServer { $0.resumeGrace = 2 }
+        defer { server.destroy() }
+        let owner = try await TestClient.signedIn(server, user: "owner")
+        try await owner.call("room.create", room: "r")
+        let guest = try await TestClient.connect(server.url)
+        let hello = try await guest.request("hello", ["token": .string(TestServer.token("guest"))])
+        let session = try #require(hello["data"]?["session"]?.stringValue)
+        try await guest.call("room.join", room: "r")
+        try await guest.call("seat.take", room: "r", ["index": 1])
+        try await guest.call("attr.set", room: "r", ["attrs": ["guest.mood": "happy"], "deleteOnLeave": true])
+        guest.disconnect()
+        _ = try await guest.closed()
+
+        let back = try await TestClient.connect(server.url)
+        let resumed = try await back.request("hello", ["token": .string(TestServer.token("guest")), "resume": .string(session)])
+        #expect(resumed["data"]?["resumed"] == true)
+        #expect(resumed["data"]?["session"]?.stringValue == session)
+        #expect(resumed["data"]?["rooms"] == ["r"])
+        let snapshot = try await back.call("room.sync", room: "r")
+        #expect(snapshot["me"]?["seat"] == 1)
+        #expect(snapshot["attributes"]?["guest.mood"]?["value"] == "happy")
+        #expect(owner.pendingEvents.allSatisfy { $0["ev"] != "member.left" })
+
+        back.disconnect()
+        let left = try await owner.event("member.left", timeout: 15)
+        #expect(left["data"] == ["user": "guest", "reason": "timeout"])
+        let after = try await owner.call("room.sync", room: "r")
+        #expect(after["seats"]?.arrayValue?[1]["state"] == "empty")
+        #expect(after["attributes"]?["guest.mood"] == nil)
+    }
+
+    @Test func roomsBansAndChatSurviveARestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-restart-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let server = try TestServer(dataDirectory: directory)
+            let owner = try await TestClient.signedIn(server, user: "owner")
+            let troll = try await TestClient.signedIn(server, user: "troll")
+            try await owner.call("room.create", room: "keep", ["title": "Kept", "seatCount": 5, "mode": "request", "announcement": "hi"])
+            try await troll.call("room.join", room: "keep")
+            try await owner.call("seat.lock", room: "keep", ["index": 2, "locked": true])
+            try await owner.call("seat.mute", room: "keep", ["index": 3, "muted": true])
+            try await owner.call("member.kick", room: "keep", ["user": "troll", "banSeconds": 600])
+            for index in 1...5 { try await owner.call("chat.send", room: "keep", ["text": .string("m\(index)"), "clientMsgId": .string("c\(index)")]) }
+            server.stop()
+        }
+        let server = try TestServer(dataDirectory: directory)
+        defer { server.stop() }
+        let owner = try await TestClient.signedIn(server, user: "owner")
+        let snapshot = try await owner.call("room.join", room: "keep")
+        #expect(snapshot["room"]?["title"] == "Kept")
+        #expect(snapshot["room"]?["mode"] == "request")
+        #expect(snapshot["me"]?["role"] == "owner")
+        #expect(snapshot["seats"]?.arrayValue?[2]["state"] == "locked")
+        #expect(snapshot["seats"]?.arrayValue?[3]["muted"] == true)
+        #expect(snapshot["chat"]?["lastMsgId"] == 5)
+        let history = try await owner.call("chat.history", room: "keep", ["limit": 10])
+        #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["m5", "m4", "m3", "m2", "m1"])
+        // The same clientMsgId after the restart still stores nothing new.
+        #expect(try await owner.call("chat.send", room: "keep", ["text": "m5", "clientMsgId": "c5"])["msgId"] == 5)
+        let troll = try await TestClient.signedIn(server, user: "troll")
+        do {
+            try await troll.call("room.join", room: "keep")
+            Issue.record("the ban did not survive")
+        } catch {
+            #expect((error as? ProtocolError)?.code == .banned)
+        }
+    }
+
+    @Test func acknowledgedChatSurvivesKillDashNine() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-kill-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
+        let owner = try await TestClient.connect(process.url)
+        _ = try await owner.request("hello", ["token": .string(TestServer.token("owner"))])
+        try await owner.call("room.create", room: "k")
+        let url = process.url
+        // Ten senders, ten messages each (within the per-user chat burst), all at once.
+        let acknowledged = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for sender in 0..<10 {
+                group.addTask {
+                    let client = try await TestClient.connect(url)
+                    _ = try await client.request("hello", ["token": .string(TestServer.token("sender\(sender)"))])
+                    try await client.call("room.join", room: "k")
+                    var ids: [Int64] = []
+                    for index in 0..<10 {
+                        let posted = try await client.call("chat.send", room: "k", ["text": .string("n\(index)"), "clientMsgId": .string("k\(index)")])
+                        ids.append(posted["msgId"]!.intValue!)
+                    }
+                    return ids
+                }
+            }
+            var all: [Int64] = []
+            for try await ids in group { all += ids }
+            return all
+        }
+        #expect(acknowledged.count == 100)
+        process.kill()
+        process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
+        defer { process.terminate() }
+        let again = try await TestClient.connect(process.url)
+        _ = try await again.request("hello", ["token": .string(TestServer.token("owner"))])
+        try await again.call("room.join", room: "k")
+        var stored: [Int64] = []
+        var before: Int64? = nil
+        while true {
+            var args: [String: JSONValue] = ["limit": 100]
+            if let before { args["before"] = .int(before) }
+            let page = try await again.call("chat.history", room: "k", args)["messages"]?.arrayValue ?? []
+            if page.isEmpty { break }
+            stored += page.compactMap { $0["msgId"]?.intValue }
+            before = page.last?["msgId"]?.intValue
+        }
+        #expect(Set(stored).isSuperset(of: acknowledged))
+        #expect(stored.count == acknowledged.count)
+    }
+}

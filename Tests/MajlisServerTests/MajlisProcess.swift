@@ -1,0 +1,50 @@
+import Foundation
+import MajlisTestSupport
+
+/// The real `majlis` executable (built next to the tests) run as a child process.
+struct MajlisProcess {
+    let process = Process()
+    let url: String
+
+    static var executable: URL {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        for configuration in ["debug", "release"] {
+            let candidate = root.appendingPathComponent(".build/\(configuration)/majlis")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return root.appendingPathComponent(".build/debug/majlis")
+    }
+
+    /// Starts `majlis ARGS` and waits for its ready line.
+    init(arguments: [String]) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        let handle = output.fileHandleForReading
+        while !text.contains("majlis ready:") {
+            let chunk = handle.availableData
+            if chunk.isEmpty { throw TestClient.Timeout(description: "majlis exited before it was ready: \(text)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("majlis ready:") }!
+        url = String(line.split(separator: " ")[2])
+    }
+
+    /// SIGKILL: no shutdown, no flush.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then waits for a clean exit; returns the exit status.
+    @discardableResult
+    func terminate() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import MajlisTransport
+import Testing
+
+@Suite(.serialized) struct SessionTests {
+    func errorCode(_ answer: JSONValue) -> String? { answer["error"]?["code"]?.stringValue }
+
+    @Test func helloAnswersWithSessionAndLimits() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.connect(server.url)
+        let answer = try await client.request("hello", ["token": .string(TestServer.token("alice")), "client": ["sdk": "test", "version": "1", "platform": "linux"]])
+        #expect(answer["ok"] == true)
+        #expect(answer["data"]?["user"]?["id"] == "alice")
+        #expect(answer["data"]?["heartbeat"] == 20)
+        #expect(answer["data"]?["session"]?.stringValue?.isEmpty == false)
+        #expect(answer["data"]?["expiresAt"]?.intValue != nil)
+        let ping = try await client.request("ping")
+        #expect(ping["data"]?["t"]?.intValue != nil)
+    }
+
+    @Test func badTokensAreRefusedAndClosedWith4001() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let now = Int64(Date().timeIntervalSince1970)
+        let cases: [(String, String)] = [
+            ("not-a-jwt", "unauthorized"),
+            (AccessToken.sign(AccessClaims(sub: "a", exp: now + 60), key: TestServer.key, secret: "wrong"), "unauthorized"),
+            (AccessToken.sign(AccessClaims(sub: "a", exp: now + 60), key: "otherkey", secret: TestServer.secret), "unauthorized"),
+            (AccessToken.sign(AccessClaims(sub: "a", exp: now - 1), key: TestServer.key, secret: TestServer.secret), "token_expired"),
+            (AccessToken.sign(AccessClaims(sub: "a", exp: now + 600, nbf: now + 300), key: TestServer.key, secret: TestServer.secret), "unauthorized"),
+            (AccessToken.sign(AccessClaims(sub: "bad user!", exp: now + 60), key: TestServer.key, secret: TestServer.secret), "unauthorized"),
+            (Self.unsignedToken(alg: "none"), "unauthorized"),
+            (Self.unsignedToken(alg: "HS512"), "unauthorized"),
+        ]
+        for (token, code) in cases {
+            let client = try await TestClient.connect(server.url)
+            let answer = try await client.request("hello", ["token": .string(token)])
+            #expect(errorCode(answer) == code, "\(token)")
+            #expect(try await client.closed() == 4001)
+        }
+    }
+
+    static func unsignedToken(alg: String) -> String {
+        func b64(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        }
+        let exp = Int64(Date().timeIntervalSince1970) + 60
+        return b64(#"{"alg":"\#(alg)","kid":"\#(TestServer.key)"}"#) + "." + b64(#"{"sub":"a","exp":\#(exp)}"#) + ".c2ln"
+    }
+
+    @Test func tokenFromAStandardJWTLibraryVerifies() async throws {
+        // PyJWT is installed by scripts/test; it is the independent judge here.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import jwt, time
+            print(jwt.encode({"sub": "py.user", "name": "Py", "exp": int(time.time()) + 600, "grants": {"create": True}}, \
+            "\(TestServer.secret)", algorithm="HS256", headers={"kid": "\(TestServer.key)"}))
+            """]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let token = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(process.terminationStatus == 0, "python3 with PyJWT is needed (scripts/test installs it)")
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.connect(server.url)
+        let answer = try await client.request("hello", ["token": .string(token)])
+        #expect(answer["ok"] == true)
+        #expect(answer["data"]?["user"] == ["id": "py.user", "name": "Py"])
+    }
+
+    @Test func anythingBeforeHelloCloses4001() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.connect(server.url)
+        let answer = try await client.request("room.join", ["room": "r1"])
+        #expect(errorCode(answer) == "unauthorized")
+        #expect(try await client.closed() == 4001)
+    }
+
+    @Test func silentNewConnectionIsClosedAfterHelloTimeout() async throws {
+        let server = try TestServer { $0.helloTimeout = 1 }
+        defer { server.destroy() }
+        let client = try await TestClient.connect(server.url)
+        #expect(try await client.closed(timeout: 10) == 4001)
+    }
+
+    @Test func malformedFramesGetBadRequestAndTheConnectionStays() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.signedIn(server, user: "alice")
+        client.sendRaw("{nope")
+        #expect(errorCode(try await client.response(to: nil)) == "bad_request")
+        client.sendRaw(#"{"id": 5}"#)
+        #expect(errorCode(try await client.response(to: 5)) == "bad_request")
+        client.sendRaw(#"{"id": 6, "op": "warp.drive"}"#)
+        #expect(errorCode(try await client.response(to: 6)) == "unsupported")
+        client.sendRaw(#"{"id": 7, "op": "seat.take", "args": {"room": "r1", "index": "two"}}"#)
+        #expect(errorCode(try await client.response(to: 7)) == "bad_request")
+        client.sendRaw(#"[1, 2, 3]"#)
+        #expect(errorCode(try await client.response(to: nil)) == "bad_request")
+        #expect(try await client.request("ping")["ok"] == true)
+        #expect(!client.isClosed)
+    }
+
+    @Test func framesOver64KiBClose1009() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.signedIn(server, user: "alice")
+        client.sendRaw(#"{"id":1,"op":"ping","args":{"pad":""# + String(repeating: "x", count: 70_000) + #""}}"#)
+        #expect(try await client.closed() == 1009)
+    }
+
+    @Test func aFrameJustUnderTheLimitIsFine() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.signedIn(server, user: "alice")
+        client.sendRaw(#"{"id":1,"op":"ping","args":{"pad":""# + String(repeating: "x", count: 60_000) + #""}}"#)
+        #expect(try await client.response(to: 1)["ok"] == true)
+    }
+
+    @Test func aNewerConnectionReplacesTheOlder() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let first = try await TestClient.signedIn(server, user: "alice")
+        try await first.call("room.create", room: "r1")
+        let second = try await TestClient.signedIn(server, user: "alice")
+        #expect(try await first.closed() == 4004)
+        // The rooms carry over: the new connection is still a member.
+        let snapshot = try await second.call("room.sync", room: "r1")
+        #expect(snapshot["me"]?["role"] == "owner")
+    }
+
+    @Test func tokenExpiringAndRenew() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.connect(server.url)
+        let short = TestServer.token("alice", ttl: 20)
+        #expect(try await client.request("hello", ["token": .string(short)])["ok"] == true)
+        let warning = try await client.event("token.expiring")
+        #expect(warning["data"]?["expiresAt"]?.intValue != nil)
+        let renewed = try await client.request("session.renew", ["token": .string(TestServer.token("alice", ttl: 600))])
+        #expect(renewed["data"]?["expiresAt"]?.intValue ?? 0 > warning["data"]?["expiresAt"]?.intValue ?? Int64.max)
+        let other = try await client.request("session.renew", ["token": .string(TestServer.token("mallory"))])
+        #expect(errorCode(other) == "forbidden")
+        let expiredToken = AccessToken.sign(AccessClaims(sub: "alice", exp: 1), key: TestServer.key, secret: TestServer.secret)
+        #expect(errorCode(try await client.request("session.renew", ["token": .string(expiredToken)])) == "token_expired")
+    }
+
+    @Test func anExpiredSessionIsClosed4001() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.connect(server.url)
+        #expect(try await client.request("hello", ["token": .string(TestServer.token("alice", ttl: 2))])["ok"] == true)
+        #expect(try await client.closed(timeout: 10) == 4001)
+    }
+
+    @Test func requestFloodIsRateLimited() async throws {
+        let server = try TestServer { $0.requestsPerSecond = 5; $0.requestBurst = 10 }
+        defer { server.destroy() }
+        let client = try await TestClient.signedIn(server, user: "alice")
+        for id in 1...15 { client.sendRaw(#"{"id":\#(id),"op":"ping"}"#) }
+        var limited = 0
+        for id in 1...15 where errorCode(try await client.response(to: Int64(id))) == "rate_limited" { limited += 1 }
+        #expect(limited >= 4)
+        #expect(!client.isClosed)
+    }
+
+    @Test func healthz() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.server.port)/healthz")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let health = try JSONDecoder().decode(JSONValue.self, from: data)
+        #expect(health["status"] == "ok")
+    }
+
+    @Test func gracefulStopTellsClients1001() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let client = try await TestClient.signedIn(server, user: "alice")
+        server.stop()
+        #expect(try await client.closed() == 1001)
+    }
+}
