@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // glibc's malloc_trim, to hand memory back after bursts.
+        .systemLibrary(name: "CMalloc"),
         // Macros and inline helpers of libwebsockets that Swift cannot import.
         .target(name: "CWebSocketsShim", dependencies: ["CLibWebSockets"]),
 
@@ -31,7 +33,7 @@ let package = Package(
             dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto"]),
         .target(
             name: "MajlisServer",
-            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite"]),
+            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),
         .target(
             name: "MajlisTestSupport",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),

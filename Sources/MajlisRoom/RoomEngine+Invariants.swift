@@ -30,6 +30,8 @@ extension RoomEngine {
             if seated.contains(request.user) { problems.append("request \(request.id) of seated \(request.user)") }
             if !requesters.insert(request.user).inserted { problems.append("\(request.user) has two requests") }
         }
+        if pendingJoined.contains(where: { members[$0] == nil }) { problems.append("a pending join of a non-member") }
+        if pendingLeft.contains(where: { members[$0] != nil }) { problems.append("a pending leave of a member") }
         if attributes.count > limits.attributeKeys { problems.append("too many attributes") }
         if admins.contains(owner) { problems.append("the owner is listed as an admin") }
         return problems

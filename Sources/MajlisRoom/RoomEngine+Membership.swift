@@ -27,33 +27,41 @@ extension RoomEngine {
         let record = MemberRecord(id: caller.id, name: caller.name, avatar: "", grants: caller.grants, joinedAt: now)
         members[caller.id] = record
         joinOrder.append(caller.id)
-        emit(.roomExcept(caller.id), .memberJoined(member(record, now: now)), &out)
+        if isCoalescingMembers {
+            pendingLeft.removeAll { $0 == caller.id }
+            pendingJoined.append(caller.id)
+            flushMembersIfDue(now: now, out: &out)
+        } else {
+            emit(.roomExcept(caller.id), .memberJoined(member(record, now: now)), &out)
+        }
         return .snapshot(snapshot(for: caller.id, now: now))
     }
 
-    /// The whole room as `user` sees it.
+    /// The whole room as `user` sees it. Lists moderators and seated members, then the first
+    /// `limits.snapshotOtherMembers` others; costs little per unlisted member, so joining a
+    /// busy room stays cheap.
     public func snapshot(for user: String, now: Int64) -> RoomSnapshot {
-        var listed: [Member] = []
-        var others = 0
-        var first: [Member] = []
+        let seated = Set(seats.compactMap(\.user))
+        var ranked: [(rank: Int, member: Member)] = []
+        var others: [Member] = []
         for id in joinOrder {
             guard let record = members[id] else { continue }
-            let entry = member(record, now: now)
-            if entry.role != .member || entry.seat != nil {
-                first.append(entry)
-            } else if others < limits.snapshotOtherMembers {
-                listed.append(entry)
-                others += 1
+            if id == owner {
+                ranked.append((0, member(record, now: now)))
+            } else if admins.contains(id) {
+                ranked.append((1, member(record, now: now)))
+            } else if seated.contains(id) || record.grants.admin {
+                ranked.append((2, member(record, now: now)))
+            } else if others.count < limits.snapshotOtherMembers {
+                others.append(member(record, now: now))
             }
         }
-        first.sort { lhs, rhs in
-            func rank(_ m: Member) -> Int { m.role == .owner ? 0 : m.role == .admin ? 1 : 2 }
-            return rank(lhs) < rank(rhs)
-        }
+        // A stable sort keeps join order within each rank.
+        let first = ranked.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element.member)
         let moderator = isModerator(user)
         let ownRequest = requestOrder.lazy.compactMap { self.requests[$0] }.first { $0.user == user }
         return RoomSnapshot(
-            room: info, seq: seq, seats: seats, members: first + listed,
+            room: info, seq: seq, seats: seats, members: first + others,
             attributes: attributes.mapValues { AttributeValue(value: $0.value, owner: $0.owner) },
             me: SelfState(role: role(of: user), seat: seatIndex(of: user), chatMuted: isChatMuted(user, now: now), request: ownRequest),
             requests: moderator ? requestOrder.compactMap { requests[$0] } : [],
@@ -82,15 +90,42 @@ extension RoomEngine {
             for key in owned { attributes[key] = nil }
             emit(.room, .attributesUpdated(set: [:], deleted: owned), &out)
         }
+        let coalescing = isCoalescingMembers
         members[user] = nil
         joinOrder.removeAll { $0 == user }
         chatBuckets[user] = nil
-        emit(.room, .memberLeft(user: user, reason: reason), &out)
+        if coalescing {
+            if let position = pendingJoined.firstIndex(of: user) {
+                pendingJoined.remove(at: position)  // never announced: nothing to take back
+            } else {
+                pendingLeft.append(user)
+            }
+            flushMembersIfDue(now: now, out: &out)
+        } else {
+            emit(.room, .memberLeft(user: user, reason: reason), &out)
+        }
         out.effects.append(.memberRemoved(user: user, kicked: kicked))
+    }
+
+    /// Busy rooms (or rooms with announcements pending) batch joins and leaves.
+    var isCoalescingMembers: Bool {
+        members.count > limits.coalesceMembersAbove || !pendingJoined.isEmpty || !pendingLeft.isEmpty
+    }
+
+    /// Announces pending joins and leaves in one `members.changed` if the last was long enough ago.
+    mutating func flushMembersIfDue(now: Int64, out: inout RoomOutcome) {
+        guard !pendingJoined.isEmpty || !pendingLeft.isEmpty, now - lastMembersFlush >= limits.membersChangedInterval else { return }
+        let joined = pendingJoined.suffix(limits.membersChangedListed).compactMap { members[$0].map { member($0, now: now) } }
+        emit(.room, .membersChanged(joined: joined, joinedCount: pendingJoined.count, left: pendingLeft, memberCount: members.count), &out)
+        pendingJoined = []
+        pendingLeft = []
+        lastMembersFlush = now
     }
 
     /// Ends the room: everyone is told, and the driver forgets it.
     mutating func end(reason: String, out: inout RoomOutcome) {
+        pendingJoined = []
+        pendingLeft = []
         emit(.room, .roomEnded(reason: reason), &out)
         for user in joinOrder { out.effects.append(.memberRemoved(user: user, kicked: false)) }
         members = [:]

@@ -22,6 +22,7 @@ extension RoomEngine {
             guard let away = members[user]?.awaySince, away + limits.resumeGrace <= now else { continue }
             removeMember(user, reason: "timeout", kicked: false, now: now, out: &out)
         }
+        flushMembersIfDue(now: now, out: &out)
         return out
     }
 
@@ -31,6 +32,7 @@ extension RoomEngine {
         times += requests.values.map { $0.createdAt + limits.requestLifetime }
         times += chatMutes.values
         times += members.values.compactMap { $0.awaySince.map { $0 + limits.resumeGrace } }
+        if !pendingJoined.isEmpty || !pendingLeft.isEmpty { times.append(lastMembersFlush + limits.membersChangedInterval) }
         return times.min()
     }
 }

@@ -45,6 +45,10 @@ public struct RoomEngine: Sendable {
     var sentChats: [String: (msgId: Int64, ts: Int64)] = [:]
     var sentOrder: [String] = []
     var nextLocalId = 1
+    /// Joins and leaves not yet announced (busy rooms announce them in batches).
+    var pendingJoined: [String] = []
+    var pendingLeft: [String] = []
+    var lastMembersFlush: Int64 = 0
 
     /// A new room, created by `owner`.
     public init(id: String, settings: RoomSettings, owner: String, now: Int64, limits: RoomLimits = RoomLimits()) {

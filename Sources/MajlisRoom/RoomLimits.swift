@@ -20,6 +20,12 @@ public struct RoomLimits: Sendable, Equatable {
     public var resumeGrace: Int64 = 30_000
     /// How many of the others (neither moderators nor seated) a snapshot lists.
     public var snapshotOtherMembers = 100
+    /// Above this many members, joins and leaves are announced together in `members.changed`,
+    /// at most once per `membersChangedInterval` milliseconds, instead of one event each.
+    public var coalesceMembersAbove = 200
+    public var membersChangedInterval: Int64 = 500
+    /// How many of the members who joined a `members.changed` lists (the most recent ones).
+    public var membersChangedListed = 20
     /// How many recent `clientMsgId`s are remembered for deduplication.
     public var rememberedClientMessages = 10_000
 

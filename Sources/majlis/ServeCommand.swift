@@ -23,6 +23,7 @@ enum ServeCommand {
             say(help)
             return 0
         }
+        raiseFileLimit()
         var config = ServerConfig()
         (config.host, config.port) = try Arguments.hostPort(args.string("listen", default: "127.0.0.1:7880"), flag: "listen")
         (config.mediaHost, config.mediaPort) = try Arguments.hostPort(args.string("media-listen", default: "127.0.0.1:7882"), flag: "media-listen")

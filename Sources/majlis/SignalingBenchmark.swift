@@ -1,6 +1,125 @@
-/// The signaling benchmark (filled in below).
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+/// `majlis bench signaling`: N clients join one room on a real `majlis serve` (a child process),
+/// then it measures the join storm, seat-op round trips and chat fan-out under that load, and
+/// the server's memory per connection. Prints figures; asserts nothing.
 enum SignalingBenchmark {
+    static let help = """
+        usage: majlis bench signaling [--clients N] [--seat-ops N] [--seat-interval-ms MS] [--messages N] [--interval-ms MS] [--loops N]
+        Starts `majlis serve` on a free loopback port, connects N clients (default 2000) to one room and prints:
+        join storm time, seat op round trip p50/p99 (N seat ops, default 200, each fanned out to every member;
+        paced one per 50 ms, then back to back),
+        chat fan-out latency p50/p99 to every member (default 40 messages, one per 100 ms), and the server's
+        resident memory per idle connection.
+        """
+
     static func run(_ arguments: [String]) throws -> Int32 {
-        throw Arguments.Failure(description: "not built yet")
+        var args = try Arguments(arguments)
+        if args.wantsHelp {
+            say(help)
+            return 0
+        }
+        let clientCount = try args.int("clients", default: 2000, range: 2...50_000)
+        let seatOps = try args.int("seat-ops", default: 200, range: 1...100_000)
+        let messages = try args.int("messages", default: 40, range: 1...10_000)
+        let interval = try args.int("interval-ms", default: 100, range: 0...10_000)
+        let seatInterval = try args.int("seat-interval-ms", default: 50, range: 0...10_000)
+        let loops = try args.int("loops", default: 2, range: 1...16)
+        try args.rejectUnknown()
+        raiseFileLimit()
+
+        let secret = "bench-secret-0123456789abcdef"
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", data, "--keys", "bench:\(secret)", "--log-level", "error"])
+        defer { server.stop() }
+        let baseline = server.residentKiB()
+        // The members' connections share `loops` client threads; the owner and the twenty members
+        // who time seat ops get a thread of their own, as each real user has their own phone.
+        let clientLoops = try (0..<loops).map { _ in try WebSocketClient() }
+        let controlLoop = try WebSocketClient()
+        defer {
+            clientLoops.forEach { $0.stop() }
+            controlLoop.stop()
+        }
+
+        func token(_ user: String) -> String {
+            let now = Int64(Date().timeIntervalSince1970)
+            return AccessToken.sign(AccessClaims(sub: user, exp: now + 3600, grants: Grants(create: true)), key: "bench", secret: secret)
+        }
+
+        // The owner creates the room.
+        let owner = BenchClient(user: "owner", token: token("owner"))
+        owner.connection = try controlLoop.connect(url: server.url, delegate: owner)
+        try owner.waitUntilSignedIn()
+        _ = try owner.call(#"{"id":%ID%,"op":"room.create","args":{"room":"bench","title":"Bench","seatCount":8}}"#)
+
+        // Join storm.
+        say("majlis bench signaling: \(clientCount) clients, one room, server pid \(server.pid)")
+        let start = DispatchTime.now()
+        var clients: [BenchClient] = []
+        for index in 1..<clientCount {
+            let client = BenchClient(user: "u\(index)", token: token("u\(index)"), joinRoom: "bench")
+            let loop = index <= 20 ? controlLoop : clientLoops[index % loops]
+            client.connection = try loop.connect(url: server.url, delegate: client)
+            clients.append(client)
+        }
+        try BenchClient.waitAll(clients, timeout: 300) { $0.joined }
+        let stormSeconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        // Let the server finish announcing the joins and settle before measuring.
+        Thread.sleep(forTimeInterval: 3)
+        let loaded = server.residentKiB()
+        say(String(format: "join storm: %d clients connected, said hello and joined in %.2f s (%.0f joins/s)", clientCount, stormSeconds, Double(clientCount) / stormSeconds))
+        say(String(format: "server memory: %.1f MiB before, %.1f MiB with %d members: %.1f KiB per idle connection",
+                   Double(baseline) / 1024, Double(loaded) / 1024, clientCount, Double(loaded - baseline) / Double(clientCount)))
+
+        // Seat ops under load: every op fans a seat.updated out to every member. Twenty members take
+        // turns (take a seat, leave it), so no one connection runs into its request rate limit.
+        // Paced (one op per --seat-interval-ms, still far busier than a real room), then back to back
+        // (each op sent as soon as the previous one is answered, queueing behind its broadcast).
+        func seatRun(pace: Int) throws -> [Double] {
+            var times: [Double] = []
+            for index in 0..<seatOps {
+                let turn = index / 2
+                let client = clients[turn % min(20, clients.count)]
+                let op = index % 2 == 0
+                    ? #"{"id":%ID%,"op":"seat.take","args":{"room":"bench","index":\#(turn % 8)}}"#
+                    : #"{"id":%ID%,"op":"seat.leave","args":{"room":"bench"}}"#
+                times.append(try client.call(op))
+                if pace > 0 { Thread.sleep(forTimeInterval: Double(pace) / 1000) }
+            }
+            return times
+        }
+        let paced = try seatRun(pace: seatInterval)
+        say(String(format: "seat op round trip, one op every %d ms (%d ops, %d members): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                   seatInterval, seatOps, clientCount, percentile(paced, 0.5), percentile(paced, 0.99), paced.max() ?? 0))
+        let flat = try seatRun(pace: 0)
+        say(String(format: "seat op round trip, back to back (%d ops, %d members): p50 %.2f ms, p99 %.2f ms, max %.2f ms (%.0f ops/s)",
+                   seatOps, clientCount, percentile(flat, 0.5), percentile(flat, 0.99), flat.max() ?? 0,
+                   Double(seatOps) / (flat.reduce(0, +) / 1000)))
+        Thread.sleep(forTimeInterval: 1)
+
+        // Chat fan-out: each message carries its send time; every member records its arrival.
+        for client in clients { client.resetChat() }
+        for index in 0..<messages {
+            let sender = clients[index % clients.count]
+            let sentAt = DispatchTime.now().uptimeNanoseconds
+            sender.sendRaw(#"{"id":\#(index + 1_000_000),"op":"chat.send","args":{"room":"bench","text":"t=\#(sentAt)","clientMsgId":"b\#(index)"}}"#)
+            if interval > 0 { Thread.sleep(forTimeInterval: Double(interval) / 1000) }
+        }
+        try BenchClient.waitAll(clients, timeout: 120) { $0.chatCount >= messages }
+        let latencies = clients.flatMap { $0.chatLatencies }
+        say(String(format: "chat fan-out (%d messages x %d members = %d deliveries): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                   messages, clients.count, latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? 0))
+        return 0
+    }
+
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
     }
 }

@@ -8,7 +8,7 @@ import Testing
         let room = RoomInfo(id: "r", title: "T", owner: "o", mode: .free, seatCount: 8, announcement: "", chatMutedAll: false, createdAt: 1, memberCount: 2, maxMembers: 0)
         let events: [ServerEvent] = [
             .roomUpdated(room), .roomEnded(reason: "ended"), .memberJoined(member), .memberLeft(user: "a", reason: "left"),
-            .memberUpdated(member), .seatUpdated([Seat(index: 1, state: .occupied, user: "a", muted: true, micOn: true)]),
+            .memberUpdated(member), .membersChanged(joined: [member], joinedCount: 4, left: ["z"], memberCount: 900), .seatUpdated([Seat(index: 1, state: .occupied, user: "a", muted: true, micOn: true)]),
             .attributesUpdated(set: ["k": AttributeValue(value: "v", owner: "a")], deleted: ["x"]),
             .requestReceived(SeatRequest(id: "q1", user: "a", index: nil, createdAt: 3)),
             .requestCancelled(requestId: "q1", user: "a", reason: "expired"), .requestAccepted(requestId: "q1", index: 2),

@@ -166,4 +166,35 @@ import Testing
         #expect(out.deliveries.last?.event == .memberLeft(user: "a", reason: "timeout"))
         #expect(!room.engine.isMember("a"))
     }
+
+    @Test func busyRoomsCoalesceJoinsAndLeaves() {
+        var limits = RoomLimits()
+        limits.coalesceMembersAbove = 4
+        var room = RoomHarness(limits: limits)
+        room.join("a")
+        room.join("b")
+        #expect(room.join("c").eventNames == ["member.joined"])
+        // The fourth member makes the room busy: the first batch goes out at once...
+        let first = room.join("d")
+        #expect(first.deliveries.map(\.event) == [.membersChanged(joined: [room.engine.snapshot(for: "d", now: room.now).members.first { $0.id == "d" }!], joinedCount: 1, left: [], memberCount: 5)])
+        // ...then joins and leaves wait for the interval.
+        room.now += 100
+        #expect(room.join("e").deliveries.isEmpty)
+        #expect(room.ok("a", .leave).deliveries.isEmpty)
+        room.join("f")
+        #expect(room.ok("f", .leave).deliveries.isEmpty)  // joined and left unseen: nothing to say
+        #expect(room.engine.nextDeadline == room.now - 100 + 500)
+        room.now += 400
+        let batch = room.engine.tick(now: room.now)
+        guard case .membersChanged(let joined, let joinedCount, let left, let count)? = batch.deliveries.first?.event else {
+            Issue.record("no batch: \(batch.eventNames)")
+            return
+        }
+        #expect(joined.map(\.id) == ["e"])
+        #expect(joinedCount == 1)
+        #expect(left == ["a"])
+        #expect(count == 5)
+        #expect(batch.deliveries.first?.seq == room.engine.seq)
+        #expect(room.engine.tick(now: room.now + 1000).deliveries.isEmpty)
+    }
 }

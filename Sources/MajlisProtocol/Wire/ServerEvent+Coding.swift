@@ -4,6 +4,7 @@ extension ServerEvent {
     private struct MemberData: Codable { var member: Member }
     private struct LeftData: Codable { var user: String; var reason: String }
     private struct SeatsData: Codable { var seats: [Seat] }
+    private struct MembersChangedData: Codable { var joined: [Member]; var joinedCount: Int?; var left: [String]; var memberCount: Int }
     private struct AttributesData: Codable { var set: [String: AttributeValue]; var deleted: [String] }
     private struct RequestData: Codable { var request: SeatRequest }
     private struct RequestEndData: Codable { var requestId: String; var user: String; var reason: String }
@@ -24,6 +25,8 @@ extension ServerEvent {
         case .memberJoined(let member), .memberUpdated(let member): try MemberData(member: member).encode(to: encoder)
         case .memberLeft(let user, let reason): try LeftData(user: user, reason: reason).encode(to: encoder)
         case .seatUpdated(let seats): try SeatsData(seats: seats).encode(to: encoder)
+        case .membersChanged(let joined, let joinedCount, let left, let count):
+            try MembersChangedData(joined: joined, joinedCount: joinedCount, left: left, memberCount: count).encode(to: encoder)
         case .attributesUpdated(let set, let deleted): try AttributesData(set: set, deleted: deleted).encode(to: encoder)
         case .requestReceived(let request): try RequestData(request: request).encode(to: encoder)
         case .requestCancelled(let id, let user, let reason):
@@ -53,6 +56,10 @@ extension ServerEvent {
             let data = try LeftData(from: decoder)
             self = .memberLeft(user: data.user, reason: data.reason)
         case "seat.updated": self = .seatUpdated(try SeatsData(from: decoder).seats)
+        case "members.changed":
+            let data = try MembersChangedData(from: decoder)
+            self = .membersChanged(
+                joined: data.joined, joinedCount: data.joinedCount ?? data.joined.count, left: data.left, memberCount: data.memberCount)
         case "attr.updated":
             let data = try AttributesData(from: decoder)
             self = .attributesUpdated(set: data.set, deleted: data.deleted)

@@ -5,6 +5,9 @@ public enum ServerEvent: Sendable, Equatable {
     case memberJoined(Member)
     case memberLeft(user: String, reason: String)
     case memberUpdated(Member)
+    /// Joins and leaves of a busy room, coalesced (at most twice a second). `joined` lists at most
+    /// the most recent few; `joinedCount` says how many joined in all.
+    case membersChanged(joined: [Member], joinedCount: Int, left: [String], memberCount: Int)
     case seatUpdated([Seat])
     case attributesUpdated(set: [String: AttributeValue], deleted: [String])
     case requestReceived(SeatRequest)
@@ -31,6 +34,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .memberJoined: return "member.joined"
         case .memberLeft: return "member.left"
         case .memberUpdated: return "member.updated"
+        case .membersChanged: return "members.changed"
         case .seatUpdated: return "seat.updated"
         case .attributesUpdated: return "attr.updated"
         case .requestReceived: return "request.received"
@@ -51,7 +55,7 @@ public enum ServerEvent: Sendable, Equatable {
     /// Whether the event changes shared room state, and so carries a `seq`.
     public var changesRoomState: Bool {
         switch self {
-        case .roomUpdated, .roomEnded, .memberJoined, .memberLeft, .memberUpdated, .seatUpdated, .attributesUpdated:
+        case .roomUpdated, .roomEnded, .memberJoined, .memberLeft, .memberUpdated, .membersChanged, .seatUpdated, .attributesUpdated:
             return true
         default:
             return false

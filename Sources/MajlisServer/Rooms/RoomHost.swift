@@ -148,7 +148,7 @@ final class RoomHost: @unchecked Sendable {
             let users = recipients(delivery.audience, alsoRemoved: removed)
             guard !users.isEmpty else { continue }
             let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: delivery.event))
-            for connection in context.presence.connections(of: users) { connection.send(frame) }
+            for connection in context.presence.connections(of: users) { connection.send(frame, urgent: false) }
         }
         for effect in outcome.effects {
             switch effect {

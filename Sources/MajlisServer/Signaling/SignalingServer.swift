@@ -22,6 +22,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private nonisolated(unsafe) var sweeper: DispatchSourceTimer?
     private let timerQueue = DispatchQueue(label: "majlis.sweeper")
     private let stopping = Atomic<Bool>(false)
+    /// Sweeps so far (timer queue only).
+    private nonisolated(unsafe) var sweeps = 0
 
     /// Opens the store; `start()` then listens.
     public init(config: ServerConfig, logger: Logger = Logger(label: "majlis"), clock: (@Sendable () -> Int64)? = nil) throws {
@@ -299,7 +301,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
         }
         for host in context.rooms.all { host.tickIfDue(now: now) }
-        if now / 1000 % 60 == 0 { try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000) }
+        sweeps += 1
+        if sweeps % 240 == 0 { try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000) }
+        if sweeps % 8 == 0 { MemoryTrimmer.trim() }
     }
 
     static func monotonicMilliseconds() -> Int64 {

@@ -33,6 +33,7 @@ func majlisWebSocketCallback(
         let connection = WebSocketConnection(
             id: ServiceLoop.makeConnectionId(), peer: cString(address), loop: loop, delegate: loop.serverDelegate)
         connection.wsi = wsi
+        connection.established = true
         lws_set_opaque_user_data(wsi, Unmanaged.passRetained(connection).toOpaque())
         connection.delegate?.webSocketDidOpen(connection)
         return 0
@@ -48,6 +49,7 @@ func majlisWebSocketCallback(
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         guard let connection = connection() else { return -1 }
         connection.wsi = wsi
+        connection.established = true
         connection.delegate?.webSocketDidOpen(connection)
         lws_callback_on_writable(wsi)
         return 0
@@ -68,7 +70,7 @@ func majlisWebSocketCallback(
         return 0
     case LWS_CALLBACK_SERVER_WRITEABLE, LWS_CALLBACK_CLIENT_WRITEABLE:
         guard let connection = connection() else { return -1 }
-        return loop.writable(connection, wsi: wsi)
+        return loop.flush(connection, wsi: wsi, inOwnCallback: true)
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         guard let connection = connection() else { return 0 }
         if let input, length >= 2 {

@@ -19,13 +19,25 @@ final class ServiceLoop: @unchecked Sendable {
     // `start` before the thread exists); `pending` and `running` are behind their own locks.
     var context: OpaquePointer?
     private var thread: Thread?
-    private let pending = Mutex<(items: [WebSocketConnection], woken: Bool)>(([], false))
+    /// Connections with something to write: `urgent` (answers to requests) go before `bulk`
+    /// (broadcast events), and bulk is written in chunks so the loop keeps reading between them.
+    private struct Pending {
+        var urgent: [WebSocketConnection] = []
+        var bulk: [WebSocketConnection] = []
+        var bulkStart = 0
+        var woken = false
+    }
+    private let pending = Mutex(Pending())
+    /// How many bulk connections one pass writes before the loop goes back to reading sockets.
+    private let bulkChunk = 128
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     let maxMessageBytes: Int
     let serverDelegate: (any WebSocketDelegate)?
     let httpHandler: (@Sendable (String) -> HTTPResponse)?
     let pre = majlis_lws_pre()
+    /// The buffer frames are copied into before lws_write (service thread only).
+    private var scratch: [UInt8] = []
     private struct ClientStart: Sendable {
         var connection: WebSocketConnection
         var host: String
@@ -75,9 +87,10 @@ final class ServiceLoop: @unchecked Sendable {
     }
 
     /// Asks the service thread to look at `connection` (output queued, close or ping requested).
-    func schedule(_ connection: WebSocketConnection) {
+    /// `urgent` work (answers) is written before bulk work (broadcasts).
+    func schedule(_ connection: WebSocketConnection, urgent: Bool = true) {
         let wake: Bool = pending.withLock { state in
-            state.items.append(connection)
+            if urgent { state.urgent.append(connection) } else { state.bulk.append(connection) }
             if state.woken { return false }
             state.woken = true
             return true
@@ -94,13 +107,23 @@ final class ServiceLoop: @unchecked Sendable {
     // MARK: Service thread
 
     func drainPending() {
-        let items: [WebSocketConnection] = pending.withLock { state in
-            defer {
-                state.items.removeAll(keepingCapacity: true)
-                state.woken = false
+        // All urgent work, then one chunk of bulk work; if bulk work remains, wake again after
+        // the loop has had a chance to read (so requests are not stuck behind a broadcast).
+        let (items, more): ([WebSocketConnection], Bool) = pending.withLock { state in
+            var items = state.urgent
+            state.urgent.removeAll(keepingCapacity: true)
+            let end = min(state.bulk.count, state.bulkStart + bulkChunk)
+            items += state.bulk[state.bulkStart..<end]
+            state.bulkStart = end
+            if state.bulkStart == state.bulk.count {
+                state.bulk.removeAll(keepingCapacity: true)
+                state.bulkStart = 0
             }
-            return state.items
+            let more = !state.bulk.isEmpty
+            state.woken = more
+            return (items, more)
         }
+        if more { lws_cancel_service(context) }
         let starts: [ClientStart] = clientQueue.withLock { queue in
             let all = queue
             queue = []
@@ -124,56 +147,70 @@ final class ServiceLoop: @unchecked Sendable {
                 connection.wsi = wsi
             }
         }
+        // Write at once what the sockets take; the rest waits for writable callbacks.
         for connection in items {
-            if let wsi = connection.wsi { lws_callback_on_writable(wsi) }
+            guard let wsi = connection.wsi, connection.established else { continue }
+            _ = flush(connection, wsi: wsi, inOwnCallback: false)
         }
     }
 
-    /// Writes one queued item; returns -1 to close the connection.
-    func writable(_ connection: WebSocketConnection, wsi: OpaquePointer) -> Int32 {
+    /// Writes queued items while the socket takes them. Only in the connection's own writable
+    /// callback (`inOwnCallback`) may it close the connection (by returning -1); elsewhere a close
+    /// request waits for that callback.
+    func flush(_ connection: WebSocketConnection, wsi: OpaquePointer, inOwnCallback: Bool) -> Int32 {
         enum Step {
-            case message(Data, more: Bool)
-            case ping(more: Bool)
+            case message(Data)
+            case ping
             case close(UInt16, String)
+            case wait
             case nothing
         }
-        let step: Step = connection.state.withLock { state in
-            if state.pendingPing {
-                state.pendingPing = false
-                return .ping(more: !state.outbox.isEmpty || state.closeRequest != nil)
+        while true {
+            if connection.broken { return inOwnCallback ? -1 : 0 }
+            if lws_partial_buffered(wsi) != 0 {
+                lws_callback_on_writable(wsi)
+                return 0
             }
-            if !state.outbox.isEmpty {
-                let message = state.outbox.removeFirst()
-                state.outboxBytes -= message.count
-                return .message(message, more: !state.outbox.isEmpty || state.closeRequest != nil)
-            }
-            if let request = state.closeRequest { return .close(request.code, request.reason) }
-            return .nothing
-        }
-        switch step {
-        case .nothing:
-            return 0
-        case .ping(let more):
-            var buffer = [UInt8](repeating: 0, count: pre + 1)
-            let result = buffer.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, 0, LWS_WRITE_PING) }
-            if result < 0 { return -1 }
-            if more { lws_callback_on_writable(wsi) }
-            return 0
-        case .message(let message, let more):
-            var buffer = [UInt8](repeating: 0, count: pre + message.count)
-            buffer.withUnsafeMutableBufferPointer { out in
-                message.withUnsafeBytes { raw in
-                    if let base = raw.baseAddress { (out.baseAddress! + pre).update(from: base.assumingMemoryBound(to: UInt8.self), count: message.count) }
+            let step: Step = connection.state.withLock { state in
+                if state.pendingPing {
+                    state.pendingPing = false
+                    return .ping
                 }
+                if !state.outbox.isEmpty {
+                    let message = state.outbox.removeFirst()
+                    state.outboxBytes -= message.count
+                    return .message(message)
+                }
+                if let request = state.closeRequest { return inOwnCallback ? .close(request.code, request.reason) : .wait }
+                return .nothing
             }
-            let written = buffer.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, message.count, LWS_WRITE_TEXT) }
-            if written < message.count { return -1 }
-            if more { lws_callback_on_writable(wsi) }
-            return 0
-        case .close(let code, let reason):
-            var bytes = Array(reason.utf8)
-            bytes.withUnsafeMutableBufferPointer { lws_close_reason(wsi, lws_close_status(UInt32(code)), $0.baseAddress, $0.count) }
-            return -1
+            switch step {
+            case .nothing:
+                return 0
+            case .wait:
+                lws_callback_on_writable(wsi)
+                return 0
+            case .ping:
+                var buffer = [UInt8](repeating: 0, count: pre + 1)
+                if buffer.withUnsafeMutableBufferPointer({ lws_write(wsi, $0.baseAddress! + pre, 0, LWS_WRITE_PING) }) < 0 {
+                    connection.broken = true
+                }
+            case .message(let message):
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: repeatElement(0, count: pre))
+                scratch.append(contentsOf: message)
+                let written = scratch.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, message.count, LWS_WRITE_TEXT) }
+                if written < message.count { connection.broken = true }
+            case .close(let code, let reason):
+                var bytes = Array(reason.utf8)
+                bytes.withUnsafeMutableBufferPointer { lws_close_reason(wsi, lws_close_status(UInt32(code)), $0.baseAddress, $0.count) }
+                return -1
+            }
+            if connection.broken {
+                if inOwnCallback { return -1 }
+                lws_callback_on_writable(wsi)
+                return 0
+            }
         }
     }
 

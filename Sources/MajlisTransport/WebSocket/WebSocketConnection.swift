@@ -27,6 +27,10 @@ public final class WebSocketConnection: Sendable {
     /// Only the service thread touches the receive buffer.
     nonisolated(unsafe) var receiveBuffer = Data()
     nonisolated(unsafe) var discardingBinary = false
+    /// Set on the service thread when the handshake completed.
+    nonisolated(unsafe) var established = false
+    /// Set on the service thread when a write failed: the connection is closed at its next callback.
+    nonisolated(unsafe) var broken = false
     let delegateBox: Mutex<(any WebSocketDelegate)?>
 
     /// The most bytes a connection may have queued before it is closed as too slow (4008).
@@ -54,8 +58,9 @@ public final class WebSocketConnection: Sendable {
     /// Whether the connection is closed or closing.
     public var isClosed: Bool { state.withLock { $0.closed || $0.closeRequest != nil } }
 
-    /// Queues one text message.
-    public func send(_ message: Data) {
+    /// Queues one text message. `urgent` messages (answers to requests) are written before
+    /// queued broadcasts of other connections; either way one connection's messages keep their order.
+    public func send(_ message: Data, urgent: Bool = true) {
         let tooSlow: Bool = state.withLock { state in
             guard !state.closed, state.closeRequest == nil else { return false }
             state.outbox.append(message)
@@ -65,7 +70,7 @@ public final class WebSocketConnection: Sendable {
         if tooSlow {
             close(code: 4008, reason: "too slow: outgoing queue full")
         } else {
-            loop.schedule(self)
+            loop.schedule(self, urgent: urgent)
         }
     }
 

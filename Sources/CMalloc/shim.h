@@ -1,0 +1,3 @@
+#if defined(__linux__)
+#include <malloc.h>
+#endif

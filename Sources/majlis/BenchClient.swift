@@ -1,0 +1,111 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+/// One benchmark connection: says hello, optionally joins a room, answers calls, and records
+/// the arrival time of chat messages (whose text carries their send time).
+final class BenchClient: WebSocketDelegate, @unchecked Sendable {
+    // Audited: `connection` is set once right after creation; the rest is behind `state`.
+    struct State {
+        var signedIn = false
+        var joined = false
+        var failed: String?
+        var answers: [Int64: UInt64] = [:]
+        var chatLatencies: [Double] = []
+    }
+
+    static let sendTimeMarker = Data(#""text":"t="#.utf8)
+    let user: String
+    let token: String
+    let joinRoom: String?
+    var connection: WebSocketConnection?
+    private let state = Mutex(State())
+    private let nextId = Atomic<Int64>(10)
+
+    init(user: String, token: String, joinRoom: String? = nil) {
+        self.user = user
+        self.token = token
+        self.joinRoom = joinRoom
+    }
+
+    var joined: Bool { state.withLock { $0.joined } }
+    var chatCount: Int { state.withLock { $0.chatLatencies.count } }
+    var chatLatencies: [Double] { state.withLock { $0.chatLatencies } }
+    func resetChat() { state.withLock { $0.chatLatencies = [] } }
+
+    func sendRaw(_ text: String) { connection?.send(Data(text.utf8)) }
+
+    func webSocketDidOpen(_ connection: WebSocketConnection) {
+        connection.send(Data(#"{"id":1,"op":"hello","args":{"token":"\#(token)"}}"#.utf8))
+    }
+
+    func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
+        let arrived = DispatchTime.now().uptimeNanoseconds
+        // Cheap checks first: most messages are events for everyone.
+        if message.starts(with: Array(#"{"re":"#.utf8)) {
+            guard let frame = try? JSONDecoder().decode(JSONValue.self, from: message), let re = frame["re"]?.intValue else { return }
+            let ok = frame["ok"] == true
+            state.withLock { state in
+                if !ok { state.failed = "\(frame)" }
+                switch re {
+                case 1:
+                    state.signedIn = ok
+                    if ok, let room = joinRoom {
+                        connection.send(Data(#"{"id":2,"op":"room.join","args":{"room":"\#(room)"}}"#.utf8))
+                    }
+                case 2: state.joined = ok
+                default: state.answers[re] = arrived
+                }
+            }
+            return
+        }
+        // A chat message from the benchmark carries "t=<send time in ns>" in its text: find it
+        // without decoding the whole frame, so the clients cost the shared CPU little.
+        guard let marker = message.firstRange(of: Self.sendTimeMarker) else { return }
+        var sent: UInt64 = 0
+        for byte in message[marker.upperBound...] {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { break }
+            sent = sent * 10 + UInt64(byte - UInt8(ascii: "0"))
+        }
+        state.withLock { $0.chatLatencies.append(Double(arrived - sent) / 1e6) }
+    }
+
+    func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+        state.withLock { $0.failed = "closed \(code.map(String.init) ?? "-"): \(reason)" }
+    }
+
+    func waitUntilSignedIn(timeout: Double = 10) throws {
+        try Self.waitAll([self], timeout: timeout) { $0.state.withLock { $0.signedIn } }
+    }
+
+    /// Sends a request (its `%ID%` replaced) and waits for the answer; returns the round trip in ms.
+    func call(_ template: String, timeout: Double = 30) throws -> Double {
+        let id = nextId.add(1, ordering: .relaxed).newValue
+        let start = DispatchTime.now().uptimeNanoseconds
+        sendRaw(template.replacingOccurrences(of: "%ID%", with: String(id)))
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let arrived = state.withLock({ $0.answers.removeValue(forKey: id) }) {
+                if let failure = state.withLock({ $0.failed }) { throw Arguments.Failure(description: "\(user): \(failure)") }
+                return Double(arrived - start) / 1e6
+            }
+            usleep(50)
+        }
+        throw Arguments.Failure(description: "\(user): no answer to request \(id)")
+    }
+
+    /// Polls until every client satisfies `done`, or one failed, or the timeout passed.
+    static func waitAll(_ clients: [BenchClient], timeout: Double, _ done: (BenchClient) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let failed = clients.first(where: { $0.state.withLock { $0.failed } != nil }) {
+                throw Arguments.Failure(description: "\(failed.user): \(failed.state.withLock { $0.failed } ?? "")")
+            }
+            if clients.allSatisfy(done) { return }
+            usleep(1000)
+        }
+        let missing = clients.filter { !done($0) }.count
+        throw Arguments.Failure(description: "timed out: \(missing) of \(clients.count) clients not done")
+    }
+}

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Raises the open-file limit to its hard maximum, so thousands of connections fit.
+func raiseFileLimit() {
+    var limit = rlimit()
+    guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+}
+
+#if canImport(Glibc)
+private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#else
+private let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
+#endif

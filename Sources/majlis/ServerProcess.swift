@@ -1,0 +1,39 @@
+import Foundation
+
+/// `majlis serve` run as a child of this process (for benchmarks).
+final class ServerProcess {
+    let process = Process()
+    let url: String
+
+    init(arguments: [String]) throws {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var text = ""
+        while !text.contains("majlis ready:") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw Arguments.Failure(description: "the server exited before it was ready") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("majlis ready:") }!
+        url = String(line.split(separator: " ")[2])
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// The child's resident set size in KiB (Linux /proc).
+    func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
