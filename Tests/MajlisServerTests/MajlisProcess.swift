@@ -5,6 +5,8 @@ import MajlisTestSupport
 struct MajlisProcess {
     let process = Process()
     let url: String
+    /// Everything printed up to and including the ready line.
+    let banner: String
 
     static var executable: URL {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -32,6 +34,7 @@ struct MajlisProcess {
         }
         let line = text.split(separator: "\n").first { $0.hasPrefix("majlis ready:") }!
         url = String(line.split(separator: " ")[2])
+        banner = text
     }
 
     /// SIGKILL: no shutdown, no flush.

@@ -1,0 +1,99 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import MajlisTransport
+import Testing
+
+/// The `majlis` executable as scripts use it.
+@Suite(.serialized) struct CommandLineTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = MajlisProcess.executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func tokenPrintsAVerifiableJWT() throws {
+        let result = try run(["token", "--key", "k1", "--secret", "s3cret", "--user", "layla", "--name", "Layla", "--room", "r9", "--grants", "join,create", "--ttl", "600"])
+        #expect(result.status == 0)
+        let token = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let claims = try AccessToken.verify(token, keys: ["k1": "s3cret"], now: Int64(Date().timeIntervalSince1970))
+        #expect(claims.sub == "layla" && claims.name == "Layla" && claims.room == "r9")
+        #expect(claims.effectiveGrants == Grants(join: true, create: true, admin: false, publish: false, chat: false))
+        #expect(claims.exp - Int64(Date().timeIntervalSince1970) <= 600)
+        let defaults = try AccessToken.verify(
+            try run(["token", "--key", "k1", "--secret", "s3cret", "--user", "u"]).output.trimmingCharacters(in: .whitespacesAndNewlines),
+            keys: ["k1": "s3cret"], now: Int64(Date().timeIntervalSince1970))
+        #expect(defaults.effectiveGrants == Grants(join: true, create: false, admin: false, publish: true, chat: true))
+    }
+
+    @Test func tokenFlagsFromTheEnvironment() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["MAJLIS_SECRET"] = "from-env"
+        let result = try run(["token", "--key", "k", "--user", "u"], environment: environment)
+        #expect(result.status == 0)
+        #expect(throws: Never.self) {
+            try AccessToken.verify(result.output.trimmingCharacters(in: .whitespacesAndNewlines), keys: ["k": "from-env"], now: 0)
+        }
+    }
+
+    @Test func badInvocationsFailWithOneClearLine() throws {
+        let cases: [([String], String)] = [
+            (["token", "--key", "k", "--secret", "s"], "--user"),
+            (["token", "--key", "k", "--secret", "s", "--user", "bad user"], "--user"),
+            (["token", "--key", "k", "--secret", "s", "--user", "u", "--grants", "fly"], "unknown grant"),
+            (["serve", "--listen", "nonsense"], "--listen"),
+            (["serve", "--listen", "0.0.0.0:0"], "without --keys"),
+            (["serve", "--bogus", "1"], "unknown flag --bogus"),
+            (["serve", "--log-level", "loud"], "--log-level"),
+            (["serve", "--tls-cert", "/nonexistent.pem"], "--tls-key"),
+            (["fly"], "unknown command"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try run(arguments)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.error.contains(expected), "\(arguments): \(result.error)")
+        }
+    }
+
+    @Test func portInUseExitsNonZero() throws {
+        let holder = try TestServer()
+        defer { holder.destroy() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(["serve", "--listen", "127.0.0.1:\(holder.server.port)", "--data", directory, "--keys", "k:s"])
+        #expect(result.status != 0)
+        #expect(result.error.contains("cannot listen"))
+    }
+
+    @Test func devModePrintsHowToJoinAndSigtermExitsCleanly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-dev-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", directory])
+        #expect(process.banner.contains("development mode"))
+        #expect(process.banner.contains("majlis join --url ws://127.0.0.1:"))
+        // The printed secret works.
+        let secret = try #require(process.banner.split(separator: " ").drop { $0 != "secret" }.dropFirst().first.map { String($0.prefix { !$0.isNewline }) })
+        let client = try await TestClient.connect(process.url)
+        let token = AccessToken.sign(AccessClaims(sub: "dev", exp: Int64(Date().timeIntervalSince1970) + 60), key: "devkey", secret: secret)
+        #expect(try await client.request("hello", ["token": .string(token)])["ok"] == true)
+        #expect(process.terminate() == 0)
+        #expect(try await client.closed() == 1001)
+    }
+}
