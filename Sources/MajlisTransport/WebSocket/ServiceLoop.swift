@@ -29,7 +29,7 @@ final class ServiceLoop: @unchecked Sendable {
     }
     private let pending = Mutex(Pending())
     /// How many bulk connections one pass writes before the loop goes back to reading sockets.
-    private let bulkChunk = 128
+    private let bulkChunk = 512
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     let maxMessageBytes: Int
