@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MajlisProtocol", targets: ["MajlisProtocol"]),
         .library(name: "MajlisRoom", targets: ["MajlisRoom"]),
         .library(name: "MajlisServer", targets: ["MajlisServer"]),
+        .library(name: "MajlisKit", targets: ["MajlisKit"]),
     ],
     targets: [
         // C libraries from the system, one target each.
@@ -34,15 +35,19 @@ let package = Package(
         .target(
             name: "MajlisServer",
             dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),
+        .target(name: "MajlisKit", dependencies: ["MajlisProtocol", "MajlisTransport"]),
         .target(
             name: "MajlisTestSupport",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
         .executableTarget(
             name: "majlis",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit"]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
+        .testTarget(
+            name: "MajlisKitTests",
+            dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport"]),
         .testTarget(
             name: "MajlisServerTests",
             dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport"]),

@@ -1,0 +1,64 @@
+import Synchronization
+
+/// A clock that moves only when told (`advance(by:)`), for tests and previews. Sleepers wake,
+/// in deadline order, when the clock passes their deadline.
+public final class ManualClock: KitClock {
+    private struct Sleeper {
+        var id: Int
+        var deadline: Int64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Int64
+        var sleepers: [Sleeper] = []
+        var nextId = 0
+    }
+
+    private let state: Mutex<State>
+
+    public init(now: Int64 = 1_800_000_000_000) {
+        state = Mutex(State(now: now))
+    }
+
+    public func now() -> Int64 { state.withLock { $0.now } }
+
+    /// How many tasks are sleeping on this clock.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(milliseconds: Int64) async throws {
+        let id = state.withLock { state -> Int in
+            state.nextId += 1
+            return state.nextId
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let ready = state.withLock { state -> Bool in
+                    let deadline = state.now + milliseconds
+                    if milliseconds <= 0 { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward and wakes every sleeper whose deadline has come.
+    public func advance(by milliseconds: Int64) {
+        let due = state.withLock { state -> [Sleeper] in
+            state.now += milliseconds
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+}

@@ -1,0 +1,165 @@
+import MajlisProtocol
+
+extension VoiceRoom {
+    /// Applies what the signaling client reports.
+    func handle(_ event: SignalingEvent) async {
+        switch event {
+        case .connected:
+            break
+        case .connectionLost:
+            if state.status == .joined { await change { $0.status = .reconnecting } }
+        case .reconnected(let info):
+            guard state.status == .reconnecting || state.status == .joined else { return }
+            await recover(stillMember: info.rooms.contains(roomId))
+        case .closed(let code, let reason):
+            switch state.status {
+            case .kicked, .ended, .left, .idle: break
+            default:
+                await change { $0.status = code == 4003 ? .kicked(by: "", until: nil) : .failed(reason) }
+                await media.stop()
+            }
+        case .event(let frame):
+            guard frame.room == nil || frame.room == roomId else { return }
+            await apply(frame)
+        }
+    }
+
+    /// Back after a reconnect: resync, or join again if the server let the membership go.
+    func recover(stillMember: Bool) async {
+        do {
+            if stillMember {
+                try await sync()
+            } else {
+                _ = try await join()
+            }
+            await loadRecentChat()
+        } catch {
+            if error.code == .notInRoom, (try? await join()) != nil { return }
+            logger.warning("could not get room \(roomId) back: \(error)")
+            await change { $0.status = .failed(error.description) }
+        }
+    }
+
+    /// Resyncs once at a time when events were missed.
+    func resync() async {
+        guard !resyncing else { return }
+        resyncing = true
+        defer { resyncing = false }
+        do {
+            try await sync()
+        } catch {
+            logger.warning("resync of \(roomId) failed: \(error)")
+        }
+    }
+
+    func apply(_ frame: EventFrame) async {
+        if state.status == .joining {
+            heldFrames.append(frame)
+            return
+        }
+        if let seq = frame.seq {
+            guard state.status == .joined || state.status == .reconnecting else { return }
+            if seq <= state.seq { return }  // already in our copy
+            if seq > state.seq + 1 {
+                logger.info("room \(roomId): missed events \(state.seq + 1)..<\(seq); resyncing")
+                await resync()
+                return
+            }
+            state.seq = seq  // published with the change below
+        }
+        let me = state.me
+        switch frame.event {
+        case .roomUpdated(let info):
+            await change { state in
+                state.room = info
+                state.memberCount = info.memberCount
+                if state.seats.count > info.seatCount { state.seats.removeLast(state.seats.count - info.seatCount) }
+                while state.seats.count < info.seatCount { state.seats.append(Seat(index: state.seats.count)) }
+                if info.owner == me { state.role = .owner } else if state.role == .owner { state.role = .admin }
+            }
+        case .roomEnded(let reason):
+            await change { $0.status = .ended(reason: reason) }
+            await media.stop()
+        case .memberJoined(let member):
+            await change { state in
+                upsert(member, into: &state)
+                state.memberCount += 1
+            }
+        case .memberLeft(let user, _):
+            await change { state in
+                state.members.removeAll { $0.id == user }
+                state.memberCount = max(0, state.memberCount - 1)
+                state.requests.removeAll { $0.user == user }
+                if user == me { state.status = .left }
+            }
+        case .memberUpdated(let member):
+            await change { state in
+                upsert(member, into: &state)
+                if member.id == me {
+                    state.role = member.role
+                    state.chatMuted = member.chatMuted
+                }
+            }
+        case .membersChanged(let joined, _, let left, let count):
+            await change { state in
+                for member in joined { upsert(member, into: &state) }
+                state.members.removeAll { left.contains($0.id) }
+                state.memberCount = count
+                if left.contains(me) { state.status = .left }
+            }
+        case .seatUpdated(let seats):
+            await change { state in
+                for seat in seats where state.seats.indices.contains(seat.index) { state.seats[seat.index] = seat }
+                for index in state.members.indices {
+                    let id = state.members[index].id
+                    state.members[index].seat = state.seats.first { $0.user == id }?.index
+                }
+            }
+        case .attributesUpdated(let set, let deleted):
+            await change { state in
+                for (key, value) in set { state.attributes[key] = value }
+                for key in deleted { state.attributes[key] = nil }
+            }
+        case .requestReceived(let request):
+            await change { state in
+                if !state.requests.contains(where: { $0.id == request.id }) { state.requests.append(request) }
+            }
+        case .requestCancelled(let requestId, let user, _):
+            await change { state in
+                state.requests.removeAll { $0.id == requestId }
+                if user == me, state.myRequest?.id == requestId { state.myRequest = nil }
+            }
+        case .requestAccepted(let requestId, _), .requestRejected(let requestId):
+            await change { state in
+                if state.myRequest?.id == requestId { state.myRequest = nil }
+            }
+        case .seatInvited(let inviteId, let from, let index):
+            await change { $0.invite = RoomState.Invite(inviteId: inviteId, from: from, index: index) }
+        case .youKicked(let by, let until):
+            await change { $0.status = .kicked(by: by, until: until) }
+            await media.stop()
+        case .youChatMuted(let until):
+            await change { $0.chatMuted = until != nil }
+        case .chatMessage(let message):
+            await change { state in
+                guard !state.chat.contains(where: { $0.msgId == message.msgId }) else { return }
+                state.chat.append(message)
+                if state.chat.count > chatLimit { state.chat.removeFirst(state.chat.count - chatLimit) }
+                state.lastMsgId = max(state.lastMsgId, message.msgId)
+            }
+        case .tokenExpiring(let expiresAt):
+            await change { $0.tokenExpiresAt = expiresAt }
+        case .inviteReplied, .signal, .unknown:
+            break
+        }
+        publish(.event(frame.event))
+    }
+
+    private func upsert(_ member: Member, into state: inout RoomState) {
+        if let index = state.members.firstIndex(where: { $0.id == member.id }) {
+            state.members[index] = member
+        } else {
+            state.members.append(member)
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import MajlisProtocol
+
+/// The interactor of a voice room (the business layer of seed 000).
+///
+/// It joins through the signaling capability, mirrors the room by applying events in `seq`
+/// order (a gap triggers `room.sync`), resyncs after a reconnect, reacts to being kicked or the
+/// room ending, and turns publishing on and off in the media capability from the seat state.
+/// Every intent of the protocol is a method; state changes arrive as server events, so the
+/// server stays the only authority. Errors are `MajlisError`; nothing here traps.
+public actor VoiceRoom {
+    public let roomId: String
+    let signaling: any SignalingClient
+    let media: any MediaEngine
+    let clock: any KitClock
+    let logger: KitLogger
+    /// Recent chat kept in `state.chat`.
+    let chatLimit = 200
+
+    public internal(set) var state: RoomState
+    var subscribers: [UUID: AsyncStream<VoiceRoomUpdate>.Continuation] = [:]
+    var listener: Task<Void, Never>?
+    var resyncing = false
+    /// Events that arrived while the join was in flight, applied after its snapshot.
+    var heldFrames: [EventFrame] = []
+
+    public init(
+        roomId: String, signaling: any SignalingClient, media: any MediaEngine = NullMediaEngine(),
+        clock: any KitClock = SystemClock(), logger: KitLogger = .silent
+    ) {
+        self.roomId = roomId
+        self.signaling = signaling
+        self.media = media
+        self.clock = clock
+        self.logger = logger
+        self.state = RoomState(roomId: roomId)
+    }
+
+    /// A stream of updates from now on, starting with the current state.
+    public func updates() -> AsyncStream<VoiceRoomUpdate> {
+        let (stream, continuation) = AsyncStream<VoiceRoomUpdate>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.yield(.state(state))
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+    func publish(_ update: VoiceRoomUpdate) {
+        for subscriber in subscribers.values { subscriber.yield(update) }
+    }
+
+    /// Changes the state, then tells subscribers and the media engine.
+    func change(_ body: (inout RoomState) -> Void) async {
+        let before = state
+        body(&state)
+        guard state != before else { return }
+        let publishing = state.mayPublish
+        if publishing != state.publishing {
+            state.publishing = publishing
+            await media.setPublishing(publishing)
+        }
+        publish(.state(state))
+    }
+
+    /// Starts listening to the signaling client (once).
+    func listen() {
+        guard listener == nil else { return }
+        let stream = signaling.subscribe()
+        listener = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+    }
+
+    // MARK: Joining and leaving
+
+    /// Joins the room (creating it with `create` if it does not exist) and returns the state.
+    @discardableResult
+    public func join(create: RoomSettings? = nil) async throws(MajlisError) -> RoomState {
+        listen()
+        let me = signaling.currentSession?.userId ?? ""
+        await change {
+            $0.status = .joining
+            $0.me = me
+        }
+        var args: [String: JSONValue] = [:]
+        if let create {
+            args["create"] = [
+                "title": .string(create.title), "seatCount": .int(Int64(create.seatCount)), "mode": .string(create.mode.rawValue),
+                "announcement": .string(create.announcement), "maxMembers": .int(Int64(create.maxMembers)),
+            ]
+        }
+        do {
+            let data = try await call("room.join", args)
+            try await apply(snapshot: data)
+            let held = heldFrames
+            heldFrames = []
+            for frame in held { await apply(frame) }
+            await loadRecentChat()
+            return state
+        } catch {
+            heldFrames = []
+            await change { $0.status = .failed(error.description) }
+            throw error
+        }
+    }
+
+    /// Leaves the room.
+    public func leave() async throws(MajlisError) {
+        _ = try await call("room.leave")
+        await change { state in
+            state.status = .left
+            let me = state.me
+            state.seats = state.seats.map { $0.user == me ? Seat(index: $0.index, muted: $0.muted) : $0 }
+        }
+        await media.stop()
+    }
+
+    /// Fetches the whole room again and replaces the local copy.
+    public func sync() async throws(MajlisError) {
+        let data = try await call("room.sync")
+        try await apply(snapshot: data)
+    }
+
+    /// Sends a room op (adding `room`) and returns its data.
+    func call(_ op: String, _ args: [String: JSONValue] = [:]) async throws(MajlisError) -> JSONValue {
+        var withRoom = args
+        withRoom["room"] = .string(roomId)
+        return try await signaling.request(op, withRoom)
+    }
+
+    func apply(snapshot data: JSONValue) async throws(MajlisError) {
+        let snapshot: RoomSnapshot
+        do {
+            snapshot = try JSONDecoder().decode(RoomSnapshot.self, from: JSONEncoder().encode(data))
+        } catch {
+            throw MajlisError.invalidResponse("room snapshot: \(error)")
+        }
+        await change { state in
+            if snapshot.seq < state.seq && state.status == .joined { return }  // an older view than ours
+            state.status = .joined
+            state.room = snapshot.room
+            state.seq = snapshot.seq
+            state.seats = snapshot.seats
+            state.members = snapshot.members
+            state.memberCount = snapshot.room.memberCount
+            state.attributes = snapshot.attributes
+            state.role = snapshot.me.role
+            state.chatMuted = snapshot.me.chatMuted
+            state.myRequest = snapshot.me.request
+            state.requests = snapshot.requests
+            state.lastMsgId = max(state.lastMsgId, snapshot.chat.lastMsgId)
+        }
+    }
+
+    /// Loads the latest chat into the state (after a join or a reconnect).
+    func loadRecentChat() async {
+        guard let data = try? await call("chat.history", ["limit": 50]) else { return }
+        let messages = (data["messages"]?.arrayValue ?? []).compactMap(Self.decodeMessage).reversed()
+        await change { state in
+            var known = Set(state.chat.map(\.msgId))
+            for message in messages where known.insert(message.msgId).inserted { state.chat.append(message) }
+            state.chat.sort { $0.msgId < $1.msgId }
+            if state.chat.count > chatLimit { state.chat.removeFirst(state.chat.count - chatLimit) }
+            state.lastMsgId = max(state.lastMsgId, state.chat.last?.msgId ?? 0)
+        }
+    }
+
+    static func decodeMessage(_ value: JSONValue) -> ChatMessage? {
+        try? JSONDecoder().decode(ChatMessage.self, from: JSONEncoder().encode(value))
+    }
+}

@@ -1,0 +1,459 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+/// The signaling capability over a real Majlis server (libwebsockets underneath).
+///
+/// - Requests time out after `requestTimeout` and are retried, up to 3 tries in all, with the
+///   same `rid`, so a retry never doubles a chat message or a seat change.
+/// - It pings every half heartbeat; two unanswered pings count as a dead connection.
+/// - When the connection drops it reconnects with backoff and `resume`, and reports
+///   `.reconnected`; requests made meanwhile wait for it. Close codes 4001 (token), 4003
+///   (kicked) and 4004 (replaced) end the session instead.
+///
+/// Thread-safe: all state is behind one lock; callbacks come on the socket thread.
+public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unchecked Sendable {
+    // Audited: every mutable field is inside `state`; the rest is immutable.
+
+    /// How the client behaves; the defaults suit phones on weak networks.
+    public struct Options: Sendable {
+        /// Milliseconds to wait for one answer before trying again.
+        public var requestTimeout: Int64 = 5_000
+        /// Tries per request (first send included).
+        public var maxTries = 3
+        /// Reconnect delays in milliseconds; the last one repeats.
+        public var backoff: [Int64] = [250, 500, 1_000, 2_000, 4_000, 8_000]
+        /// Give up reconnecting after this many milliseconds.
+        public var reconnectFor: Int64 = 120_000
+        public var client = HelloArgs.ClientInfo(sdk: "majlis-swift", version: "0.1.0", platform: LiveSignalingClient.platform)
+        public init() {}
+    }
+
+    static let platform: String = {
+        #if os(Linux)
+        return "linux"
+        #elseif os(iOS)
+        return "ios"
+        #elseif os(macOS)
+        return "macos"
+        #else
+        return "other"
+        #endif
+    }()
+
+    private enum Phase { case idle, connecting, open, reconnecting, closed }
+
+    private enum Answer: Sendable {
+        case data(JSONValue)
+        case failure(MajlisError)
+        /// The connection went away before the answer: send again once reconnected.
+        case lost
+        case timeout
+    }
+
+    private struct State {
+        var token: String
+        var phase: Phase = .idle
+        var connection: WebSocketConnection?
+        var session: SessionInfo?
+        var nextId: Int64 = 0
+        var pending: [Int64: CheckedContinuation<Answer, Never>] = [:]
+        var helloId: Int64?
+        var openWaiters: [UUID: CheckedContinuation<Bool, Never>] = [:]
+        var subscribers: [UUID: AsyncStream<SignalingEvent>.Continuation] = [:]
+        var missedPings = 0
+        var tasks: [Task<Void, Never>] = []
+        var closeInfo: (code: UInt16?, reason: String)?
+    }
+
+    public let url: String
+    private let options: Options
+    private let clock: any KitClock
+    private let logger: KitLogger
+    private let state: Mutex<State>
+
+    private static let sharedSocketClient = Mutex<WebSocketClient?>(nil)
+
+    /// One socket thread serves every client of the process.
+    static func socketClient() throws(MajlisError) -> WebSocketClient {
+        do {
+            return try sharedSocketClient.withLock { client in
+                if let client { return client }
+                let made = try WebSocketClient()
+                client = made
+                return made
+            }
+        } catch {
+            throw MajlisError.misuse("cannot start the WebSocket client: \(error)")
+        }
+    }
+
+    /// A client for the server at `url` (`ws://host:port/v1/signal`) with an access token.
+    public init(url: String, token: String, options: Options = Options(), clock: any KitClock = SystemClock(), logger: KitLogger = .silent) {
+        self.url = url
+        self.options = options
+        self.clock = clock
+        self.logger = logger
+        self.state = Mutex(State(token: token))
+    }
+
+    // MARK: SignalingClient
+
+    public var currentSession: SessionInfo? { state.withLock { $0.session } }
+
+    public func subscribe() -> AsyncStream<SignalingEvent> {
+        let (stream, continuation) = AsyncStream<SignalingEvent>.makeStream()
+        let id = UUID()
+        state.withLock { $0.subscribers[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    public func connect() async throws(MajlisError) -> SessionInfo {
+        let start: Bool = state.withLock { state in
+            guard state.phase == .idle || state.phase == .closed else { return false }
+            state.phase = .connecting
+            state.closeInfo = nil
+            return true
+        }
+        guard start else { throw MajlisError.misuse("connect() called twice") }
+        switch await open(reconnecting: false) {
+        case .success(let info):
+            return info
+        case .failure(let error):
+            state.withLock { $0.phase = .closed }
+            throw error
+        }
+    }
+
+    public func request(_ op: String, _ args: [String: JSONValue]) async throws(MajlisError) -> JSONValue {
+        let rid = UUID().uuidString
+        var tries = 0
+        let giveUp = clock.now() + options.reconnectFor
+        while true {
+            guard await waitUntilOpen() else {
+                let closed = state.withLock { $0.closeInfo }
+                throw closed.map { MajlisError.closed(code: $0.code, reason: $0.reason) } ?? .notConnected
+            }
+            switch await send(op, args, rid: rid) {
+            case .data(let data):
+                return data
+            case .failure(let error):
+                throw error
+            case .timeout:
+                tries += 1
+                logger.debug("\(op): no answer (try \(tries) of \(options.maxTries))")
+                if tries >= options.maxTries { throw MajlisError.timedOut(op: op) }
+            case .lost:
+                if clock.now() > giveUp { throw MajlisError.timedOut(op: op) }
+            }
+        }
+    }
+
+    public func renew(token: String) async throws(MajlisError) {
+        state.withLock { $0.token = token }
+        _ = try await request("session.renew", ["token": .string(token)])
+    }
+
+    public func disconnect() async {
+        let wasOpen = state.withLock { state -> Bool in
+            let open = state.phase == .open
+            state.phase = .closed
+            state.closeInfo = (1000, "bye")
+            return open
+        }
+        if wasOpen { _ = await send("bye", [:], rid: nil) }
+        let (connection, tasks, waiters) = state.withLock { state in
+            let result = (state.connection, state.tasks, Array(state.openWaiters.values))
+            state.connection = nil
+            state.tasks = []
+            state.openWaiters = [:]
+            return result
+        }
+        tasks.forEach { $0.cancel() }
+        waiters.forEach { $0.resume(returning: false) }
+        connection?.close(code: 1000, reason: "bye")
+        failPending(with: .closed(code: 1000, reason: "bye"))
+        broadcast(.closed(code: 1000, reason: "bye"))
+        finishSubscribers()
+    }
+
+    // MARK: Connection
+
+    /// Opens a socket and says hello; on success the phase is `.open`.
+    private func open(reconnecting: Bool) async -> Result<SessionInfo, MajlisError> {
+        let socketClient: WebSocketClient
+        do {
+            socketClient = try Self.socketClient()
+        } catch {
+            return .failure(error)
+        }
+        let connection: WebSocketConnection
+        do {
+            connection = try socketClient.connect(url: url, delegate: self)
+        } catch {
+            return .failure(.misuse("bad server URL \(url)"))
+        }
+        state.withLock { $0.connection = connection }
+        let (token, resume, id) = state.withLock { state -> (String, String?, Int64) in
+            state.nextId += 1
+            state.helloId = state.nextId
+            return (state.token, state.session?.session, state.nextId)
+        }
+        var args: [String: JSONValue] = ["token": .string(token)]
+        if let resume { args["resume"] = .string(resume) }
+        if let client = try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(options.client)) { args["client"] = client }
+        // The hello goes out once the socket opens (the connection queues it).
+        let hello = Self.frame(id: id, op: "hello", args: args, rid: nil)
+        let answer = await awaitAnswer(id: id, timeout: options.requestTimeout * 2) { connection.send(hello) }
+        switch answer {
+        case .data(let data):
+            guard let info = Self.sessionInfo(data) else {
+                connection.close(code: 1000, reason: "bad hello answer")
+                return .failure(.invalidResponse("hello: \(data)"))
+            }
+            let heartbeat = Int64(max(1, info.heartbeat)) * 1000
+            let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+                state.session = info
+                state.phase = .open
+                state.missedPings = 0
+                let waiters = Array(state.openWaiters.values)
+                state.openWaiters = [:]
+                return waiters
+            }
+            startHeartbeat(every: heartbeat / 2, connection: connection)
+            broadcast(reconnecting ? .reconnected(info) : .connected(info))
+            waiters.forEach { $0.resume(returning: true) }
+            return .success(info)
+        case .failure(let error):
+            connection.close(code: 1000, reason: "hello refused")
+            return .failure(error)
+        case .lost:
+            let closed = state.withLock { $0.closeInfo }
+            return .failure(closed.map { .closed(code: $0.code, reason: $0.reason) } ?? .notConnected)
+        case .timeout:
+            connection.close(code: 1000, reason: "hello timed out")
+            return .failure(.timedOut(op: "hello"))
+        }
+    }
+
+    private func startHeartbeat(every interval: Int64, connection: WebSocketConnection) {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                do { try await self.clock.sleep(milliseconds: interval) } catch { return }
+                guard self.state.withLock({ $0.connection === connection && $0.phase == .open }) else { return }
+                switch await self.send("ping", [:], rid: nil, timeout: interval) {
+                case .data: self.state.withLock { $0.missedPings = 0 }
+                case .timeout:
+                    let missed = self.state.withLock { state -> Int in
+                        state.missedPings += 1
+                        return state.missedPings
+                    }
+                    if missed >= 2 {
+                        self.logger.info("no answer to two pings: the connection is dead")
+                        connection.close(code: 1001, reason: "heartbeat")
+                        self.connectionEnded(connection, code: nil, reason: "heartbeat lost")
+                        return
+                    }
+                case .failure, .lost: return
+                }
+            }
+        }
+        state.withLock { $0.tasks.append(task) }
+    }
+
+    private func reconnect() {
+        let task = Task { [weak self] in
+            guard let self else { return }
+            let started = self.clock.now()
+            var attempt = 0
+            while !Task.isCancelled {
+                let delay = self.options.backoff[min(attempt, self.options.backoff.count - 1)]
+                attempt += 1
+                do { try await self.clock.sleep(milliseconds: delay) } catch { return }
+                guard self.state.withLock({ $0.phase == .reconnecting }) else { return }
+                switch await self.open(reconnecting: true) {
+                case .success: return
+                case .failure(let error):
+                    self.logger.info("reconnect attempt \(attempt) failed: \(error)")
+                    if case .closed(let code, let reason) = error, let code, Self.isFinal(code) {
+                        self.finish(code: code, reason: reason)
+                        return
+                    }
+                    if case .server = error {
+                        self.finish(code: 4001, reason: "\(error)")
+                        return
+                    }
+                    if self.clock.now() - started > self.options.reconnectFor {
+                        self.finish(code: nil, reason: "could not reconnect")
+                        return
+                    }
+                }
+            }
+        }
+        state.withLock { $0.tasks.append(task) }
+    }
+
+    static func isFinal(_ code: UInt16) -> Bool { [4001, 4003, 4004].contains(code) }
+
+    /// The current connection ended: end the session on a final code, otherwise reconnect.
+    private func connectionEnded(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+        let action: Int = state.withLock { state in
+            guard state.connection === connection else { return 0 }
+            state.connection = nil
+            if state.phase == .closed { return 0 }
+            if let code, Self.isFinal(code) { return 2 }
+            if state.phase == .open {
+                state.phase = .reconnecting
+                return 1
+            }
+            return 0
+        }
+        failPending(with: nil)
+        switch action {
+        case 1:
+            logger.info("connection lost (\(reason)); reconnecting")
+            broadcast(.connectionLost(reason: reason))
+            reconnect()
+        case 2:
+            finish(code: code, reason: reason)
+        default:
+            break
+        }
+    }
+
+    private func finish(code: UInt16?, reason: String) {
+        let (tasks, waiters) = state.withLock { state in
+            state.phase = .closed
+            state.closeInfo = (code, reason)
+            let result = (state.tasks, Array(state.openWaiters.values))
+            state.tasks = []
+            state.openWaiters = [:]
+            return result
+        }
+        tasks.forEach { $0.cancel() }
+        waiters.forEach { $0.resume(returning: false) }
+        failPending(with: .closed(code: code, reason: reason))
+        broadcast(.closed(code: code, reason: reason))
+        finishSubscribers()
+    }
+
+    // MARK: Requests
+
+    private static func frame(id: Int64, op: String, args: [String: JSONValue], rid: String?) -> Data {
+        var frame: [String: JSONValue] = ["id": .int(id), "op": .string(op)]
+        if !args.isEmpty { frame["args"] = .object(args) }
+        if let rid { frame["rid"] = .string(rid) }
+        return (try? JSONEncoder().encode(JSONValue.object(frame))) ?? Data()
+    }
+
+    /// Sends once and waits for the answer or the timeout.
+    private func send(_ op: String, _ args: [String: JSONValue], rid: String?, timeout: Int64? = nil) async -> Answer {
+        let (connection, id) = state.withLock { state -> (WebSocketConnection?, Int64) in
+            state.nextId += 1
+            return (state.connection, state.nextId)
+        }
+        guard let connection else { return .lost }
+        let frame = Self.frame(id: id, op: op, args: args, rid: rid)
+        return await awaitAnswer(id: id, timeout: timeout ?? options.requestTimeout) { connection.send(frame) }
+    }
+
+    /// Registers for the answer to `id`, then runs `send`, then waits (at most `timeout`).
+    private func awaitAnswer(id: Int64, timeout: Int64, send: @escaping @Sendable () -> Void) async -> Answer {
+        let timer = Task { [weak self] in
+            guard let self else { return }
+            do { try await self.clock.sleep(milliseconds: timeout) } catch { return }
+            self.state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .timeout)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            state.withLock { $0.pending[id] = continuation }
+            send()
+        }
+    }
+
+    /// Resolves every waiting request: with `error`, or as lost (to be sent again) when nil.
+    private func failPending(with error: MajlisError?) {
+        let waiting = state.withLock { state in
+            let all = Array(state.pending.values)
+            state.pending = [:]
+            return all
+        }
+        for continuation in waiting { continuation.resume(returning: error.map { .failure($0) } ?? .lost) }
+    }
+
+    /// Waits until the connection is open; false when it is closed for good.
+    private func waitUntilOpen() async -> Bool {
+        let id = UUID()
+        return await withCheckedContinuation { continuation in
+            let now: Bool? = state.withLock { state in
+                switch state.phase {
+                case .open: return true
+                case .closed, .idle: return false
+                case .connecting, .reconnecting:
+                    state.openWaiters[id] = continuation
+                    return nil
+                }
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    // MARK: Events
+
+    private func broadcast(_ event: SignalingEvent) {
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.yield(event) }
+    }
+
+    private func finishSubscribers() {
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.finish() }
+    }
+
+    static func sessionInfo(_ data: JSONValue) -> SessionInfo? {
+        guard let session = data["session"]?.stringValue, let id = data["user"]?["id"]?.stringValue else { return nil }
+        return SessionInfo(
+            session: session, userId: id, userName: data["user"]?["name"]?.stringValue ?? id,
+            heartbeat: Int(data["heartbeat"]?.intValue ?? 20), expiresAt: data["expiresAt"]?.intValue ?? 0,
+            resumed: data["resumed"]?.boolValue ?? false, rooms: data["rooms"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    }
+
+    // MARK: WebSocketDelegate (socket thread)
+
+    public func webSocketDidOpen(_ connection: WebSocketConnection) {}
+
+    public func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
+        guard state.withLock({ $0.connection === connection }) else { return }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: message) else {
+            logger.warning("unreadable frame from the server")
+            return
+        }
+        if value["ev"] != nil {
+            guard let frame = try? JSONDecoder().decode(EventFrame.self, from: message) else {
+                logger.warning("unreadable event \(value["ev"]?.stringValue ?? "")")
+                return
+            }
+            broadcast(.event(frame))
+            return
+        }
+        guard let re = value["re"]?.intValue else { return }
+        let answer: Answer
+        if value["ok"] == true {
+            answer = .data(value["data"] ?? .object([:]))
+        } else {
+            let code = ErrorCode(rawValue: value["error"]?["code"]?.stringValue ?? "") ?? .internal
+            answer = .failure(.server(ProtocolError(code, value["error"]?["message"]?.stringValue ?? "")))
+        }
+        state.withLock { $0.pending.removeValue(forKey: re) }?.resume(returning: answer)
+    }
+
+    public func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+        state.withLock { state in
+            if state.connection === connection, let code, Self.isFinal(code) { state.closeInfo = (code, reason) }
+        }
+        connectionEnded(connection, code: code, reason: reason)
+    }
+}

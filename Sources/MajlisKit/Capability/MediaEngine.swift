@@ -1,0 +1,16 @@
+/// The media capability (the "RTC" role of seed 000). The voice plane implements it; the business
+/// layer only tells it whether to publish and which room it is in.
+public protocol MediaEngine: AnyObject, Sendable {
+    /// Starts or stops sending the microphone. VoiceRoom calls it when the user may speak (seated,
+    /// seat not host-muted, mic on) or may no longer.
+    func setPublishing(_ publishing: Bool) async
+    /// Leaves the room's media.
+    func stop() async
+}
+
+/// A media engine that does nothing (signaling-only apps and bots).
+public final class NullMediaEngine: MediaEngine {
+    public init() {}
+    public func setPublishing(_ publishing: Bool) async {}
+    public func stop() async {}
+}

@@ -1,0 +1,114 @@
+import Foundation
+import MajlisKit
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// SDK clients against the real server on loopback.
+@Suite(.serialized) struct LiveRoomTests {
+    func client(_ server: TestServer, _ user: String, grants: Grants = Grants(create: true)) async throws -> LiveSignalingClient {
+        var options = LiveSignalingClient.Options()
+        options.backoff = [100, 200, 400]
+        let client = LiveSignalingClient(url: server.url, token: TestServer.token(user, grants: grants), options: options)
+        _ = try await client.connect()
+        return client
+    }
+
+    /// Waits until the room's state satisfies `condition`.
+    func until(_ room: VoiceRoom, timeout: Double = 10, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
+        let deadline = Date().addingTimeInterval(timeout)
+        for await update in await room.updates() {
+            if case .state(let state) = update, condition(state) { return state }
+            if Date() > deadline { break }
+        }
+        throw TestClient.Timeout(description: "room state never matched; last: \(await room.state)")
+    }
+
+    @Test func requestToSpeakFlowWithSDKClients() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let hostMedia = RecordingMediaEngine()
+        let guestMedia = RecordingMediaEngine()
+        let host = VoiceRoom(roomId: "salon", signaling: try await client(server, "host"), media: hostMedia)
+        let guest = VoiceRoom(roomId: "salon", signaling: try await client(server, "guest"), media: guestMedia)
+        let joined = try await host.join(create: RoomSettings(title: "Salon", seatCount: 6, mode: .request))
+        #expect(joined.role == .owner)
+        #expect(joined.seats.count == 6)
+        try await guest.join()
+        _ = try await until(host) { $0.members.contains { $0.id == "guest" } }
+
+        do {
+            try await guest.takeSeat(1)
+            Issue.record("took a seat in request mode")
+        } catch {
+            #expect(error.code == .approvalRequired)
+        }
+        let requestId = try await guest.requestSeat(1)
+        let hostView = try await until(host) { $0.requests.contains { $0.id == requestId } }
+        #expect(hostView.requests.first?.user == "guest")
+        try await host.acceptRequest(requestId)
+        let seated = try await until(guest) { $0.mySeat == 1 }
+        #expect(seated.myRequest == nil)
+        #expect(seated.publishing)
+        #expect(await guestMedia.history == [true])
+
+        try await guest.sendChat("salam 👋")
+        let chat = try await until(host) { $0.chat.contains { $0.text == "salam 👋" } }
+        #expect(chat.chat.last?.from.id == "guest")
+
+        try await host.muteSeat(1, muted: true)
+        _ = try await until(guest) { !$0.publishing }
+        #expect(await guestMedia.history == [true, false])
+
+        try await guest.leaveSeat()
+        try await guest.leave()
+        _ = try await until(host) { !$0.members.contains { $0.id == "guest" } }
+    }
+
+    @Test func reconnectAfterTheServerRestartsKeepsWorking() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-kit-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var server: TestServer? = try TestServer(dataDirectory: directory)
+        let port = server!.server.port
+        let signaling = try await client(server!, "owner")
+        let room = VoiceRoom(roomId: "phoenix", signaling: signaling)
+        try await room.join(create: RoomSettings(title: "Phoenix"))
+        try await room.sendChat("before")
+        server!.stop()
+        _ = try await until(room) { $0.status == .reconnecting }
+        server = try TestServer(dataDirectory: directory) { $0.port = port }
+        defer { server?.destroy() }
+        let back = try await until(room, timeout: 20) { $0.status == .joined && $0.chat.contains { $0.text == "before" } }
+        #expect(back.role == .owner)
+        try await room.sendChat("after")
+        _ = try await until(room) { $0.chat.contains { $0.text == "after" } }
+    }
+
+    @Test func kickedUserSeesItAndStopsPublishing() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let owner = VoiceRoom(roomId: "k", signaling: try await client(server, "owner"))
+        try await owner.join(create: RoomSettings())
+        let media = RecordingMediaEngine()
+        let guest = VoiceRoom(roomId: "k", signaling: try await client(server, "guest"), media: media)
+        try await guest.join()
+        try await guest.takeSeat()
+        _ = try await until(guest) { $0.publishing }
+        try await owner.kick("guest", banSeconds: 60)
+        let kicked = try await until(guest) { if case .kicked = $0.status { return true } else { return false } }
+        guard case .kicked(let by, let until) = kicked.status else { return }
+        #expect(by == "owner")
+        #expect(until != nil)
+        #expect(!kicked.publishing)
+        #expect(await media.stopped)
+    }
+}
+
+/// A media engine that records what it was told.
+actor RecordingMediaEngine: MediaEngine {
+    private(set) var history: [Bool] = []
+    private(set) var stopped = false
+    func setPublishing(_ publishing: Bool) async { history.append(publishing) }
+    func stop() async { stopped = true }
+}
