@@ -28,8 +28,8 @@ import Testing
     @Test func requestToSpeakFlowWithSDKClients() async throws {
         let server = try TestServer()
         defer { server.destroy() }
-        let hostMedia = RecordingMediaEngine()
-        let guestMedia = RecordingMediaEngine()
+        let hostMedia = RecordingMedia()
+        let guestMedia = RecordingMedia()
         let host = VoiceRoom(roomId: "salon", signaling: try await client(server, "host"), media: hostMedia)
         let guest = VoiceRoom(roomId: "salon", signaling: try await client(server, "guest"), media: guestMedia)
         let joined = try await host.join(create: RoomSettings(title: "Salon", seatCount: 6, mode: .request))
@@ -90,7 +90,7 @@ import Testing
         defer { server.destroy() }
         let owner = VoiceRoom(roomId: "k", signaling: try await client(server, "owner"))
         try await owner.join(create: RoomSettings())
-        let media = RecordingMediaEngine()
+        let media = RecordingMedia()
         let guest = VoiceRoom(roomId: "k", signaling: try await client(server, "guest"), media: media)
         try await guest.join()
         try await guest.takeSeat()
@@ -105,10 +105,3 @@ import Testing
     }
 }
 
-/// A media engine that records what it was told.
-actor RecordingMediaEngine: MediaEngine {
-    private(set) var history: [Bool] = []
-    private(set) var stopped = false
-    func setPublishing(_ publishing: Bool) async { history.append(publishing) }
-    func stop() async { stopped = true }
-}

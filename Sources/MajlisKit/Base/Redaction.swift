@@ -12,7 +12,7 @@ public enum Redaction {
         // "token": "...", "secret":"...", "password" : "..."
         #"(?i)("(?:[a-z_]*token|secret|password|api_?key)"\s*:\s*")[^"]*(")"#,
         // token=..., --secret ..., secret: ...
-        #"(?i)((?:--)?(?:[a-z_]*token|secret|password|api_?key)(?:=|:\s*|\s+))[^\s,&"]+"#,
+        #"(?i)((?:--)?(?:[a-z_]*token|secret|password|api_?key)(?:=|:\s*|\s+))[^\s,&"-][^\s,&"]*"#,
     ].compactMap { try? NSRegularExpression(pattern: $0) }
 
     /// `text` with every credential replaced by `mask`.

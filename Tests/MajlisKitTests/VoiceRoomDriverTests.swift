@@ -1,0 +1,190 @@
+import Foundation
+import MajlisKit
+import MajlisProtocol
+import Testing
+
+/// VoiceRoom on the fake signaling client: no server, no sleeps.
+@Suite struct VoiceRoomDriverTests {
+    static func snapshot(seq: Int64, mode: RoomMode = .free, seats: [Seat]? = nil, role: Role = .member, owner: String = "host", members: [String] = ["host", "me"]) -> JSONValue {
+        let seatList = seats ?? (0..<4).map { Seat(index: $0) }
+        let value = RoomSnapshot(
+            room: RoomInfo(id: "r", title: "Room", owner: owner, mode: mode, seatCount: seatList.count, announcement: "", chatMutedAll: false, createdAt: 1, memberCount: members.count, maxMembers: 0),
+            seq: seq, seats: seatList,
+            members: members.map { Member(id: $0, name: $0.capitalized, avatar: "", role: $0 == owner ? .owner : .member, seat: nil, chatMuted: false, joinedAt: 1) },
+            attributes: [:], me: SelfState(role: role, seat: nil, chatMuted: false, request: nil), requests: [], chat: .init(lastMsgId: 0))
+        return try! JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+    }
+
+    static func server(_ snapshot: @escaping @Sendable () -> JSONValue) -> FakeSignalingClient.Responder {
+        { op, _ in
+            switch op {
+            case "room.join", "room.sync": return .success(snapshot())
+            case "chat.history": return .success(["messages": []])
+            case "request.create": return .success(["requestId": "q1"])
+            case "chat.send": return .success(["msgId": 9, "ts": 1])
+            default: return .success([:])
+            }
+        }
+    }
+
+    /// Waits for a state that satisfies `condition` (the timeout only guards against a hang).
+    func until(_ room: VoiceRoom, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
+        let deadline = Date().addingTimeInterval(10)
+        for await update in await room.updates() {
+            if case .state(let state) = update, condition(state) { return state }
+            if Date() > deadline { break }
+        }
+        Issue.record("state never matched: \(await room.state)")
+        return await room.state
+    }
+
+    func seat(_ index: Int, _ user: String?, muted: Bool = false, micOn: Bool = true) -> Seat {
+        Seat(index: index, state: user == nil ? .empty : .occupied, user: user, muted: muted, micOn: user == nil ? false : micOn)
+    }
+
+    @Test func requestToSpeakDrivesPublishing() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 5, mode: .request) })
+        let media = RecordingMedia()
+        let room = VoiceRoom(roomId: "r", signaling: fake, media: media, clock: ManualClock())
+        let joined = try await room.join()
+        #expect(joined.status == .joined && joined.seq == 5 && joined.me == "me")
+        #expect(fake.ops == ["room.join", "chat.history"])
+
+        let requestId = try await room.requestSeat(2)
+        #expect(requestId == "q1")
+        #expect(await room.state.myRequest?.index == 2)
+        fake.emit(.requestAccepted(requestId: "q1", index: 2), room: "r")
+        fake.emit(.requestCancelled(requestId: "q1", user: "me", reason: "accepted"), room: "r")
+        fake.emit(.seatUpdated([seat(2, "me")]), room: "r", seq: 6)
+        let seated = try await until(room) { $0.mySeat == 2 }
+        #expect(seated.myRequest == nil && seated.publishing && seated.seq == 6)
+        #expect(await media.history == [true])
+
+        fake.emit(.seatUpdated([seat(2, "me", muted: true)]), room: "r", seq: 7)
+        _ = try await until(room) { !$0.publishing }
+        fake.emit(.seatUpdated([seat(2, "me", micOn: true)]), room: "r", seq: 8)
+        _ = try await until(room) { $0.publishing }
+        fake.emit(.seatUpdated([seat(2, nil)]), room: "r", seq: 9)
+        let left = try await until(room) { $0.mySeat == nil }
+        #expect(!left.publishing)
+        #expect(await media.history == [true, false, true, false])
+    }
+
+    @Test func aSeqGapResyncsAndOldEventsAreIgnored() async throws {
+        let current = Locked(Self.snapshot(seq: 5))
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { current.value })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        // An event already included in the snapshot changes nothing.
+        fake.emit(.seatUpdated([seat(0, "ghost")]), room: "r", seq: 5)
+        // The server moved on to seq 9; we see only 8 and 9.
+        current.value = Self.snapshot(seq: 9, seats: [seat(0, "host"), seat(1, nil), seat(2, nil), seat(3, nil)])
+        fake.emit(.seatUpdated([seat(1, "x")]), room: "r", seq: 8)
+        let synced = try await until(room) { $0.seq == 9 }
+        #expect(fake.ops.filter { $0 == "room.sync" }.count == 1)
+        #expect(synced.seats[0].user == "host")
+        #expect(synced.seats[1].user == nil)
+        fake.emit(.seatUpdated([seat(3, "me")]), room: "r", seq: 10)
+        let next = try await until(room) { $0.seq == 10 }
+        #expect(next.mySeat == 3)
+    }
+
+    @Test func eventsDuringTheJoinAreAppliedAfterItsSnapshot() async throws {
+        let fake = FakeSignalingClient(user: "me")
+        fake.respond { op, _ in
+            if op == "room.join" {
+                // The server answers, and the next event is already on its way.
+                fake.emit(.memberJoined(Member(id: "late", name: "Late", avatar: "", role: .member, seat: nil, chatMuted: false, joinedAt: 2)), room: "r", seq: 6)
+                return .success(Self.snapshot(seq: 5))
+            }
+            return .success(["messages": []])
+        }
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        let state = try await until(room) { $0.seq == 6 }
+        #expect(state.members.map(\.id) == ["host", "me", "late"])
+        #expect(state.memberCount == 3)
+        #expect(!fake.ops.contains("room.sync"))
+    }
+
+    @Test func kickedAndEnded() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 1) })
+        let media = RecordingMedia()
+        let room = VoiceRoom(roomId: "r", signaling: fake, media: media, clock: ManualClock())
+        try await room.join()
+        fake.emit(.youKicked(by: "host", until: 99), room: "r")
+        let kicked = try await until(room) { $0.status == .kicked(by: "host", until: 99) }
+        #expect(!kicked.publishing)
+        #expect(await media.stopped)
+        // A later close (4003) keeps the kick as the reason.
+        fake.emit(.closed(code: 4003, reason: "kicked"))
+
+        let other = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await other.join()
+        fake.emit(.roomEnded(reason: "ended"), room: "r", seq: 2)
+        _ = try await until(other) { $0.status == .ended(reason: "ended") }
+        #expect(await room.state.status == .kicked(by: "host", until: 99))
+    }
+
+    @Test func reconnectResyncsOrRejoins() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 3) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        fake.emit(.connectionLost(reason: "network"))
+        _ = try await until(room) { $0.status == .reconnecting }
+        let session = SessionInfo(session: "s", userId: "me", userName: "Me", heartbeat: 20, expiresAt: 0, resumed: true, rooms: ["r"])
+        fake.emit(.reconnected(session))
+        _ = try await until(room) { $0.status == .joined }
+        #expect(fake.ops.suffix(2) == ["room.sync", "chat.history"])
+
+        fake.emit(.connectionLost(reason: "network"))
+        _ = try await until(room) { $0.status == .reconnecting }
+        var gone = session
+        gone.rooms = []
+        fake.emit(.reconnected(gone))
+        _ = try await until(room) { $0.status == .joined }
+        #expect(fake.ops.contains { $0 == "room.join" } && fake.ops.filter { $0 == "room.join" }.count == 2)
+    }
+
+    @Test func chatArrivesOnceAndOlderPagesPrepend() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 1) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        let message = ChatMessage(msgId: 10, from: UserRef(id: "host", name: "Host"), type: "text", text: "hi", payload: nil, ts: 5)
+        fake.emit(.chatMessage(message), room: "r")
+        fake.emit(.chatMessage(message), room: "r")
+        _ = try await until(room) { $0.chat.count == 1 }
+        fake.respond { op, args in
+            guard op == "chat.history" else { return .success([:]) }
+            #expect(args["before"] == 10)
+            return .success(["messages": [["msgId": 9, "from": ["id": "a", "name": "A"], "type": "text", "text": "older", "ts": 4]]])
+        }
+        #expect(try await room.loadOlderChat() == 1)
+        #expect(await room.state.chat.map(\.msgId) == [9, 10])
+        // Each send has its own clientMsgId, which is what makes server-side dedupe work.
+        fake.respond(Self.server { Self.snapshot(seq: 1) })
+        try await room.sendChat("a")
+        let first = fake.lastArgs(of: "chat.send")?["clientMsgId"]
+        try await room.sendChat("a")
+        #expect(fake.lastArgs(of: "chat.send")?["clientMsgId"] != first)
+    }
+}
+
+/// A media engine that records what it was told.
+actor RecordingMedia: MediaEngine {
+    private(set) var history: [Bool] = []
+    private(set) var stopped = false
+    func setPublishing(_ publishing: Bool) async { history.append(publishing) }
+    func stop() async { stopped = true }
+}
+
+/// A value shared between a test and a responder.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
