@@ -21,6 +21,12 @@ public struct RoomState: Sendable, Equatable {
         public var inviteId: String
         public var from: String
         public var index: Int?
+
+        public init(inviteId: String, from: String, index: Int?) {
+            self.inviteId = inviteId
+            self.from = from
+            self.index = index
+        }
     }
 
     public var roomId: String
@@ -51,6 +57,8 @@ public struct RoomState: Sendable, Equatable {
     public var tokenExpiresAt: Int64?
     /// Speaking levels by user (0...100), from the media plane.
     public var levels: [String: Int] = [:]
+    /// This user's network, from the media plane (nil until measured).
+    public var networkQuality: NetworkQuality?
 
     public init(roomId: String) { self.roomId = roomId }
 

@@ -1,0 +1,14 @@
+/// A banner over the room screen, most important first.
+public struct Banner: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case roomEnded, kicked, left, failed, reconnecting, networkPoor, tokenExpiring, chatMuted, invite
+    }
+
+    public var kind: Kind
+    public var text: String
+
+    public init(kind: Kind, text: String) {
+        self.kind = kind
+        self.text = text
+    }
+}

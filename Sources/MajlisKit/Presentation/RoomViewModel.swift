@@ -1,0 +1,18 @@
+/// Everything the room screen draws, already worded in the user's language.
+public struct RoomViewModel: Sendable, Equatable {
+    public var title: String
+    /// Member count and room mode, e.g. "12 members · Ask to speak".
+    public var subtitle: String
+    public var announcement: String
+    /// Lay the screen out right to left (Arabic).
+    public var isRightToLeft: Bool
+    public var seats: [SeatTile]
+    public var chat: [ChatRow]
+    /// Shown to the owner and admins only.
+    public var requests: [RequestRow]
+    public var banners: [Banner]
+    /// What this user may do now.
+    public var canTakeSeat: Bool
+    public var canRequestSeat: Bool
+    public var canSendChat: Bool
+}
