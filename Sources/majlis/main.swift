@@ -7,6 +7,7 @@ let usage = """
     commands:
       serve    run the server (signaling, HTTP, store)
       token    print an access token
+      join     join a room as a bot (or with a terminal UI: --tui)
       bench    run a benchmark (bench signaling --help)
     Every command has --help.
     """
@@ -20,6 +21,7 @@ do {
     switch command {
     case "serve": status = try ServeCommand.run(rest)
     case "token": status = try TokenCommand.run(rest)
+    case "join": status = try JoinCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
     case "--help", "-h", "help":
         say(usage)

@@ -208,7 +208,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         if let client = try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(options.client)) { args["client"] = client }
         // The hello goes out once the socket opens (the connection queues it).
         let hello = Self.frame(id: id, op: "hello", args: args, rid: nil)
-        let answer = await awaitAnswer(id: id, timeout: options.requestTimeout * 2) { connection.send(hello) }
+        let answer = await awaitAnswer(id: id, timeout: options.requestTimeout * 2, on: connection) { connection.send(hello) }
         switch answer {
         case .data(let data):
             guard let info = Self.sessionInfo(data) else {
@@ -359,11 +359,12 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         }
         guard let connection else { return .lost }
         let frame = Self.frame(id: id, op: op, args: args, rid: rid)
-        return await awaitAnswer(id: id, timeout: timeout ?? options.requestTimeout) { connection.send(frame) }
+        return await awaitAnswer(id: id, timeout: timeout ?? options.requestTimeout, on: connection) { connection.send(frame) }
     }
 
-    /// Registers for the answer to `id`, then runs `send`, then waits (at most `timeout`).
-    private func awaitAnswer(id: Int64, timeout: Int64, send: @escaping @Sendable () -> Void) async -> Answer {
+    /// Registers for the answer to `id`, then runs `send`, then waits (at most `timeout`). If the
+    /// connection is already gone, the answer is `.lost` at once.
+    private func awaitAnswer(id: Int64, timeout: Int64, on connection: WebSocketConnection, send: @escaping @Sendable () -> Void) async -> Answer {
         let timer = Task { [weak self] in
             guard let self else { return }
             do { try await self.clock.sleep(milliseconds: timeout) } catch { return }
@@ -373,6 +374,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         return await withCheckedContinuation { continuation in
             state.withLock { $0.pending[id] = continuation }
             send()
+            if connection.isClosed { state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .lost) }
         }
     }
 

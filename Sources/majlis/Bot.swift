@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import MajlisKit
+import MajlisProtocol
+import Synchronization
+
+/// The headless client behind `majlis join`.
+final class Bot: Sendable {
+    let options: JoinOptions
+    private let outcome = Mutex<Int32?>(nil)
+    /// Set once the room is joined; failures before that are reported by `run`.
+    private let joined = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(options: JoinOptions) { self.options = options }
+
+    /// Runs until the duration ends, a signal or end of input arrives, or something fails.
+    func runBlocking() -> Int32 {
+        let signaling = LiveSignalingClient(url: options.url, token: options.token)
+        let room = VoiceRoom(roomId: options.room, signaling: signaling)
+        let main = Task { await self.run(signaling: signaling, room: room) }
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { self.finish(0) }
+            source.resume()
+            sources.append(source)
+        }
+        if options.duration == nil {
+            // End of input ends the run (Ctrl-D, or a closed pipe).
+            Thread.detachNewThread {
+                while readLine() != nil {}
+                self.finish(0)
+            }
+        }
+        done.wait()
+        main.cancel()
+        let status = outcome.withLock { $0 } ?? 0
+        // Leave politely (bounded: the server may be gone).
+        let left = DispatchSemaphore(value: 0)
+        Task {
+            if status == 0 { try? await room.leave() }
+            await signaling.disconnect()
+            left.signal()
+        }
+        _ = left.wait(timeout: .now() + 3)
+        _ = sources
+        return status
+    }
+
+    /// Ends the run with `status` (the first call wins).
+    func finish(_ status: Int32, _ message: String? = nil) {
+        let first = outcome.withLock { outcome -> Bool in
+            guard outcome == nil else { return false }
+            outcome = status
+            return true
+        }
+        guard first else { return }
+        if let message { complain("majlis join: \(message)") }
+        done.signal()
+    }
+
+    private func run(signaling: LiveSignalingClient, room: VoiceRoom) async {
+        let stream = signaling.subscribe()
+        if options.events {
+            Task {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                for await event in stream {
+                    if case .event(let frame) = event, let data = try? encoder.encode(frame) {
+                        say(String(decoding: data, as: UTF8.self))
+                    }
+                }
+            }
+        }
+        do {
+            _ = try await signaling.connect()
+        } catch {
+            finish(1, describeConnect(error))
+            return
+        }
+        let updates = await room.updates()
+        Task { await self.watch(updates) }
+        do {
+            try await room.join(create: options.create)
+            joined.store(true, ordering: .relaxed)
+            if let seat = options.seat { try await room.takeSeat(seat) }
+            if options.request {
+                try await room.requestSeat()
+                guard await waitForSeat(room) else { return }
+            }
+            if let text = options.say { try await room.sendChat(text) }
+        } catch {
+            finish(1, describe(error))
+            return
+        }
+        if let duration = options.duration {
+            try? await Task.sleep(nanoseconds: UInt64(duration) * 1_000_000_000)
+            finish(0)
+        }
+    }
+
+    /// Waits until the request to speak is accepted (true) or rejected (false, and the run ends).
+    private func waitForSeat(_ room: VoiceRoom) async -> Bool {
+        for await update in await room.updates() {
+            switch update {
+            case .state(let state) where state.mySeat != nil: return true
+            case .event(.requestRejected): finish(1, "the request to speak in \(options.room) was rejected"); return false
+            case .event(.requestCancelled(_, _, "expired")): finish(1, "the request to speak in \(options.room) expired"); return false
+            default: continue
+            }
+        }
+        return false
+    }
+
+    /// Ends the run when the room is over for this bot.
+    private func watch(_ updates: AsyncStream<VoiceRoomUpdate>) async {
+        for await update in updates {
+            guard case .state(let state) = update else { continue }
+            switch state.status {
+            case .kicked(let by, _): finish(1, "kicked from room \(options.room)\(by.isEmpty ? "" : " by \(by)")")
+            case .ended(let reason): finish(0, "room \(options.room) ended (\(reason))")
+            case .failed(let reason) where joined.load(ordering: .relaxed): finish(1, reason)
+            default: continue
+            }
+        }
+    }
+
+    private func describeConnect(_ error: MajlisError) -> String {
+        switch error {
+        case .server(let refusal) where [.unauthorized, .tokenExpired, .forbidden].contains(refusal.code):
+            return "bad token: \(refusal.message)"
+        case .notConnected, .closed(nil, _):
+            return "server unreachable at \(options.url)"
+        default:
+            return describe(error)
+        }
+    }
+
+    private func describe(_ error: MajlisError) -> String {
+        switch error.code {
+        case .roomNotFound?: return "room \(options.room) not found (use --create to create it)"
+        case .seatOccupied?: return "seat \(options.seat ?? -1) is taken"
+        default: return error.description
+        }
+    }
+}

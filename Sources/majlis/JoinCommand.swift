@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+import MajlisKit
+import MajlisProtocol
+import Synchronization
+
+/// `majlis join`: a headless client (bot) on the SDK.
+enum JoinCommand {
+    static let help = """
+        usage: majlis join --url ws://HOST:PORT/v1/signal --token TOKEN --room ROOM [--create] [--mode free|request]
+                           [--seat N | --request] [--say TEXT] [--duration SECONDS] [--events] [--tui]
+        Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
+        seat N; --request asks to speak and waits for approval; --say sends one chat message; --events prints
+        every event as one JSON object per line; --duration leaves after that many seconds (default: until
+        Ctrl-C or end of input). Reconnects by itself if the server goes away and comes back.
+        Exit status: 0 on a clean run; 1 with a one-line reason on any failure.
+        """
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = try Arguments(arguments, switches: ["create", "request", "events", "tui"])
+        if args.wantsHelp {
+            say(help)
+            return 0
+        }
+        guard let url = args.string("url"), let token = args.string("token"), let room = args.string("room") else {
+            throw Arguments.Failure(description: "--url, --token and --room are required (see majlis join --help)")
+        }
+        let create = args.flag("create")
+        let modeName = args.string("mode", default: "free")
+        let seatText = args.string("seat")
+        let request = args.flag("request")
+        let sayText = args.string("say")
+        let duration = try args.int("duration", default: -1, range: -1...10_000_000)
+        let events = args.flag("events")
+        let tui = args.flag("tui")
+        for unsupported in ["mic", "record"] where args.string(unsupported) != nil {
+            throw Arguments.Failure(description: "--\(unsupported) needs the voice plane, which this build does not have yet")
+        }
+        try args.rejectUnknown()
+        guard let mode = RoomMode(rawValue: modeName) else { throw Arguments.Failure(description: "--mode must be free or request") }
+        var seat: Int?
+        if let seatText {
+            guard let number = Int(seatText), number >= 0 else { throw Arguments.Failure(description: "--seat must be a seat number (0 is the first)") }
+            seat = number
+        }
+        if seat != nil && request { throw Arguments.Failure(description: "--seat and --request do not go together") }
+        guard Identifier.isValid(room) else { throw Arguments.Failure(description: "--room must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -") }
+
+        let options = JoinOptions(
+            url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
+            say: sayText, duration: duration >= 0 ? duration : nil, events: events)
+        if tui { return try TerminalUI.run(options) }
+        return Bot(options: options).runBlocking()
+    }
+}
+
+/// What `majlis join` was asked to do.
+struct JoinOptions: Sendable {
+    var url: String
+    var token: String
+    var room: String
+    var create: RoomSettings?
+    var seat: Int?
+    var request: Bool
+    var say: String?
+    var duration: Int?
+    var events: Bool
+}

@@ -1,0 +1,132 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// `majlis join` as scripts run it, against a real server.
+@Suite(.serialized) struct JoinBotTests {
+    /// A running `majlis join`.
+    final class Bot: @unchecked Sendable {
+        let process = Process()
+        let output = Pipe()
+        let errors = Pipe()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = MajlisProcess.executable
+            process.arguments = ["join"] + arguments
+            process.standardOutput = output
+            process.standardError = errors
+            process.standardInput = Pipe()  // open: the bot runs until --duration or a signal
+            try process.run()
+        }
+
+        /// Waits for the exit; returns status, stdout and stderr.
+        func finish() -> (status: Int32, out: String, err: String) {
+            let out = output.fileHandleForReading.readDataToEndOfFile()
+            let err = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    func token(_ user: String) -> String { TestServer.token(user, grants: Grants(create: true)) }
+
+    @Test func botJoinsTakesASeatSpeaksAndPrintsEvents() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let watcher = try await TestClient.signedIn(server, user: "watcher")
+        try await watcher.call("room.create", room: "lobby")
+        let bot = try Bot(["--url", server.url, "--token", token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "2"])
+        try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
+        try await watcher.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "bot" }
+        let chat = try await watcher.event("chat.message")
+        #expect(chat["data"]?["text"] == "hello from a bot")
+        try await watcher.call("chat.send", room: "lobby", ["text": "hi bot", "clientMsgId": "w1"])
+        let result = bot.finish()
+        #expect(result.status == 0, "\(result.err)")
+        try await watcher.event("member.left") { $0["data"]?["user"] == "bot" }
+        // Every line of --events is one JSON event.
+        let lines = result.out.split(separator: "\n")
+        let events = try lines.map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+        #expect(events.allSatisfy { $0["ev"]?.stringValue != nil && $0["room"] == "lobby" })
+        #expect(events.contains { $0["ev"] == "chat.message" && $0["data"]?["text"] == "hi bot" })
+    }
+
+    @Test func botAsksToSpeakAndWaitsForTheHost() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        try await host.call("room.create", room: "stage", ["mode": "request"])
+        let bot = try Bot(["--url", server.url, "--token", token("speaker"), "--room", "stage", "--request", "--say", "thanks", "--duration", "2"])
+        let request = try await host.event("request.received")
+        try await host.call("request.accept", room: "stage", ["requestId": request["data"]!["request"]!["id"]!])
+        let chat = try await host.event("chat.message")
+        #expect(chat["data"]?["from"]?["id"] == "speaker")
+        #expect(bot.finish().status == 0)
+
+        let rejected = try Bot(["--url", server.url, "--token", token("other"), "--room", "stage", "--request", "--duration", "5"])
+        let second = try await host.event("request.received") { $0["data"]?["request"]?["user"] == "other" }
+        try await host.call("request.reject", room: "stage", ["requestId": second["data"]!["request"]!["id"]!])
+        let result = rejected.finish()
+        #expect(result.status == 1)
+        #expect(result.err.contains("rejected"))
+    }
+
+    @Test func failuresExitNonZeroWithOneLine() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        try await host.call("room.create", room: "full")
+        try await host.call("seat.take", room: "full", ["index": 0])
+        let cases: [([String], String)] = [
+            (["--url", server.url, "--token", token("x"), "--room", "missing", "--duration", "1"], "not found"),
+            (["--url", server.url, "--token", token("x"), "--room", "full", "--seat", "0", "--duration", "1"], "seat 0 is taken"),
+            (["--url", server.url, "--token", "not.a.token", "--room", "full", "--duration", "1"], "bad token"),
+            (["--url", "ws://127.0.0.1:1/v1/signal", "--token", token("x"), "--room", "full", "--duration", "1"], "unreachable"),
+            (["--url", server.url, "--room", "full"], "required"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try Bot(arguments).finish()
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.err.contains(expected), "\(arguments): \(result.err)")
+            #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")
+        }
+    }
+
+    @Test func kickedBotExitsNonZero() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        try await host.call("room.create", room: "k")
+        let bot = try Bot(["--url", server.url, "--token", token("pest"), "--room", "k", "--duration", "30"])
+        try await host.event("member.joined") { $0["data"]?["member"]?["id"] == "pest" }
+        try await host.call("member.kick", room: "k", ["user": "pest"])
+        let result = bot.finish()
+        #expect(result.status == 1)
+        #expect(result.err.contains("kicked"))
+    }
+
+    @Test func botComesBackAfterTheServerRestarts() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bot-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var server = try TestServer(dataDirectory: directory)
+        let port = server.server.port
+        let host = try await TestClient.signedIn(server, user: "host")
+        try await host.call("room.create", room: "phoenix")
+        let bot = try Bot(["--url", server.url, "--token", token("bot"), "--room", "phoenix", "--duration", "30"])
+        try await host.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
+        server.stop()
+        server = try TestServer(dataDirectory: directory) { $0.port = port }
+        defer {
+            bot.process.interrupt()
+            _ = bot.finish()
+            server.destroy()
+        }
+        let watcher = try await TestClient.signedIn(server, user: "watcher")
+        try await watcher.call("room.join", room: "phoenix")
+        // The bot reconnects and joins again by itself.
+        try await watcher.event("member.joined", timeout: 20) { $0["data"]?["member"]?["id"] == "bot" }
+        #expect(bot.process.isRunning)
+    }
+}
