@@ -124,9 +124,11 @@ import Testing
             server.destroy()
         }
         let watcher = try await TestClient.signedIn(server, user: "watcher")
-        try await watcher.call("room.join", room: "phoenix")
-        // The bot reconnects and joins again by itself.
-        try await watcher.event("member.joined", timeout: 20) { $0["data"]?["member"]?["id"] == "bot" }
+        let snapshot = try await watcher.call("room.join", room: "phoenix")
+        // The bot reconnects and joins again by itself (before the watcher, or after it).
+        if snapshot["members"]?.arrayValue?.contains(where: { $0["id"] == "bot" }) != true {
+            try await watcher.event("member.joined", timeout: 20) { $0["data"]?["member"]?["id"] == "bot" }
+        }
         #expect(bot.process.isRunning)
     }
 }
