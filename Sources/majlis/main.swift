@@ -13,6 +13,12 @@ let usage = """
     """
 
 
+// Start with no signal blocked, whatever the parent left blocked: SIGTERM, SIGINT, SIGHUP and
+// SIGWINCH drive shutdown and redraws.
+var unblocked = sigset_t()
+sigemptyset(&unblocked)
+sigprocmask(SIG_SETMASK, &unblocked, nil)
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.first ?? "--help"
 let rest = Array(arguments.dropFirst())
