@@ -35,7 +35,11 @@ let package = Package(
         .target(
             name: "MajlisServer",
             dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),
-        .target(name: "MajlisKit", dependencies: ["MajlisProtocol", "MajlisTransport"]),
+        // The SDK: its live signaling client runs on libwebsockets on Linux (MajlisTransport);
+        // everything else is platform-neutral.
+        .target(
+            name: "MajlisKit",
+            dependencies: ["MajlisProtocol", .target(name: "MajlisTransport", condition: .when(platforms: [.linux]))]),
         .target(
             name: "MajlisTestSupport",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),

@@ -1,9 +1,12 @@
+#if os(Linux)
 import Foundation
 import MajlisProtocol
 import MajlisTransport
 import Synchronization
 
-/// The signaling capability over a real Majlis server (libwebsockets underneath).
+/// The signaling capability over a real Majlis server, on libwebsockets (Linux; an Apple-platform
+/// client over URLSessionWebSocketTask is not written yet, and the rest of MajlisKit does not
+/// depend on this file).
 ///
 /// - Requests time out after `requestTimeout` and are retried, up to 3 tries in all, with the
 ///   same `rid`, so a retry never doubles a chat message or a seat change.
@@ -459,3 +462,4 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         connectionEnded(connection, code: code, reason: reason)
     }
 }
+#endif
