@@ -18,20 +18,26 @@ static struct lws_protocols *make_protocols(lws_callback_function *callback, siz
     return protocols; /* protocols[1] is the zeroed terminator; lives as long as the process */
 }
 
+/* The settings servers and clients share; returns 0 when out of memory. */
+static int base_info(struct lws_context_creation_info *info, lws_callback_function *callback, void *user,
+                     size_t rx_buffer_size) {
+    memset(info, 0, sizeof *info);
+    info->protocols = make_protocols(callback, rx_buffer_size);
+    info->user = user;
+    info->gid = -1;
+    info->uid = -1;
+    info->options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+    return info->protocols != NULL;
+}
+
 struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_callback_function *callback,
                                              void *user, const char *cert_path, const char *key_path,
                                              size_t rx_buffer_size) {
     struct lws_context_creation_info info;
-    memset(&info, 0, sizeof info);
-    struct lws_protocols *protocols = make_protocols(callback, rx_buffer_size);
-    if (!protocols) return NULL;
+    if (!base_info(&info, callback, user, rx_buffer_size)) return NULL;
     info.port = port;
     info.iface = iface;
-    info.protocols = protocols;
-    info.user = user;
-    info.gid = -1;
-    info.uid = -1;
-    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     if (cert_path && key_path) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cert_path;
@@ -43,15 +49,9 @@ struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_ca
 struct lws_context *majlis_lws_create_client(lws_callback_function *callback, void *user,
                                              size_t rx_buffer_size) {
     struct lws_context_creation_info info;
-    memset(&info, 0, sizeof info);
-    struct lws_protocols *protocols = make_protocols(callback, rx_buffer_size);
-    if (!protocols) return NULL;
+    if (!base_info(&info, callback, user, rx_buffer_size)) return NULL;
     info.port = CONTEXT_PORT_NO_LISTEN;
-    info.protocols = protocols;
-    info.user = user;
-    info.gid = -1;
-    info.uid = -1;
-    info.options = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
     return lws_create_context(&info);
 }
 

@@ -45,8 +45,6 @@ public final class FakeSignalingClient: SignalingClient {
         emit(.event(EventFrame(room: room, seq: seq, event: event)))
     }
 
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
     // MARK: SignalingClient
 
     public var currentSession: SessionInfo? { state.withLock { $0.session } }

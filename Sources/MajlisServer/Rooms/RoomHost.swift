@@ -121,9 +121,6 @@ final class RoomHost: @unchecked Sendable {
     /// Waits until everything queued so far has run.
     func drain() { queue.sync {} }
 
-    /// Counts for health and metrics (runs on the queue).
-    var memberCount: Int { queue.sync { engine.memberIds.count } }
-
     // MARK: On the queue
 
     private func storeEffects(_ effects: [RoomEffect]) throws {

@@ -54,14 +54,9 @@ final class PresenceDirectory: Sendable {
         entries.withLock { $0[user]?.rooms ?? [] }
     }
 
-    func session(of user: String) -> Session? {
-        entries.withLock { $0[user]?.session }
-    }
-
     /// The live connections of these users, skipping those without one.
     func connections(of users: some Sequence<String>) -> [WebSocketConnection] {
         entries.withLock { entries in users.compactMap { entries[$0]?.session?.connection } }
     }
 
-    var userCount: Int { entries.withLock { $0.count } }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import MajlisProtocol
+import MajlisRoom
+import MajlisServer
+import Testing
+
+@Suite struct StoreTests {
+    func directory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("majlis-store-\(UUID().uuidString)").path
+    }
+
+    @Test func migratesOnceAndRefusesANewerSchema() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(directory: path)
+        #expect(store.schemaVersion == 1)
+        try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
+        // Opening again keeps the data and runs nothing twice.
+        let again = try Store(directory: path)
+        #expect(again.schemaVersion == 1)
+        #expect(try again.roomIds() == ["r"])
+        // A database from a newer majlis is refused, not damaged.
+        let newer = directory()
+        defer { try? FileManager.default.removeItem(atPath: newer) }
+        _ = try Store(directory: newer)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["python3", "-c", "import sqlite3; c = sqlite3.connect('\(newer)/majlis.sqlite'); c.execute('PRAGMA user_version = 99'); c.commit()"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(throws: (any Error).self) { try Store(directory: newer) }
+    }
+
+    @Test func chatIsStoredOncePerClientIdAndPagesNewestFirst() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(directory: path)
+        for id in 1...5 {
+            let message = ChatMessage(msgId: Int64(id), from: UserRef(id: "a", name: "A"), type: "text", text: "m\(id)", payload: id == 5 ? ["k": [1, 2]] : nil, ts: Int64(id))
+            try store.insertChat(room: "r", message: message, clientMsgId: "c\(id)")
+        }
+        // The same client id again is ignored.
+        try store.insertChat(room: "r", message: ChatMessage(msgId: 6, from: UserRef(id: "a", name: "A"), type: "text", text: "dup", payload: nil, ts: 6), clientMsgId: "c5")
+        let newest = try store.history(room: "r", before: nil, limit: 2)
+        #expect(newest.map(\.msgId) == [5, 4])
+        #expect(newest.first?.payload == ["k": [1, 2]])
+        #expect(try store.history(room: "r", before: 4, limit: 10).map(\.msgId) == [3, 2, 1])
+        #expect(try store.history(room: "other", before: nil, limit: 10).isEmpty)
+        try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(), owner: "a", now: 0).stored)
+        let loaded = try #require(try store.loadRoom("r", now: 0))
+        #expect(loaded.lastMsgId == 5)
+        #expect(loaded.recentChats.last.map { [$0.clientMsgId: $0.msgId] } == ["c5": 5])
+    }
+}
