@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MajlisRoom", targets: ["MajlisRoom"]),
         .library(name: "MajlisServer", targets: ["MajlisServer"]),
         .library(name: "MajlisKit", targets: ["MajlisKit"]),
+        .library(name: "MajlisAudio", targets: ["MajlisAudio"]),
     ],
     targets: [
         // C libraries from the system, one target each.
@@ -22,6 +23,10 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(
+            name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
+        .systemLibrary(
+            name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]),
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
         // Macros and inline helpers of libwebsockets that Swift cannot import.
@@ -29,6 +34,8 @@ let package = Package(
 
         .target(name: "MajlisProtocol"),
         .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),
+        .target(name: "COpusShim", dependencies: ["COpus"]),
+        .target(name: "MajlisAudio", dependencies: ["COpus", "COpusShim", "CSampleRate"]),
         .target(
             name: "MajlisTransport",
             dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto"]),
@@ -49,6 +56,7 @@ let package = Package(
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
+        .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio"]),
         .testTarget(
             name: "MajlisKitTests",
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport"]),

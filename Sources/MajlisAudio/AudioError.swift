@@ -1,0 +1,14 @@
+/// What can go wrong in the audio module.
+public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
+    case codec(String)
+    case badFile(String)
+    case resampling(String)
+
+    public var description: String {
+        switch self {
+        case .codec(let text): return "codec: \(text)"
+        case .badFile(let text): return "audio file: \(text)"
+        case .resampling(let text): return "resampling: \(text)"
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import COpus
+import COpusShim
+
+/// Opus encoder for 48 kHz mono 20 ms frames (libopus, VOIP application). Use from one thread.
+public final class OpusEncoder {
+    private let encoder: OpaquePointer
+    private var packet = [UInt8](repeating: 0, count: 1500)
+
+    /// An encoder at `bitrate` bits per second with in-band FEC and DTX off.
+    public init(bitrate: Int = 32_000) throws(AudioError) {
+        var error: Int32 = 0
+        guard let made = opus_encoder_create(Int32(AudioFormat.sampleRate), Int32(AudioFormat.channels), OPUS_APPLICATION_VOIP, &error),
+            error == OPUS_OK
+        else { throw AudioError.codec("opus_encoder_create failed (\(error))") }
+        encoder = made
+        try set(OPUS_SET_SIGNAL_REQUEST, OPUS_SIGNAL_VOICE)
+        try setBitrate(bitrate)
+    }
+
+    deinit { opus_encoder_destroy(encoder) }
+
+    private func set(_ request: Int32, _ value: Int32) throws(AudioError) {
+        let result = majlis_opus_encoder_set(encoder, request, value)
+        if result != OPUS_OK { throw AudioError.codec("opus_encoder_ctl(\(request), \(value)) failed (\(result))") }
+    }
+
+    private func query(_ request: Int32) -> Int32 {
+        var value: Int32 = 0
+        _ = majlis_opus_encoder_get(encoder, request, &value)
+        return value
+    }
+
+    /// Target bitrate, 6,000 to 510,000 bits per second.
+    public func setBitrate(_ bitrate: Int) throws(AudioError) { try set(OPUS_SET_BITRATE_REQUEST, Int32(bitrate)) }
+    public var bitrate: Int { Int(query(OPUS_GET_BITRATE_REQUEST)) }
+
+    /// In-band forward error correction, sized for `expectedLossPercent`.
+    public func setFEC(_ enabled: Bool, expectedLossPercent: Int) throws(AudioError) {
+        try set(OPUS_SET_INBAND_FEC_REQUEST, enabled ? 1 : 0)
+        try set(OPUS_SET_PACKET_LOSS_PERC_REQUEST, Int32(max(0, min(100, expectedLossPercent))))
+    }
+    public var fecEnabled: Bool { query(OPUS_GET_INBAND_FEC_REQUEST) != 0 }
+
+    /// Discontinuous transmission: near-empty packets during silence.
+    public func setDTX(_ enabled: Bool) throws(AudioError) { try set(OPUS_SET_DTX_REQUEST, enabled ? 1 : 0) }
+
+    /// Encodes one 20 ms frame (960 samples) into one packet.
+    public func encode(_ frame: [Int16]) throws(AudioError) -> [UInt8] {
+        guard frame.count == AudioFormat.frameSamples else {
+            throw AudioError.codec("a frame has \(AudioFormat.frameSamples) samples, not \(frame.count)")
+        }
+        let capacity = Int32(packet.count)
+        let length = frame.withUnsafeBufferPointer { pcm in
+            packet.withUnsafeMutableBufferPointer { out in
+                opus_encode(encoder, pcm.baseAddress!, Int32(AudioFormat.frameSamples), out.baseAddress!, capacity)
+            }
+        }
+        guard length > 0 else { throw AudioError.codec("opus_encode failed (\(length))") }
+        return Array(packet.prefix(Int(length)))
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import MajlisAudio
+import Testing
+
+@Suite struct CodecTests {
+    @Test func opusCarriesAToneAtItsLevel() throws {
+        let encoder = try OpusEncoder(bitrate: 32_000)
+        #expect(encoder.bitrate == 32_000)
+        let decoder = try OpusDecoder()
+        var tone = ToneGenerator(frequency: 1_000, amplitude: 0.4)
+        var decoded: [Int16] = []
+        var original: [Int16] = []
+        for _ in 0..<50 {
+            let frame = tone.next()
+            original += frame
+            let packet = try encoder.encode(frame)
+            #expect(packet.count > 10 && packet.count < 200)
+            decoded += try decoder.decode(packet)
+        }
+        #expect(decoded.count == original.count)
+        let settled = Array(decoded.suffix(24_000))
+        #expect(ToneDetector.strongest(of: [440, 1_000, 2_500, 3_000], in: settled) == 1_000)
+        #expect(abs(LevelMeter.dBov(settled) - LevelMeter.dBov(Array(original.suffix(24_000)))) < 1.5)
+    }
+
+    @Test func lossIsConcealedAndFECRecoversTheFrameBefore() throws {
+        let encoder = try OpusEncoder(bitrate: 32_000)
+        try encoder.setFEC(true, expectedLossPercent: 20)
+        #expect(encoder.fecEnabled)
+        let decoder = try OpusDecoder()
+        var tone = ToneGenerator(frequency: 600, amplitude: 0.4)
+        let packets = try (0..<30).map { _ in try encoder.encode(tone.next()) }
+        for packet in packets.prefix(20) { _ = try decoder.decode(packet) }
+        // Packet 20 is lost: recover it from the FEC in packet 21, then play 21.
+        let recovered = try decoder.recover(from: packets[21])
+        #expect(recovered.count == AudioFormat.frameSamples)
+        #expect(ToneDetector.strongest(of: [300, 600, 1_200], in: recovered) == 600)
+        _ = try decoder.decode(packets[21])
+        // Packet 22 is lost with nothing after it yet: conceal.
+        let concealed = try decoder.conceal()
+        #expect(concealed.count == AudioFormat.frameSamples)
+        #expect(LevelMeter.dBov(concealed) > -40)
+    }
+
+    @Test func wrongFrameSizeIsAnError() throws {
+        let encoder = try OpusEncoder()
+        #expect(throws: AudioError.self) { try encoder.encode([Int16](repeating: 0, count: 100)) }
+        let decoder = try OpusDecoder()
+        #expect(throws: AudioError.self) { try decoder.decode([0xFF, 0xFF, 0xFF]) }
+    }
+}
+
+@Suite struct DSPTests {
+    @Test func levelsInDBov() {
+        #expect(LevelMeter.dBov([Int16](repeating: 0, count: 960)) == -127)
+        #expect(LevelMeter.audioLevel([Int16](repeating: 0, count: 960)) == 127)
+        let square = (0..<960).map { $0 % 2 == 0 ? Int16(32767) : Int16(-32768) }
+        #expect(abs(LevelMeter.dBov(square)) < 0.01)
+        #expect(LevelMeter.audioLevel(square) == 0)
+        var tone = ToneGenerator(frequency: 1_000, amplitude: 0.5)
+        let sine = tone.next(48_000)
+        #expect(abs(LevelMeter.dBov(sine) - (-9.03)) < 0.05)  // A/sqrt(2) at A = 0.5
+        #expect(LevelMeter.audioLevel(sine) == 9)
+        #expect(LevelMeter.percent(sine) == 87)
+    }
+
+    @Test func resamplingKeepsPitchAndLength() throws {
+        // A 44.1 kHz stereo file of a 1 kHz tone (left) and silence (right).
+        var tone = ToneGenerator(frequency: 1_000, amplitude: 0.6, sampleRate: 44_100)
+        let left = tone.next(44_100)
+        var interleaved: [Int16] = []
+        for sample in left { interleaved += [sample, 0] }
+        let source = PCMBuffer(sampleRate: 44_100, channels: 2, int16: interleaved)
+        let converted = try Resampler.toTransportFormat(source)
+        #expect(converted.sampleRate == 48_000 && converted.channels == 1)
+        #expect(abs(converted.frameCount - 48_000) < 100)
+        let pcm = converted.int16
+        #expect(ToneDetector.strongest(of: [900, 1_000, 1_100, 1_088], in: pcm) == 1_000)
+        // Averaging with a silent channel halves the amplitude: -6 dB.
+        #expect(abs(LevelMeter.dBov(pcm) - (LevelMeter.dBov(left) - 6.02)) < 0.3)
+    }
+
+    @Test func mixingNeverClipsAndRecovers() {
+        var mixer = Mixer()
+        var a = ToneGenerator(frequency: 300, amplitude: 0.9)
+        var b = ToneGenerator(frequency: 300, amplitude: 0.9)
+        let loud = mixer.mix([a.next(), b.next()])
+        #expect(loud.allSatisfy { $0 > -32768 })
+        #expect(mixer.gain < 0.6)
+        // Quiet speech afterwards: the gain climbs back toward 1.
+        var quiet = ToneGenerator(frequency: 500, amplitude: 0.1)
+        for _ in 0..<100 { _ = mixer.mix([quiet.next()]) }
+        #expect(mixer.gain > 0.99)
+        // Two quiet speakers: the mix is the plain sum.
+        var fresh = Mixer()
+        let x: [Int16] = [100, -200, 300]
+        let y: [Int16] = [1, 2, -3]
+        #expect(fresh.mix([x, y]) == [101, -198, 297])
+        #expect(fresh.mix([]) == [])
+    }
+}
+
+@Suite struct WAVTests {
+    func header(format: UInt16, channels: UInt16, rate: UInt32, bits: UInt16, data: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = Array("RIFF".utf8)
+        func put32(_ v: UInt32) { bytes += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        func put16(_ v: UInt16) { bytes += [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        put32(UInt32(36 + data.count))
+        bytes += Array("WAVEfmt ".utf8)
+        put32(16); put16(format); put16(channels); put32(rate)
+        put32(rate * UInt32(channels) * UInt32(bits / 8)); put16(channels * bits / 8); put16(bits)
+        bytes += Array("LIST".utf8); put32(4); bytes += Array("INFO".utf8)  // a chunk to skip
+        bytes += Array("data".utf8); put32(UInt32(data.count))
+        return bytes + data
+    }
+
+    func file(_ bytes: [UInt8]) -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-\(UUID().uuidString).wav").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+
+    @Test func roundTrip() throws {
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+        let buffer = PCMBuffer(sampleRate: 48_000, channels: 1, int16: tone.next(4_800))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try WAVFile.write(buffer, to: path)
+        let back = try WAVFile.read(path)
+        #expect(back == buffer)
+    }
+
+    @Test func readsEveryCommonSampleFormat() throws {
+        let float: [UInt8] = [Float(0.5), Float(-0.25)].flatMap { value -> [UInt8] in
+            let bits = value.bitPattern
+            return [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
+        }
+        let cases: [([UInt8], [Float], Int)] = [
+            (header(format: 3, channels: 2, rate: 44_100, bits: 32, data: float), [0.5, -0.25], 2),
+            (header(format: 1, channels: 1, rate: 8_000, bits: 8, data: [128, 255, 0]), [0, 127.0 / 128, -1], 1),
+            (header(format: 1, channels: 1, rate: 16_000, bits: 24, data: [0, 0, 0x40, 0, 0, 0xC0]), [0.5, -0.5], 1),
+            (header(format: 1, channels: 1, rate: 22_050, bits: 16, data: [0x00, 0x40, 0x00, 0xC0]), [0.5, -0.5], 1),
+        ]
+        for (bytes, expected, channels) in cases {
+            let path = file(bytes)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let buffer = try WAVFile.read(path)
+            #expect(buffer.samples == expected)
+            #expect(buffer.channels == channels)
+        }
+    }
+
+    @Test func badAndTruncatedFilesAreErrorsNotCrashes() throws {
+        let good = header(format: 1, channels: 1, rate: 48_000, bits: 16, data: [1, 2, 3, 4])
+        #expect(throws: AudioError.self) { try WAVFile.read("/nonexistent.wav") }
+        #expect(throws: AudioError.self) { try WAVFile.read(file(Array("not a wav file at all".utf8))) }
+        #expect(throws: AudioError.self) { try WAVFile.read(file(header(format: 2, channels: 1, rate: 48_000, bits: 4, data: [1]))) }
+        #expect(throws: AudioError.self) { try WAVFile.read(file(header(format: 1, channels: 0, rate: 48_000, bits: 16, data: [1, 2]))) }
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<good.count {
+            let path = file(Array(good.prefix(length)))
+            _ = try? WAVFile.read(path)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        for _ in 0..<300 {
+            var bytes = good
+            bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            let path = file(bytes)
+            _ = try? WAVFile.read(path)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+}
