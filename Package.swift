@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
         .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio"]),
+        .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol"]),
         .testTarget(
             name: "MajlisKitTests",
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport"]),

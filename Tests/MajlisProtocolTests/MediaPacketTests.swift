@@ -1,0 +1,102 @@
+import MajlisProtocol
+import Testing
+
+@Suite struct MediaPacketTests {
+    @Test func rtpRoundTripWithAudioLevel() throws {
+        let packet = RTPPacket(
+            marker: true, payloadType: 111, sequenceNumber: 65_535, timestamp: 0xDEAD_BEEF, ssrc: 0x1234_5678,
+            extensions: [RTPPacket.audioLevelExtension(id: 1, voice: true, level: 30)], payload: [1, 2, 3, 4, 5])
+        let bytes = packet.serialized()
+        #expect(bytes[0] == 0x90 && bytes[1] == 0x80 | 111)
+        #expect(Array(bytes[12..<14]) == [0xBE, 0xDE])
+        let parsed = try RTPPacket(parsing: bytes)
+        #expect(parsed == packet)
+        #expect(parsed.audioLevel(extensionId: 1)! == (true, 30))
+        #expect(parsed.audioLevel(extensionId: 2) == nil)
+        // Two-byte extensions, CSRCs and padding survive too.
+        let big = RTPPacket(payloadType: 96, sequenceNumber: 1, timestamp: 2, ssrc: 3, csrcs: [7, 8],
+                            extensions: [.init(id: 20, data: Array(repeating: 9, count: 20))], payload: [42], paddingLength: 3)
+        #expect(try RTPPacket(parsing: big.serialized()) == big)
+    }
+
+    @Test func rtpRefusesBadInput() {
+        #expect(throws: PacketError.self) { try RTPPacket(parsing: []) }
+        #expect(throws: PacketError.self) { try RTPPacket(parsing: [0x40] + [UInt8](repeating: 0, count: 11)) }
+        #expect(throws: PacketError.self) { try RTPPacket(parsing: [0x8F] + [UInt8](repeating: 0, count: 20)) }  // 15 CSRCs missing
+        #expect(throws: PacketError.self) { try RTPPacket(parsing: [0xA0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 9]) }  // padding longer than payload
+    }
+
+    @Test func rtcpCompoundRoundTrip() throws {
+        let report = RTCPReportBlock(ssrc: 5, fractionLost: 51, cumulativeLost: -3, highestSequence: 70_000, jitter: 240, lastSenderReport: 9, delaySinceLastSenderReport: 10)
+        let packets: [RTCPPacket] = [
+            .senderReport(ssrc: 1, ntpTime: 0x1122_3344_5566_7788, rtpTime: 48_000, packetCount: 50, octetCount: 4000, reports: [report]),
+            .receiverReport(ssrc: 2, reports: [report, report]),
+            .nack(ssrc: 2, mediaSSRC: 5, lost: [100, 101, 116, 117, 300]),
+            .bye(ssrcs: [2]),
+            .other(type: 202, count: 0, body: [1, 2, 3, 4]),
+        ]
+        #expect(try RTCPPacket.parseCompound(RTCPPacket.serializeCompound(packets)) == packets)
+    }
+
+    @Test func nackPacksIntoBitmasks() throws {
+        let bytes = RTCPPacket.serializeCompound([.nack(ssrc: 1, mediaSSRC: 2, lost: [10, 11, 26, 27])])
+        // 10..26 fit one item (PID 10, bits for 11 and 26); 27 starts another.
+        #expect(bytes.count == 12 + 8)
+        #expect(Array(bytes[12..<16]) == [0, 10, 0x80, 0x01])
+        #expect(try RTCPPacket.parseCompound(bytes) == [.nack(ssrc: 1, mediaSSRC: 2, lost: [10, 11, 26, 27])])
+    }
+
+    static let rfc5769Request: [UInt8] = [
+        0x00, 0x01, 0x00, 0x58, 0x21, 0x12, 0xa4, 0x42, 0xb7, 0xe7, 0xa7, 0x01, 0xbc, 0x34, 0xd6, 0x86, 0xfa, 0x87, 0xdf, 0xae,
+        0x80, 0x22, 0x00, 0x10, 0x53, 0x54, 0x55, 0x4e, 0x20, 0x74, 0x65, 0x73, 0x74, 0x20, 0x63, 0x6c, 0x69, 0x65, 0x6e, 0x74,
+        0x00, 0x24, 0x00, 0x04, 0x6e, 0x00, 0x01, 0xff, 0x80, 0x29, 0x00, 0x08, 0x93, 0x2f, 0xf9, 0xb1, 0x51, 0x26, 0x3b, 0x36,
+        0x00, 0x06, 0x00, 0x09, 0x65, 0x76, 0x74, 0x6a, 0x3a, 0x68, 0x36, 0x76, 0x59, 0x20, 0x20, 0x20,
+        0x00, 0x08, 0x00, 0x14, 0x9a, 0xea, 0xa7, 0x0c, 0xbf, 0xd8, 0xcb, 0x56, 0x78, 0x1e, 0xf2, 0xb5, 0xb2, 0xd3, 0xf2, 0x49,
+        0xc1, 0xb5, 0x71, 0xa2, 0x80, 0x28, 0x00, 0x04, 0xe5, 0x7a, 0x3b, 0xcf,
+    ]
+
+    @Test func stunParsesTheRFC5769Request() throws {
+        #expect(STUNMessage.looksLikeSTUN(Self.rfc5769Request))
+        let message = try STUNMessage(parsing: Self.rfc5769Request)
+        #expect(message.type == STUNMessage.MessageType.bindingRequest.rawValue)
+        #expect(message.attributes.count == 6)
+        #expect(message.username == "evtj:h6vY")
+        #expect(message.attribute(.messageIntegrity)?.count == 20)
+        let input = try #require(STUNMessage.integrityInput(Self.rfc5769Request))
+        #expect(input.count == 76)
+        #expect(Array(input[2..<4]) == [0x00, 0x50])
+    }
+
+    @Test func xorMappedAddressRoundTrip() {
+        let value = STUNMessage.xorMappedAddress(ipv4: (192, 0, 2, 1), port: 32_853)
+        #expect(value == [0x00, 0x01, 0xa1, 0x47, 0xe1, 0x12, 0xa6, 0x43])  // RFC 5769 section 2.2
+        let decoded = STUNMessage.decodeXorMappedAddress(value)
+        #expect(decoded?.port == 32_853)
+        #expect(decoded.map { [$0.ipv4.0, $0.ipv4.1, $0.ipv4.2, $0.ipv4.3] } == [192, 0, 2, 1])
+    }
+
+    @Test func randomAndTruncatedBytesNeverTrap() {
+        var generator = SystemRandomNumberGenerator()
+        let seeds: [[UInt8]] = [
+            RTPPacket(payloadType: 111, sequenceNumber: 1, timestamp: 2, ssrc: 3, extensions: [RTPPacket.audioLevelExtension(id: 1, voice: false, level: 90)], payload: [1, 2, 3]).serialized(),
+            RTCPPacket.serializeCompound([.receiverReport(ssrc: 1, reports: [RTCPReportBlock(ssrc: 2, fractionLost: 0, cumulativeLost: 0, highestSequence: 0, jitter: 0)]), .nack(ssrc: 1, mediaSSRC: 2, lost: [5])]),
+            Self.rfc5769Request,
+        ]
+        for _ in 0..<20_000 {
+            var bytes = seeds.randomElement(using: &generator)!
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
+            case 1:
+                for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+            default: bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            _ = try? RTPPacket(parsing: bytes)
+            _ = try? RTCPPacket.parseCompound(bytes)
+            _ = try? STUNMessage(parsing: bytes)
+            _ = STUNMessage.integrityInput(bytes)
+            _ = STUNMessage.looksLikeSTUN(bytes)
+        }
+    }
+}
