@@ -24,6 +24,8 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(
+            name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
+        .systemLibrary(
             name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
         .systemLibrary(
             name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]),
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "MajlisAudio", dependencies: ["COpus", "COpusShim", "CSampleRate"]),
         .target(
             name: "MajlisTransport",
-            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto"]),
+            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP"]),
         .target(
             name: "MajlisServer",
             dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),

@@ -1,0 +1,16 @@
+/// What can go wrong on the media path.
+public enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// SRTP could not be set up.
+    case srtp(String)
+    /// A packet failed authentication, was replayed, or was malformed (libsrtp2's status).
+    case srtpRejected(Int)
+    case socket(String)
+
+    public var description: String {
+        switch self {
+        case .srtp(let text): return "SRTP: \(text)"
+        case .srtpRejected(let status): return "SRTP rejected a packet (status \(status))"
+        case .socket(let text): return "UDP: \(text)"
+        }
+    }
+}
