@@ -10,10 +10,12 @@ final class ServerContext: Sendable {
     /// Wall-clock Unix milliseconds.
     let clock: @Sendable () -> Int64
     let rooms: RoomRegistry
+    let media: MediaRouter
 
-    init(config: ServerConfig, store: Store, logger: Logger, clock: @escaping @Sendable () -> Int64) {
+    init(config: ServerConfig, store: Store, media: MediaRouter, logger: Logger, clock: @escaping @Sendable () -> Int64) {
         self.config = config
         self.store = store
+        self.media = media
         self.logger = logger
         self.clock = clock
         self.rooms = RoomRegistry()

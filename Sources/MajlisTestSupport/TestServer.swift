@@ -18,6 +18,7 @@ public final class TestServer: Sendable {
             .appendingPathComponent("majlis-test-\(UUID().uuidString)").path
         var config = ServerConfig()
         config.port = 0
+        config.mediaPort = 0
         config.dataDirectory = directory
         config.keys = [Self.key: Self.secret]
         configure(&config)

@@ -68,7 +68,7 @@ enum ServeCommand {
         let server = try SignalingServer(config: config, logger: logger)
         try server.start()
         let url = "\(config.tlsCertificate == nil ? "ws" : "wss")://\(config.host):\(server.port)/v1/signal"
-        let media = config.mediaAdvertise ?? "\(config.mediaHost):\(config.mediaPort)"
+        let media = server.mediaAddress
         if let devSecret {
             let token = TokenCommand.mint(
                 key: "devkey", secret: devSecret, user: "alice", name: "Alice", room: nil,

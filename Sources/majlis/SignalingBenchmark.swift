@@ -34,7 +34,7 @@ enum SignalingBenchmark {
         let secret = "bench-secret-0123456789abcdef"
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", data, "--keys", "bench:\(secret)", "--log-level", "error"])
+        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "bench:\(secret)", "--log-level", "error"])
         defer { server.stop() }
         let baseline = server.residentKiB()
         // The members' connections share `loops` client threads; the owner and the twenty members

@@ -77,7 +77,7 @@ import Testing
         defer { holder.destroy() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-cli-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(["serve", "--listen", "127.0.0.1:\(holder.server.port)", "--data", directory, "--keys", "k:s"])
+        let result = try run(["serve", "--listen", "127.0.0.1:\(holder.server.port)", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "k:s"])
         #expect(result.status != 0)
         #expect(result.error.contains("cannot listen"))
     }
@@ -85,7 +85,7 @@ import Testing
     @Test func devModePrintsHowToJoinAndSigtermExitsCleanly() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-dev-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", directory])
+        let process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory])
         #expect(process.banner.contains("development mode"))
         #expect(process.banner.contains("majlis join --url ws://127.0.0.1:"))
         // The printed secret works.

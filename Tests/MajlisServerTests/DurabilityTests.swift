@@ -78,7 +78,7 @@ import Testing
     @Test func acknowledgedChatSurvivesKillDashNine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-kill-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
+        var process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
         let owner = try await TestClient.connect(process.url)
         _ = try await owner.request("hello", ["token": .string(TestServer.token("owner"))])
         try await owner.call("room.create", room: "k")
@@ -104,7 +104,7 @@ import Testing
         }
         #expect(acknowledged.count == 100)
         process.kill()
-        process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
+        process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
         defer { process.terminate() }
         let again = try await TestClient.connect(process.url)
         _ = try await again.request("hello", ["token": .string(TestServer.token("owner"))])

@@ -10,12 +10,15 @@ public struct Seat: Sendable, Codable, Equatable {
     public var muted: Bool
     /// The seated user's own microphone switch.
     public var micOn: Bool
+    /// The SSRC the seated user's audio arrives with (set by the server's media plane).
+    public var ssrc: UInt32?
 
-    public init(index: Int, state: SeatState = .empty, user: String? = nil, muted: Bool = false, micOn: Bool = false) {
+    public init(index: Int, state: SeatState = .empty, user: String? = nil, muted: Bool = false, micOn: Bool = false, ssrc: UInt32? = nil) {
         self.index = index
         self.state = state
         self.user = user
         self.muted = muted
         self.micOn = micOn
+        self.ssrc = ssrc
     }
 }

@@ -58,6 +58,13 @@ final class RoomHost: @unchecked Sendable {
                     ok = false
                     body = WireEncoder.encode(ProtocolError(.internal, "the server could not read chat history"))
                 }
+            case .success(.snapshot(var snapshot)):
+                if case .join = command, context.media.join(room: id, user: caller.id) == nil {
+                    context.logger.error("room \(id): could not set up media for \(caller.id)")
+                }
+                snapshot.media = context.media.mediaInfo(room: id, user: caller.id)
+                snapshot.seats = withSSRCs(snapshot.seats)
+                body = WireEncoder.encode(RoomReply.snapshot(snapshot))
             case .success(let reply):
                 body = WireEncoder.encode(reply)
             case .failure(let error):
@@ -137,6 +144,8 @@ final class RoomHost: @unchecked Sendable {
 
     /// Sends the events, then updates presence (and closes kicked connections) and deadlines.
     private func finish(_ outcome: RoomOutcome) {
+        // Speaking rights change before anyone hears of the change that caused it.
+        context.media.setSpeakers(room: id, users: engine.seats.compactMap(\.user).filter(engine.mayPublish))
         let removed = outcome.effects.compactMap { effect -> String? in
             if case .memberRemoved(let user, _) = effect { return user }
             return nil
@@ -144,12 +153,15 @@ final class RoomHost: @unchecked Sendable {
         for delivery in outcome.deliveries {
             let users = recipients(delivery.audience, alsoRemoved: removed)
             guard !users.isEmpty else { continue }
-            let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: delivery.event))
+            var event = delivery.event
+            if case .seatUpdated(let seats) = event { event = .seatUpdated(withSSRCs(seats)) }
+            let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: event))
             for connection in context.presence.connections(of: users) { connection.send(frame, urgent: false) }
         }
         for effect in outcome.effects {
             switch effect {
             case .memberRemoved(let user, let kicked):
+                context.media.leave(room: id, user: user)
                 let (session, remaining) = context.presence.left(user, room: id)
                 if kicked, remaining == 0, let session {
                     session.connection.close(code: CloseCode.kicked.rawValue, reason: "kicked from room \(id)")
@@ -177,5 +189,15 @@ final class RoomHost: @unchecked Sendable {
     private func updateDeadline() {
         let next = engine.nextDeadline
         deadline.withLock { $0 = next }
+    }
+
+    /// Seats with the SSRC of whoever sits there.
+    private func withSSRCs(_ seats: [Seat]) -> [Seat] {
+        let ssrcs = context.media.ssrcs(room: id)
+        return seats.map { seat in
+            var seat = seat
+            seat.ssrc = seat.user.flatMap { ssrcs[$0] }
+            return seat
+        }
     }
 }

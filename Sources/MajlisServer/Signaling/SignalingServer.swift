@@ -30,11 +30,18 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         var config = config
         config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
         let store = try Store(directory: config.dataDirectory)
-        context = ServerContext(config: config, store: store, logger: logger, clock: clock ?? ServerContext.systemClock)
+        let media = try MediaRouter(host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise)
+        context = ServerContext(config: config, store: store, media: media, logger: logger, clock: clock ?? ServerContext.systemClock)
     }
 
     /// The port signaling listens on (after `start`).
     public var port: Int { webSocket.withLock { $0?.port ?? 0 } }
+
+    /// The UDP port media is received on.
+    public var mediaPort: Int { context.media.socket.port }
+
+    /// What clients are told to send media to.
+    public var mediaAddress: String { context.media.advertised }
 
     /// The store, for tools and tests.
     public var store: Store { context.store }
@@ -48,6 +55,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self,
             http: { [weak self] path in self?.http(path) ?? HTTPResponse(status: 503, body: []) })
         webSocket.withLock { $0 = server }
+        context.media.start()
         let timer = DispatchSource.makeTimerSource(queue: timerQueue)
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.sweep() }
@@ -71,6 +79,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             server = nil
         }
         for host in context.rooms.all { host.drain() }
+        context.media.stop()
         context.store.flush()
     }
 

@@ -1,0 +1,203 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+/// The selective forwarding unit: one UDP socket, one thread. Each member of a room gets an
+/// SSRC and an SRTP key in its snapshot; it proves it owns its UDP address with a STUN binding
+/// signed with that key, then sends SRTP. The router forwards a packet only from a member the
+/// room says may be heard (seated, seat not host-muted, mic on, `publish` granted), re-protected
+/// for each other bound member of the room; everything else is dropped and counted.
+///
+/// Thread rules: the router thread handles packets; room executors call `join`, `leave` and
+/// `setSpeakers`. Both take `lock` (held for one packet at a time).
+final class MediaRouter: @unchecked Sendable {
+    // Audited: `participants`, `rooms`, `speakers` and `nextSSRC` are used only under `lock`.
+    final class Participant {
+        let room: String
+        let user: String
+        let ssrc: UInt32
+        let key: [UInt8]
+        let inbound: SRTPSession
+        let outbound: SRTPSession
+        var address: UDPAddress?
+
+        init(room: String, user: String, ssrc: UInt32, key: [UInt8]) throws(MediaError) {
+            self.room = room
+            self.user = user
+            self.ssrc = ssrc
+            self.key = key
+            inbound = try SRTPSession(key: key, direction: .inbound)
+            outbound = try SRTPSession(key: key, direction: .outbound)
+        }
+    }
+
+    /// What the router counted.
+    struct Counters: Sendable, Equatable {
+        var forwarded = 0
+        var droppedNotAllowed = 0
+        var droppedUnbound = 0
+        var droppedBadPacket = 0
+        var bindings = 0
+    }
+
+    static let payloadType: UInt8 = 111
+    static let audioLevelExtension: UInt8 = 1
+
+    let socket: UDPSocket
+    /// What clients are told to send to.
+    let advertised: String
+    private let lock = NSLock()
+    private var participants: [UInt32: Participant] = [:]
+    private var rooms: [String: [String: UInt32]] = [:]
+    private var speakers: [String: Set<UInt32>] = [:]
+    private var nextSSRC: UInt32
+    private let counters = Mutex(Counters())
+    private let running = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(host: String, port: Int, advertise: String?) throws(MediaError) {
+        socket = try UDPSocket(host: host, port: port)
+        advertised = advertise ?? "\(host):\(socket.port)"
+        nextSSRC = UInt32.random(in: 0x1000_0000...0x7FFF_FFFF)
+    }
+
+    func start() {
+        running.store(true, ordering: .sequentiallyConsistent)
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            while running.load(ordering: .relaxed) {
+                guard let (length, from) = socket.receive(into: &buffer) else { continue }
+                handle(Array(buffer.prefix(length)), from: from)
+            }
+            finished.signal()
+        }
+        thread.name = "majlis-media"
+        thread.start()
+    }
+
+    func stop() {
+        guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }
+        finished.wait()
+        socket.close()
+    }
+
+    var counted: Counters { counters.withLock { $0 } }
+
+    // MARK: Room side
+
+    /// Gives `user` a fresh SSRC and key in `room` (a rejoin rotates them).
+    func join(room: String, user: String) -> (ssrc: UInt32, key: [UInt8])? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let old = rooms[room]?[user] { participants[old] = nil }
+        nextSSRC = nextSSRC &+ 1
+        let ssrc = nextSSRC
+        let key = HMACSHA256.randomBytes(SRTPSession.keyLength)
+        guard let participant = try? Participant(room: room, user: user, ssrc: ssrc, key: key) else { return nil }
+        participants[ssrc] = participant
+        rooms[room, default: [:]][user] = ssrc
+        return (ssrc, key)
+    }
+
+    func leave(room: String, user: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let ssrc = rooms[room]?.removeValue(forKey: user) else { return }
+        participants[ssrc] = nil
+        speakers[room]?.remove(ssrc)
+        if rooms[room]?.isEmpty == true { rooms[room] = nil }
+    }
+
+    /// Who may be heard in `room` now.
+    func setSpeakers(room: String, users: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        let map = rooms[room] ?? [:]
+        speakers[room] = Set(users.compactMap { map[$0] })
+    }
+
+    /// Each member's SSRC.
+    func ssrcs(room: String) -> [String: UInt32] {
+        lock.lock()
+        defer { lock.unlock() }
+        return rooms[room] ?? [:]
+    }
+
+    /// The `media` object of a snapshot for `user`.
+    func mediaInfo(room: String, user: String) -> JSONValue? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let ssrc = rooms[room]?[user], let participant = participants[ssrc] else { return nil }
+        let map = (rooms[room] ?? [:]).mapValues { JSONValue.int(Int64($0)) }
+        return [
+            "udp": .string(advertised), "ssrc": .int(Int64(ssrc)), "key": .string(Data(participant.key).base64EncodedString()),
+            "suite": "AES_CM_128_HMAC_SHA1_80", "payloadType": .int(Int64(Self.payloadType)),
+            "audioLevelExtension": .int(Int64(Self.audioLevelExtension)), "ssrcs": .object(map),
+        ]
+    }
+
+    // MARK: Router thread
+
+    private func count(_ change: (inout Counters) -> Void) { counters.withLock { change(&$0) } }
+
+    func handle(_ packet: [UInt8], from: UDPAddress) {
+        if STUNMessage.looksLikeSTUN(packet) {
+            bind(packet, from: from)
+            return
+        }
+        guard packet.count >= 12, packet[0] >> 6 == 2 else {
+            count { $0.droppedBadPacket += 1 }
+            return
+        }
+        if (200...206).contains(packet[1]) { return }  // RTCP: receiver reports are read by a later version
+        let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
+        lock.lock()
+        defer { lock.unlock() }
+        guard let sender = participants[ssrc], sender.address == from else {
+            count { $0.droppedUnbound += 1 }
+            return
+        }
+        guard let plain = try? sender.inbound.unprotect(srtp: packet) else {
+            count { $0.droppedBadPacket += 1 }
+            return
+        }
+        guard speakers[sender.room]?.contains(ssrc) == true else {
+            count { $0.droppedNotAllowed += 1 }
+            return
+        }
+        var sent = 0
+        for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
+            guard let receiver = participants[other], let address = receiver.address,
+                let secured = try? receiver.outbound.protect(rtp: plain)
+            else { continue }
+            socket.send(secured, to: address)
+            sent += 1
+        }
+        count { $0.forwarded += sent }
+    }
+
+    /// A STUN binding: USERNAME is the SSRC in decimal, MESSAGE-INTEGRITY is keyed with its key.
+    private func bind(_ packet: [UInt8], from: UDPAddress) {
+        guard let request = try? STUNMessage(parsing: packet), request.type == STUNMessage.MessageType.bindingRequest.rawValue,
+            let name = request.username, let ssrc = UInt32(name)
+        else {
+            count { $0.droppedBadPacket += 1 }
+            return
+        }
+        lock.lock()
+        let participant = participants[ssrc]
+        let verified = participant.map { STUNIntegrity.verify(packet, key: $0.key) } ?? false
+        if verified { participant?.address = from }
+        lock.unlock()
+        guard verified, let participant else {
+            count { $0.droppedBadPacket += 1 }
+            return
+        }
+        count { $0.bindings += 1 }
+        let answer = STUNMessage(
+            type: .bindingSuccess, transactionId: request.transactionId,
+            attributes: [.init(type: STUNMessage.AttributeType.xorMappedAddress.rawValue, value: STUNMessage.xorMappedAddress(ipv4: from.octets, port: from.port))])
+        socket.send(STUNIntegrity.sign(answer, key: participant.key), to: from)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import MajlisTransport
+import Testing
+
+/// The media router on loopback with raw clients that bypass the SDK: bindings, forwarding,
+/// and speaking rights enforced by the server.
+@Suite(.serialized) struct MediaRouterTests {
+    /// A raw media client: its own UDP socket, key and SSRC from the snapshot.
+    final class RawMedia: @unchecked Sendable {
+        let socket: UDPSocket
+        let ssrc: UInt32
+        let key: [UInt8]
+        let server: UDPAddress
+        let outbound: SRTPSession
+        let inbound: SRTPSession
+        var sequence: UInt16 = 0
+        var buffer = [UInt8](repeating: 0, count: 2048)
+
+        init(snapshot: JSONValue) throws {
+            let media = try #require(snapshot["media"])
+            ssrc = UInt32(try #require(media["ssrc"]?.intValue))
+            key = Array(try #require(Data(base64Encoded: media["key"]?.stringValue ?? "")))
+            let parts = try #require(media["udp"]?.stringValue).split(separator: ":")
+            server = try #require(UDPAddress(host: String(parts[0]), port: Int(parts[1]) ?? 0))
+            socket = try UDPSocket(host: "127.0.0.1", port: 0, receiveTimeoutMilliseconds: 3000)
+            outbound = try SRTPSession(key: key, direction: .outbound)
+            inbound = try SRTPSession(key: key, direction: .inbound)
+        }
+
+        /// Proves ownership of the address; returns whether the server answered, signed.
+        func bind() throws -> Bool {
+            let request = STUNMessage(type: .bindingRequest, transactionId: (0..<12).map { _ in UInt8.random(in: 0...255) },
+                                      attributes: [.init(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))])
+            socket.send(STUNIntegrity.sign(request, key: key), to: server)
+            guard let (length, _) = socket.receive(into: &buffer) else { return false }
+            let answer = Array(buffer.prefix(length))
+            guard let message = try? STUNMessage(parsing: answer), let mapped = message.attribute(.xorMappedAddress),
+                STUNMessage.decodeXorMappedAddress(mapped)?.port == UInt16(socket.port)
+            else { return false }
+            return message.type == STUNMessage.MessageType.bindingSuccess.rawValue && STUNIntegrity.verify(answer, key: key)
+        }
+
+        func send(_ payload: [UInt8]) throws {
+            sequence &+= 1
+            let packet = RTPPacket(payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: ssrc,
+                                   extensions: [RTPPacket.audioLevelExtension(id: 1, voice: true, level: 30)], payload: payload)
+            socket.send(try outbound.protect(rtp: packet.serialized()), to: server)
+        }
+
+        /// The next packet received, decrypted; nil after the receive timeout.
+        func receive() throws -> RTPPacket? {
+            guard let (length, _) = socket.receive(into: &buffer) else { return nil }
+            return try RTPPacket(parsing: inbound.unprotect(srtp: Array(buffer.prefix(length))))
+        }
+
+        /// Packets until one whose payload is `marker`; returns those before it.
+        func receive(until marker: [UInt8]) throws -> [RTPPacket] {
+            var before: [RTPPacket] = []
+            while let packet = try receive() {
+                if packet.payload == marker { return before }
+                before.append(packet)
+            }
+            throw TestClient.Timeout(description: "the marker never arrived")
+        }
+    }
+
+    @Test func onlyAllowedSpeakersAreForwarded() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        let speaker = try await TestClient.signedIn(server, user: "speaker")
+        let intruder = try await TestClient.signedIn(server, user: "intruder")
+        let listener = try await TestClient.signedIn(server, user: "listener")
+        let quiet = try await TestClient.signedIn(server, user: "quiet", grants: Grants(publish: false))
+        let hostMedia = try RawMedia(snapshot: try await host.call("room.create", room: "stage"))
+        let speakerMedia = try RawMedia(snapshot: try await speaker.call("room.join", room: "stage"))
+        let intruderMedia = try RawMedia(snapshot: try await intruder.call("room.join", room: "stage"))
+        let listenerMedia = try RawMedia(snapshot: try await listener.call("room.join", room: "stage"))
+        let quietMedia = try RawMedia(snapshot: try await quiet.call("room.join", room: "stage"))
+        for media in [hostMedia, speakerMedia, intruderMedia, listenerMedia, quietMedia] { #expect(try media.bind()) }
+        // A binding signed with the wrong key is ignored.
+        let forged = STUNMessage(type: .bindingRequest, transactionId: Array(repeating: 1, count: 12),
+                                 attributes: [.init(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(speakerMedia.ssrc).utf8))])
+        intruderMedia.socket.send(STUNIntegrity.sign(forged, key: Array(repeating: 9, count: 30)), to: intruderMedia.server)
+
+        try await host.call("seat.take", room: "stage", ["index": 0])
+        let seated = try await speaker.call("seat.take", room: "stage", ["index": 1])
+        _ = seated
+        let seatEvent = try await listener.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "speaker" }
+        #expect(seatEvent["data"]?["seats"]?.arrayValue?.first?["ssrc"]?.intValue == Int64(speakerMedia.ssrc))
+        try await quiet.call("seat.take", room: "stage", ["index": 2])
+
+        // The seated speaker is heard by everyone else, intact, with its own SSRC.
+        try speakerMedia.send([1, 2, 3])
+        let heard = try #require(try listenerMedia.receive())
+        #expect(heard.ssrc == speakerMedia.ssrc && heard.payload == [1, 2, 3])
+        #expect(heard.audioLevel(extensionId: 1)! == (true, 30))
+        #expect(try hostMedia.receive()?.payload == [1, 2, 3])
+        #expect(try intruderMedia.receive()?.payload == [1, 2, 3])
+
+        // Not seated, no publish grant, or spoofing the speaker's SSRC from another address: dropped.
+        try intruderMedia.send([66])
+        try quietMedia.send([77])
+        let spoof = RTPPacket(payloadType: 111, sequenceNumber: 999, timestamp: 1, ssrc: speakerMedia.ssrc, payload: [88])
+        intruderMedia.socket.send(try SRTPSession(key: speakerMedia.key, direction: .outbound).protect(rtp: spoof.serialized()), to: intruderMedia.server)
+        try hostMedia.send([100])
+        #expect(try listenerMedia.receive(until: [100]).isEmpty)
+
+        // Host mute silences the seat at once; unmuting brings it back.
+        try await host.call("seat.mute", room: "stage", ["index": 1, "muted": true])
+        try speakerMedia.send([4])
+        try hostMedia.send([101])
+        #expect(try listenerMedia.receive(until: [101]).isEmpty)
+        try await host.call("seat.mute", room: "stage", ["index": 1, "muted": false])
+        try speakerMedia.send([5])
+        #expect(try listenerMedia.receive()?.payload == [5])
+
+        // Mic off, and leaving the seat, stop forwarding too.
+        try await speaker.call("mic.set", room: "stage", ["on": false])
+        try speakerMedia.send([6])
+        try hostMedia.send([102])
+        #expect(try listenerMedia.receive(until: [102]).isEmpty)
+    }
+}
