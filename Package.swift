@@ -44,17 +44,21 @@ let package = Package(
         .target(
             name: "MajlisServer",
             dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),
-        // The SDK: its live signaling client runs on libwebsockets on Linux (MajlisTransport);
-        // everything else is platform-neutral.
+        // The SDK: its live signaling client and media engine run on libwebsockets, libsrtp2 and
+        // libopus on Linux (MajlisTransport, MajlisAudio); everything else is platform-neutral.
         .target(
             name: "MajlisKit",
-            dependencies: ["MajlisProtocol", .target(name: "MajlisTransport", condition: .when(platforms: [.linux]))]),
+            dependencies: [
+                "MajlisProtocol",
+                .target(name: "MajlisTransport", condition: .when(platforms: [.linux])),
+                .target(name: "MajlisAudio", condition: .when(platforms: [.linux])),
+            ]),
         .target(
             name: "MajlisTestSupport",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
         .executableTarget(
             name: "majlis",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit"]),
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio"]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
@@ -65,7 +69,7 @@ let package = Package(
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport"]),
         .testTarget(
             name: "MajlisServerTests",
-            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport"]),
+            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MajlisAudio
 import MajlisKit
 import MajlisProtocol
 import Synchronization
@@ -17,7 +18,15 @@ final class Bot: Sendable {
     /// Runs until the duration ends, a signal or end of input arrives, or something fails.
     func runBlocking() -> Int32 {
         let signaling = LiveSignalingClient(url: options.url, token: options.token)
-        let room = VoiceRoom(roomId: options.room, signaling: signaling)
+        let recorder = RecordingSink()
+        let media: any MediaEngine
+        do {
+            media = try Self.mediaEngine(options, recorder: recorder)
+        } catch {
+            complain("majlis join: \(error)")
+            return 1
+        }
+        let room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
         let main = Task { await self.run(signaling: signaling, room: room) }
         var sources: [DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
@@ -41,12 +50,43 @@ final class Bot: Sendable {
         let left = DispatchSemaphore(value: 0)
         Task {
             if status == 0 { try? await room.leave() }
+            await media.stop()
             await signaling.disconnect()
             left.signal()
         }
         _ = left.wait(timeout: .now() + 3)
         _ = sources
+        if let path = options.record {
+            do {
+                try recorder.write(to: path)
+            } catch {
+                complain("majlis join: \(error)")
+                return 1
+            }
+        }
         return status
+    }
+
+    /// The live media engine when the bot speaks or listens, else none.
+    static func mediaEngine(_ options: JoinOptions, recorder: RecordingSink) throws -> any MediaEngine {
+        guard options.mic != nil || options.record != nil else { return NullMediaEngine() }
+        let source: any AudioSource
+        switch options.mic {
+        case nil:
+            source = SilenceSource()
+        case let mic? where mic.hasPrefix("tone:"):
+            guard let frequency = Double(mic.dropFirst(5)), frequency > 0, frequency < 24_000 else {
+                throw JoinCommand.Failure(description: "--mic tone:HZ needs a frequency between 0 and 24000")
+            }
+            source = ToneSource(frequency: frequency)
+        case let path?:
+            do {
+                source = try FileSource(path: path)
+            } catch {
+                throw JoinCommand.Failure(description: "--mic \(path): \(error)")
+            }
+        }
+        return try LiveMediaEngine(source: source, sink: options.record == nil ? NullSink() : recorder)
     }
 
     /// Ends the run with `status` (the first call wins).

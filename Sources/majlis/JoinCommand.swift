@@ -8,9 +8,12 @@ import Synchronization
 enum JoinCommand {
     static let help = """
         usage: majlis join --url ws://HOST:PORT/v1/signal --token TOKEN --room ROOM [--create] [--mode free|request]
-                           [--seat N | --request] [--say TEXT] [--duration SECONDS] [--events] [--tui]
+                           [--seat N | --request] [--mic FILE.wav | --mic tone:HZ] [--record FILE.wav]
+                           [--say TEXT] [--duration SECONDS] [--events] [--tui]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
-        seat N; --request asks to speak and waits for approval; --say sends one chat message; --events prints
+        seat N; --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or
+        stereo) or a tone, paced in real time, while seated; --record writes everything heard as a 48 kHz
+        mono WAV; --say sends one chat message; --events prints
         every event as one JSON object per line; --duration leaves after that many seconds (default: until
         Ctrl-C or end of input). Reconnects by itself if the server goes away and comes back.
         Exit status: 0 on a clean run; 1 with a one-line reason on any failure.
@@ -37,9 +40,8 @@ enum JoinCommand {
         let duration = try args.int("duration", default: -1, range: -1...10_000_000)
         let events = args.flag("events")
         let tui = args.flag("tui")
-        for unsupported in ["mic", "record"] where args.string(unsupported) != nil {
-            throw Arguments.Failure(description: "--\(unsupported) needs the voice plane, which this build does not have yet")
-        }
+        let mic = args.string("mic")
+        let record = args.string("record")
         try args.rejectUnknown()
         guard let mode = RoomMode(rawValue: modeName) else { throw Arguments.Failure(description: "--mode must be free or request") }
         var seat: Int?
@@ -52,7 +54,7 @@ enum JoinCommand {
 
         let options = JoinOptions(
             url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
-            say: sayText, duration: duration >= 0 ? duration : nil, events: events)
+            say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record)
         if tui { return try TerminalUI.run(options) }
         return Bot(options: options).runBlocking()
     }
@@ -69,4 +71,8 @@ struct JoinOptions: Sendable {
     var say: String?
     var duration: Int?
     var events: Bool
+    /// "tone:HZ" or a WAV file path.
+    var mic: String?
+    /// A WAV file to write what was heard to.
+    var record: String?
 }

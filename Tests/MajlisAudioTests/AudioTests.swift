@@ -171,3 +171,28 @@ import Testing
         }
     }
 }
+
+@Suite struct JitterBufferTests {
+    @Test func reordersConcealsAndRecovers() {
+        var buffer = JitterBuffer(targetFrames: 3)
+        #expect(buffer.pop() == .waiting)
+        for sequence: UInt16 in [10, 12, 11] { buffer.insert(sequence: sequence, payload: [UInt8(sequence)]) }
+        #expect(buffer.pop() == .packet([10]))
+        #expect(buffer.pop() == .packet([11]))
+        #expect(buffer.pop() == .packet([12]))
+        // 13 lost, 14 here: recover 13 from 14's FEC, then play 14.
+        buffer.insert(sequence: 14, payload: [14])
+        #expect(buffer.pop() == .recover(next: [14]))
+        #expect(buffer.pop() == .packet([14]))
+        // Nothing more: conceal; a packet for a slot already played is dropped.
+        #expect(buffer.pop() == .conceal)
+        buffer.insert(sequence: 15, payload: [15])
+        #expect(buffer.depth == 0)
+        // Sequence numbers wrap.
+        var wrap = JitterBuffer(targetFrames: 1)
+        for sequence: UInt16 in [65_535, 0, 1] { wrap.insert(sequence: sequence, payload: [1]) }
+        #expect(wrap.pop() == .packet([1]))
+        #expect(wrap.pop() == .packet([1]))
+        #expect(wrap.pop() == .packet([1]))
+    }
+}

@@ -143,6 +143,7 @@ public actor VoiceRoom {
         } catch {
             throw MajlisError.invalidResponse("room snapshot: \(error)")
         }
+        await media.configure(snapshot.media)
         await change { state in
             if snapshot.seq < state.seq && state.status == .joined { return }  // an older view than ours
             state.status = .joined

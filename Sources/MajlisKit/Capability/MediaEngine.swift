@@ -1,3 +1,5 @@
+import MajlisProtocol
+
 /// The media capability (the "RTC" role of seed 000). The voice plane implements it; the business
 /// layer only tells it whether to publish and which room it is in.
 public protocol MediaEngine: AnyObject, Sendable {
@@ -6,6 +8,12 @@ public protocol MediaEngine: AnyObject, Sendable {
     func setPublishing(_ publishing: Bool) async
     /// Leaves the room's media.
     func stop() async
+    /// Where and how to send and receive (the snapshot's `media`), after every join and sync.
+    func configure(_ media: JSONValue?) async
+}
+
+extension MediaEngine {
+    public func configure(_ media: JSONValue?) async {}
 }
 
 /// A media engine that does nothing (signaling-only apps and bots).
