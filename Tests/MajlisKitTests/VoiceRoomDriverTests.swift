@@ -126,6 +126,18 @@ import Testing
         #expect(await room.state.status == .kicked(by: "host", until: 99))
     }
 
+    @Test func speakerLevelsLightTheSpeakingRing() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 1, seats: [seat(0, "host"), seat(1, nil), seat(2, nil), seat(3, nil)]) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        fake.emit(.speakerLevels([SpeakerLevel(user: "host", level: 70, vad: true)]), room: "r")
+        let speaking = try await until(room) { $0.levels["host"] == 70 }
+        #expect(VoiceRoomPresenter().present(speaking).seats[0].speaking)
+        fake.emit(.speakerLevels([]), room: "r")
+        let silent = try await until(room) { $0.levels.isEmpty }
+        #expect(!VoiceRoomPresenter().present(silent).seats[0].speaking)
+    }
+
     @Test func reconnectResyncsOrRejoins() async throws {
         let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 3) })
         let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())

@@ -100,6 +100,11 @@ import Testing
         #expect(heard.audioLevel(extensionId: 1)! == (true, 30))
         #expect(try hostMedia.receive()?.payload == [1, 2, 3])
         #expect(try intruderMedia.receive()?.payload == [1, 2, 3])
+        // Everyone learns who is speaking, and then that the room fell silent.
+        let levels = try await listener.event("speaker.levels") { $0["data"]?["levels"]?.arrayValue?.isEmpty == false }
+        #expect(levels["data"]?["levels"] == [["user": "speaker", "level": 76, "vad": true]])
+        #expect(levels["seq"] == nil)
+        try await listener.event("speaker.levels") { $0["data"]?["levels"] == [] }
 
         // Not seated, no publish grant, or spoofing the speaker's SSRC from another address: dropped.
         try intruderMedia.send([66])

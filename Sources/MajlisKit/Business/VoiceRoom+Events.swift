@@ -149,6 +149,10 @@ extension VoiceRoom {
             }
         case .tokenExpiring(let expiresAt):
             await change { $0.tokenExpiresAt = expiresAt }
+        case .speakerLevels(let levels):
+            await change { state in
+                state.levels = Dictionary(levels.map { ($0.user, $0.level) }, uniquingKeysWith: max)
+            }
         case .inviteReplied, .signal, .unknown:
             break
         }

@@ -16,6 +16,7 @@ extension ServerEvent {
     private struct MutedData: Codable { var until: Int64? }
     private struct SignalData: Codable { var from: String; var type: String; var payload: JSONValue }
     private struct ExpiringData: Codable { var expiresAt: Int64 }
+    private struct LevelsData: Codable { var levels: [SpeakerLevel] }
 
     /// Encodes the event's data object.
     func encodeData(to encoder: any Encoder) throws {
@@ -41,6 +42,7 @@ extension ServerEvent {
         case .chatMessage(let message): try message.encode(to: encoder)
         case .signal(let from, let type, let payload): try SignalData(from: from, type: type, payload: payload).encode(to: encoder)
         case .tokenExpiring(let expiresAt): try ExpiringData(expiresAt: expiresAt).encode(to: encoder)
+        case .speakerLevels(let levels): try LevelsData(levels: levels).encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -86,6 +88,7 @@ extension ServerEvent {
             let data = try SignalData(from: decoder)
             self = .signal(from: data.from, type: data.type, payload: data.payload)
         case "token.expiring": self = .tokenExpiring(expiresAt: try ExpiringData(from: decoder).expiresAt)
+        case "speaker.levels": self = .speakerLevels(try LevelsData(from: decoder).levels)
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

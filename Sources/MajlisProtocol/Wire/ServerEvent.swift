@@ -23,6 +23,8 @@ public enum ServerEvent: Sendable, Equatable {
     case chatMessage(ChatMessage)
     case signal(from: String, type: String, payload: JSONValue)
     case tokenExpiring(expiresAt: Int64)
+    /// The loudest speakers now (at most five times a second).
+    case speakerLevels([SpeakerLevel])
     /// An event this version does not know; kept as it came.
     case unknown(name: String, data: JSONValue)
 
@@ -48,6 +50,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .chatMessage: return "chat.message"
         case .signal: return "signal"
         case .tokenExpiring: return "token.expiring"
+        case .speakerLevels: return "speaker.levels"
         case .unknown(let name, _): return name
         }
     }

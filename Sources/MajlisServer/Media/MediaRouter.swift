@@ -51,6 +51,8 @@ final class MediaRouter: @unchecked Sendable {
     private var participants: [UInt32: Participant] = [:]
     private var rooms: [String: [String: UInt32]] = [:]
     private var speakers: [String: Set<UInt32>] = [:]
+    /// Loudest level (0...100) and voice flag heard from each SSRC since the last report.
+    private var heard: [UInt32: (level: Int, vad: Bool)] = [:]
     private var nextSSRC: UInt32
     private let counters = Mutex(Counters())
     private let running = Atomic<Bool>(false)
@@ -137,6 +139,20 @@ final class MediaRouter: @unchecked Sendable {
         ]
     }
 
+    /// The loudest speakers of each room since the last call (at most `top` per room), then
+    /// starts counting again.
+    func takeLevels(top: Int = 5) -> [String: [SpeakerLevel]] {
+        lock.lock()
+        defer { lock.unlock() }
+        var result: [String: [SpeakerLevel]] = [:]
+        for (ssrc, level) in heard {
+            guard let participant = participants[ssrc] else { continue }
+            result[participant.room, default: []].append(SpeakerLevel(user: participant.user, level: level.level, vad: level.vad))
+        }
+        heard = [:]
+        return result.mapValues { Array($0.sorted { $0.level > $1.level }.prefix(top)) }
+    }
+
     // MARK: Router thread
 
     private func count(_ change: (inout Counters) -> Void) { counters.withLock { change(&$0) } }
@@ -165,6 +181,11 @@ final class MediaRouter: @unchecked Sendable {
         guard speakers[sender.room]?.contains(ssrc) == true else {
             count { $0.droppedNotAllowed += 1 }
             return
+        }
+        if let rtp = try? RTPPacket(parsing: plain), let level = rtp.audioLevel(extensionId: Self.audioLevelExtension) {
+            let percent = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
+            let previous = heard[ssrc]
+            heard[ssrc] = (max(previous?.level ?? 0, percent), (previous?.vad ?? false) || level.voice)
         }
         var sent = 0
         for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {

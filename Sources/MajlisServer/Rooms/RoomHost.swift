@@ -125,6 +125,15 @@ final class RoomHost: @unchecked Sendable {
         }
     }
 
+    /// Sends an ephemeral event (no seq) to every member.
+    func broadcast(_ event: ServerEvent) {
+        queue.async { [self] in
+            guard !ended else { return }
+            let frame = WireEncoder.event(EventFrame(room: id, seq: nil, event: event))
+            for connection in context.presence.connections(of: engine.memberIds) { connection.send(frame, urgent: false) }
+        }
+    }
+
     /// Waits until everything queued so far has run.
     func drain() { queue.sync {} }
 

@@ -24,6 +24,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Sweeps so far (timer queue only).
     private nonisolated(unsafe) var sweeps = 0
+    /// Rooms that had speakers at the last sweep (timer queue only).
+    private nonisolated(unsafe) var roomsWithLevels: Set<String> = []
 
     /// Opens the store; `start()` then listens.
     public init(config: ServerConfig, logger: Logger = Logger(label: "majlis"), clock: (@Sendable () -> Int64)? = nil) throws {
@@ -310,6 +312,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
         }
         for host in context.rooms.all { host.tickIfDue(now: now) }
+        // Speaker levels, at most four times a second; one empty report when a room falls silent.
+        let levels = context.media.takeLevels()
+        for room in Set(levels.keys).union(roomsWithLevels) {
+            (try? context.rooms.host(room, context: context))?.broadcast(.speakerLevels(levels[room] ?? []))
+        }
+        roomsWithLevels = Set(levels.keys)
         sweeps += 1
         if sweeps % 240 == 0 { try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000) }
         if sweeps % 8 == 0 { MemoryTrimmer.trim() }
