@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MajlisAudio
 import MajlisKit
 import MajlisProtocol
 import Synchronization
@@ -17,6 +18,8 @@ final class TerminalUI: @unchecked Sendable {
     private let terminal: Terminal
     private let signaling: LiveSignalingClient
     private let room: VoiceRoom
+    private let media: any MediaEngine
+    private let recorder = RecordingSink()
     private let presenter: VoiceRoomPresenter
     private let screen: Mutex<Screen>
     private let done = DispatchSemaphore(value: 0)
@@ -31,7 +34,8 @@ final class TerminalUI: @unchecked Sendable {
         let environment = ProcessInfo.processInfo.environment
         presenter = VoiceRoomPresenter(language: Language(localeIdentifier: environment["LC_ALL"] ?? environment["LANG"] ?? "en"))
         signaling = LiveSignalingClient(url: options.url, token: options.token)
-        room = VoiceRoom(roomId: options.room, signaling: signaling)
+        media = try Bot.mediaEngine(options, recorder: recorder)
+        room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
         screen = Mutex(Screen(state: RoomState(roomId: options.room)))
         terminal = try Terminal()
     }
@@ -57,11 +61,20 @@ final class TerminalUI: @unchecked Sendable {
         let left = DispatchSemaphore(value: 0)
         Task {
             try? await self.room.leave()
+            await self.media.stop()
             await self.signaling.disconnect()
             left.signal()
         }
         _ = left.wait(timeout: .now() + 2)
         terminal.restore()
+        if let path = options.record {
+            do {
+                try recorder.write(to: path)
+            } catch {
+                complain("majlis join: \(error)")
+                return 1
+            }
+        }
         _ = (resize, stops)
         return status.load(ordering: .relaxed)
     }

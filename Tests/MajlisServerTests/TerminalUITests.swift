@@ -118,6 +118,14 @@ import Testing
         let narrow = try tmux.wait("host", for: "3. Seat 3")
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 60 })
 
+        // A bot asks to speak with a tone; once the host accepts, the screen shows who is speaking.
+        let singer = try JoinBotTests.Bot(["--url", server.url, "--token", TestServer.token("singer", grants: Grants(), name: "Singer"),
+                                          "--room", "salon", "--request", "--mic", "tone:440", "--duration", "3"])
+        try tmux.wait("host", for: "Singer wants to speak")
+        try tmux.keys("host", "a")
+        try tmux.wait("listener", for: "Singer [mic] *")
+        #expect(singer.finish().status == 0)
+
         // Quitting leaves the room and ends the program.
         try tmux.keys("guest", "q")
         try tmux.wait("host", for: "2 members")
