@@ -3,7 +3,7 @@ import Foundation
 /// `majlis bench`: benchmarks that print figures.
 enum BenchCommand {
     static let help = """
-        usage: majlis bench signaling [--clients N] [--url ws://HOST:PORT/v1/signal --key KEY --secret SECRET]
+        usage: majlis bench signaling|media [flags]   (majlis bench signaling --help, majlis bench media --help)
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -13,6 +13,7 @@ enum BenchCommand {
         }
         switch which {
         case "signaling": return try SignalingBenchmark.run(Array(arguments.dropFirst()))
+        case "media": return try MediaBenchmark.run(Array(arguments.dropFirst()))
         default: throw Arguments.Failure(description: "unknown benchmark '\(which)'\n\(help)")
         }
     }

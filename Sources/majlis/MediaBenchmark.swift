@@ -1,0 +1,164 @@
+import Foundation
+import MajlisKit
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `majlis bench media`: K speakers and N listeners on a real `majlis serve`, SRTP on; prints
+/// forwarded packets per second of server CPU time and the latency a packet sees through the
+/// server (send to receive, on loopback).
+enum MediaBenchmark {
+    static let help = """
+        usage: majlis bench media [--speakers K] [--listeners N] [--seconds S]
+        Starts `majlis serve`, seats K speakers (default 4) and joins N listeners (default 100); each speaker
+        sends one 100-byte SRTP packet every 20 ms for S seconds (default 10). Prints packets forwarded per
+        second of server CPU time and the send-to-receive latency p50/p99 through the server.
+        """
+
+    /// One member's media socket and keys.
+    final class Member: @unchecked Sendable {
+        let socket: UDPSocket
+        let ssrc: UInt32
+        let key: [UInt8]
+        let server: UDPAddress
+        let outbound: SRTPSession
+        let inbound: SRTPSession
+        let latencies = Mutex<[Double]>([])
+
+        init(media: JSONValue) throws {
+            guard let ssrc = media["ssrc"]?.intValue, let key = media["key"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
+                let udp = media["udp"]?.stringValue, let colon = udp.lastIndex(of: ":"),
+                let server = UDPAddress(host: String(udp[..<colon]), port: Int(udp[udp.index(after: colon)...]) ?? -1)
+            else { throw Arguments.Failure(description: "the join answer had no media settings") }
+            self.ssrc = UInt32(ssrc)
+            self.key = Array(key)
+            self.server = server
+            socket = try UDPSocket(host: "127.0.0.1", port: 0, receiveTimeoutMilliseconds: 200)
+            outbound = try SRTPSession(key: self.key, direction: .outbound)
+            inbound = try SRTPSession(key: self.key, direction: .inbound)
+        }
+
+        func bind() -> Bool {
+            let request = STUNMessage(type: .bindingRequest, transactionId: (0..<12).map { _ in UInt8.random(in: 0...255) },
+                                      attributes: [.init(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))])
+            socket.send(STUNIntegrity.sign(request, key: key), to: server)
+            var buffer = [UInt8](repeating: 0, count: 512)
+            guard let (length, _) = socket.receive(into: &buffer) else { return false }
+            return STUNIntegrity.verify(Array(buffer.prefix(length)), key: key)
+        }
+    }
+
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = try Arguments(arguments)
+        if args.wantsHelp {
+            say(help)
+            return 0
+        }
+        let speakerCount = try args.int("speakers", default: 4, range: 1...8)
+        let listenerCount = try args.int("listeners", default: 100, range: 1...2000)
+        let seconds = try args.int("seconds", default: 10, range: 1...600)
+        try args.rejectUnknown()
+        raiseFileLimit()
+        let secret = "bench-secret-0123456789abcdef"
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "bench:\(secret)", "--log-level", "error"])
+        defer { server.stop() }
+
+        // Join everyone through the SDK's signaling client; speakers take seats.
+        let url = server.url
+        let members = try blocking { () async throws -> [(Member, Bool)] in
+            var result: [(Member, Bool)] = []
+            for index in 0..<(speakerCount + listenerCount) {
+                let speaker = index < speakerCount
+                let user = speaker ? "s\(index)" : "l\(index)"
+                let exp = Int64(Date().timeIntervalSince1970) + 3600
+                let token = AccessToken.sign(AccessClaims(sub: user, exp: exp, grants: Grants(create: true)), key: "bench", secret: secret)
+                let client = LiveSignalingClient(url: url, token: token)
+                _ = try await client.connect()
+                let joined = try await client.request("room.join", ["room": "bench", "create": true])
+                if speaker { _ = try await client.request("seat.take", ["room": "bench", "index": .int(Int64(index))]) }
+                result.append((try Member(media: joined["media"] ?? .null), speaker))
+            }
+            return result
+        }
+        for (member, _) in members where !member.bind() { throw Arguments.Failure(description: "a media binding got no answer") }
+        let speakers = members.filter(\.1).map(\.0)
+        say("majlis bench media: \(speakerCount) speakers, \(listenerCount) listeners, \(seconds) s, server pid \(server.pid)")
+
+        // Every member receives on its own thread and records each packet's latency.
+        let running = Atomic<Bool>(true)
+        let received = Atomic<Int>(0)
+        let done = DispatchGroup()
+        for (member, _) in members {
+            done.enter()
+            Thread.detachNewThread {
+                var buffer = [UInt8](repeating: 0, count: 2048)
+                var local: [Double] = []
+                while running.load(ordering: .relaxed) {
+                    guard let (length, _) = member.socket.receive(into: &buffer) else { continue }
+                    let arrived = now()
+                    guard let plain = try? member.inbound.unprotect(srtp: Array(buffer.prefix(length))),
+                        let packet = try? RTPPacket(parsing: plain), packet.payload.count >= 8
+                    else { continue }
+                    let sent = packet.payload.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    local.append(Double(arrived &- sent) / 1e6)
+                    received.add(1, ordering: .relaxed)
+                }
+                member.latencies.withLock { $0 = local }
+                done.leave()
+            }
+        }
+        let cpuBefore = server.cpuSeconds()
+        let start = now()
+        var sequence: UInt16 = 0
+        var next = start
+        while now() - start < UInt64(seconds) * 1_000_000_000 {
+            next += 20_000_000
+            sequence &+= 1
+            for speaker in speakers {
+                var payload = [UInt8](repeating: 0xAB, count: 100)
+                let stamp = now()
+                for byte in 0..<8 { payload[byte] = UInt8(stamp >> (56 - 8 * UInt64(byte)) & 0xFF) }
+                let packet = RTPPacket(payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: speaker.ssrc,
+                                       extensions: [RTPPacket.audioLevelExtension(id: 1, voice: true, level: 30)], payload: payload)
+                if let secured = try? speaker.outbound.protect(rtp: packet.serialized()) { speaker.socket.send(secured, to: speaker.server) }
+            }
+            let wait = Int64(next) - Int64(now())
+            if wait > 0 { usleep(UInt32(wait / 1000)) }
+        }
+        usleep(300_000)
+        let cpu = server.cpuSeconds() - cpuBefore
+        running.store(false, ordering: .relaxed)
+        done.wait()
+        let latencies = members.flatMap { $0.0.latencies.withLock { $0 } }
+        let sent = Int(sequence) * speakerCount
+        let expected = sent * (speakerCount - 1 + listenerCount)
+        say(String(format: "forwarded %d of %d expected packets (%.2f%% lost) in %d s: %.0f packets/s", latencies.count, expected,
+                   100 * (1 - Double(latencies.count) / Double(max(1, expected))), seconds, Double(latencies.count) / Double(seconds)))
+        say(String(format: "server CPU %.2f s: %.0f forwarded packets per CPU-second (SRTP in and out)", cpu, Double(latencies.count) / max(cpu, 0.001)))
+        say(String(format: "latency through the server (send to receive, loopback): p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+                   SignalingBenchmark.percentile(latencies, 0.5), SignalingBenchmark.percentile(latencies, 0.99), latencies.max() ?? 0))
+        return 0
+    }
+
+    /// Runs async work from this synchronous command.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            finished.signal()
+        }
+        finished.wait()
+        return try result.withLock { $0! }.get()
+    }
+}
