@@ -13,22 +13,34 @@ import Synchronization
 /// `setSpeakers`. Both take `lock` (held for one packet at a time).
 final class MediaRouter: @unchecked Sendable {
     // Audited: `participants`, `rooms`, `speakers` and `nextSSRC` are used only under `lock`.
+    /// A member's media state. The SRTP sessions are made on first use (a binding, a packet), so
+    /// members who never use voice cost a few bytes.
     final class Participant {
         let room: String
         let user: String
         let ssrc: UInt32
         let key: [UInt8]
-        let inbound: SRTPSession
-        let outbound: SRTPSession
         var address: UDPAddress?
+        private var inboundSession: SRTPSession?
+        private var outboundSession: SRTPSession?
 
-        init(room: String, user: String, ssrc: UInt32, key: [UInt8]) throws(MediaError) {
+        init(room: String, user: String, ssrc: UInt32, key: [UInt8]) {
             self.room = room
             self.user = user
             self.ssrc = ssrc
             self.key = key
-            inbound = try SRTPSession(key: key, direction: .inbound)
-            outbound = try SRTPSession(key: key, direction: .outbound)
+        }
+
+        /// Unprotects what this member sends.
+        var inbound: SRTPSession? {
+            if inboundSession == nil { inboundSession = try? SRTPSession(key: key, direction: .inbound) }
+            return inboundSession
+        }
+
+        /// Protects what is forwarded to this member.
+        var outbound: SRTPSession? {
+            if outboundSession == nil { outboundSession = try? SRTPSession(key: key, direction: .outbound) }
+            return outboundSession
         }
     }
 
@@ -89,15 +101,15 @@ final class MediaRouter: @unchecked Sendable {
     // MARK: Room side
 
     /// Gives `user` a fresh SSRC and key in `room` (a rejoin rotates them).
-    func join(room: String, user: String) -> (ssrc: UInt32, key: [UInt8])? {
+    @discardableResult
+    func join(room: String, user: String) -> (ssrc: UInt32, key: [UInt8]) {
         lock.lock()
         defer { lock.unlock() }
         if let old = rooms[room]?[user] { participants[old] = nil }
         nextSSRC = nextSSRC &+ 1
         let ssrc = nextSSRC
         let key = HMACSHA256.randomBytes(SRTPSession.keyLength)
-        guard let participant = try? Participant(room: room, user: user, ssrc: ssrc, key: key) else { return nil }
-        participants[ssrc] = participant
+        participants[ssrc] = Participant(room: room, user: user, ssrc: ssrc, key: key)
         rooms[room, default: [:]][user] = ssrc
         return (ssrc, key)
     }
@@ -119,11 +131,14 @@ final class MediaRouter: @unchecked Sendable {
         speakers[room] = Set(users.compactMap { map[$0] })
     }
 
-    /// Each member's SSRC.
-    func ssrcs(room: String) -> [String: UInt32] {
+    /// The SSRCs of these members (those that have one).
+    func ssrcs(room: String, users: [String]) -> [String: UInt32] {
         lock.lock()
         defer { lock.unlock() }
-        return rooms[room] ?? [:]
+        guard let map = rooms[room] else { return [:] }
+        var result: [String: UInt32] = [:]
+        for user in users { result[user] = map[user] }
+        return result
     }
 
     /// The `media` object of a snapshot for `user`.
@@ -131,11 +146,10 @@ final class MediaRouter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let ssrc = rooms[room]?[user], let participant = participants[ssrc] else { return nil }
-        let map = (rooms[room] ?? [:]).mapValues { JSONValue.int(Int64($0)) }
         return [
             "udp": .string(advertised), "ssrc": .int(Int64(ssrc)), "key": .string(Data(participant.key).base64EncodedString()),
             "suite": "AES_CM_128_HMAC_SHA1_80", "payloadType": .int(Int64(Self.payloadType)),
-            "audioLevelExtension": .int(Int64(Self.audioLevelExtension)), "ssrcs": .object(map),
+            "audioLevelExtension": .int(Int64(Self.audioLevelExtension)),
         ]
     }
 
@@ -174,7 +188,7 @@ final class MediaRouter: @unchecked Sendable {
             count { $0.droppedUnbound += 1 }
             return
         }
-        guard let plain = try? sender.inbound.unprotect(srtp: packet) else {
+        guard let plain = try? sender.inbound?.unprotect(srtp: packet) else {
             count { $0.droppedBadPacket += 1 }
             return
         }
@@ -190,7 +204,7 @@ final class MediaRouter: @unchecked Sendable {
         var sent = 0
         for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
             guard let receiver = participants[other], let address = receiver.address,
-                let secured = try? receiver.outbound.protect(rtp: plain)
+                let secured = try? receiver.outbound?.protect(rtp: plain)
             else { continue }
             socket.send(secured, to: address)
             sent += 1

@@ -59,9 +59,7 @@ final class RoomHost: @unchecked Sendable {
                     body = WireEncoder.encode(ProtocolError(.internal, "the server could not read chat history"))
                 }
             case .success(.snapshot(var snapshot)):
-                if case .join = command, context.media.join(room: id, user: caller.id) == nil {
-                    context.logger.error("room \(id): could not set up media for \(caller.id)")
-                }
+                if case .join = command { context.media.join(room: id, user: caller.id) }
                 snapshot.media = context.media.mediaInfo(room: id, user: caller.id)
                 snapshot.seats = withSSRCs(snapshot.seats)
                 body = WireEncoder.encode(RoomReply.snapshot(snapshot))
@@ -202,7 +200,7 @@ final class RoomHost: @unchecked Sendable {
 
     /// Seats with the SSRC of whoever sits there.
     private func withSSRCs(_ seats: [Seat]) -> [Seat] {
-        let ssrcs = context.media.ssrcs(room: id)
+        let ssrcs = context.media.ssrcs(room: id, users: seats.compactMap(\.user))
         return seats.map { seat in
             var seat = seat
             seat.ssrc = seat.user.flatMap { ssrcs[$0] }
