@@ -1,6 +1,18 @@
 #include "CWebSocketsShim.h"
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+int majlis_thread_id(void) {
+#if defined(__linux__)
+    return (int)syscall(SYS_gettid);
+#else
+    return 0;
+#endif
+}
 
 size_t majlis_lws_pre(void) { return LWS_PRE; }
 

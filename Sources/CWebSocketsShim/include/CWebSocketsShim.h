@@ -35,4 +35,7 @@ int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *co
 /// 1 when the data delivered in the current RECEIVE callback completes a message.
 int majlis_lws_message_complete(struct lws *wsi);
 
+/// The calling thread's kernel id (for per-thread scheduling priority on Linux; 0 elsewhere).
+int majlis_thread_id(void);
+
 #endif

@@ -31,6 +31,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// How many bulk connections one pass writes before the loop goes back to reading sockets.
     private let bulkChunk = 512
     private let running = Atomic<Bool>(false)
+    private let threadId = Atomic<Int32>(0)
     private let finished = DispatchSemaphore(value: 0)
     let maxMessageBytes: Int
     let serverDelegate: (any WebSocketDelegate)?
@@ -66,6 +67,7 @@ final class ServiceLoop: @unchecked Sendable {
     func start(name: String) {
         running.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
+            threadId.store(majlis_thread_id(), ordering: .relaxed)
             while running.load(ordering: .sequentiallyConsistent) {
                 if lws_service(context, 0) < 0 { break }
             }
@@ -77,6 +79,13 @@ final class ServiceLoop: @unchecked Sendable {
         thread.stackSize = 1 << 20
         self.thread = thread
         thread.start()
+    }
+
+    /// Sets the scheduling priority (nice value) of the service thread.
+    func setNiceness(_ value: Int32) {
+        let id = threadId.load(ordering: .relaxed)
+        guard id != 0 else { return }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(id), value)
     }
 
     /// Stops the loop, closes every connection and destroys the context; waits for the thread.

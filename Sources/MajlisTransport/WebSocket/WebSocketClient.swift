@@ -34,6 +34,13 @@ public final class WebSocketClient: Sendable {
         return connection
     }
 
+    /// Sets the scheduling priority (nice value, -20...19) of the client's thread (Linux).
+    public func setNiceness(_ value: Int32) {
+        #if os(Linux)
+        loop.setNiceness(value)
+        #endif
+    }
+
     /// Closes every connection and ends the thread.
     public func stop() {
         loop.stop()
