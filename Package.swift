@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol"]),
         .testTarget(
             name: "MajlisKitTests",
-            dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport"]),
+            dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio"]),
         .testTarget(
             name: "MajlisServerTests",
             dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio"]),

@@ -196,3 +196,15 @@ import Testing
         #expect(wrap.pop() == .packet([1]))
     }
 }
+
+@Suite struct GainTests {
+    @Test func volumeFromZeroToFourHundred() {
+        let samples: [Int16] = [1000, -1000, 20_000]
+        #expect(Gain.apply(100, to: samples) == samples)
+        #expect(Gain.apply(0, to: samples) == [0, 0, 0])
+        #expect(Gain.apply(50, to: samples) == [500, -500, 10_000])
+        #expect(Gain.apply(400, to: samples) == [4000, -4000, 32_767])  // clipped, never wrapped
+        #expect(Gain.apply(900, to: samples) == Gain.apply(400, to: samples))
+        #expect(Gain.apply(-5, to: samples) == [0, 0, 0])
+    }
+}

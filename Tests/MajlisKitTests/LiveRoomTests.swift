@@ -1,4 +1,5 @@
 import Foundation
+import MajlisAudio
 import MajlisKit
 import MajlisProtocol
 import MajlisServer
@@ -103,5 +104,42 @@ import Testing
         #expect(!kicked.publishing)
         #expect(await media.stopped)
     }
-}
 
+    /// Waits (bounded) until the last 200 ms of `sink` satisfy `condition` on their level in dBov.
+    func heard(_ sink: RecordingSink, _ condition: @escaping (Double) -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let samples = sink.recorded
+            if samples.count >= 9_600, condition(LevelMeter.dBov(Array(samples.suffix(9_600)))) { return }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        throw TestClient.Timeout(description: "the recording never matched (last level \(LevelMeter.dBov(Array(sink.recorded.suffix(9_600)))) dBov)")
+    }
+
+    @Test func liveMediaEngineSpeaksAndHearsWithVolumeAndRemoteMute() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let speakerMedia = try LiveMediaEngine(source: ToneSource(frequency: 600), sink: NullSink())
+        let recorder = RecordingSink()
+        let listenerMedia = try LiveMediaEngine(source: SilenceSource(), sink: recorder)
+        let speaker = VoiceRoom(roomId: "live", signaling: try await client(server, "singer"), media: speakerMedia)
+        let listener = VoiceRoom(roomId: "live", signaling: try await client(server, "ear"), media: listenerMedia)
+        try await speaker.join(create: RoomSettings())
+        try await listener.join()
+        try await speaker.takeSeat(0)
+        try await heard(recorder) { $0 > -25 }
+        #expect(ToneDetector.strongest(of: [300, 600, 1_200], in: Array(recorder.recorded.suffix(9_600))) == 600)
+        _ = try await until(listener) { $0.seats[0].ssrc != nil }
+        try await listener.muteRemote("singer", muted: true)
+        try await heard(recorder) { $0 < -60 }
+        try await listener.muteRemote("singer", muted: false)
+        try await heard(recorder) { $0 > -25 }
+        await listener.setPlaybackVolume(0)
+        try await heard(recorder) { $0 < -60 }
+        await listener.setPlaybackVolume(100)
+        await speaker.setCaptureVolume(0)
+        try await heard(recorder) { $0 < -60 }
+        await speakerMedia.stop()
+        await listenerMedia.stop()
+    }
+}

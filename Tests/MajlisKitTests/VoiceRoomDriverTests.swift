@@ -138,6 +138,31 @@ import Testing
         #expect(!VoiceRoomPresenter().present(silent).seats[0].speaking)
     }
 
+    @Test func localAudioControls() async throws {
+        var seatList = (0..<4).map { Seat(index: $0) }
+        seatList[1] = Seat(index: 1, state: .occupied, user: "host", muted: false, micOn: true, ssrc: 4242)
+        let seats = seatList
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 1, seats: seats) })
+        let media = RecordingMedia()
+        let room = VoiceRoom(roomId: "r", signaling: fake, media: media, clock: ManualClock())
+        try await room.join()
+        await room.setCaptureVolume(250)
+        await room.setPlaybackVolume(900)
+        #expect(await media.volumes == ["capture": 250, "playback": 400])
+        try await room.muteRemote("host", muted: true)
+        #expect(await media.mutedRemotes == [4242])
+        try await room.muteRemote("host", muted: false)
+        #expect(await media.mutedRemotes.isEmpty)
+        do {
+            try await room.muteRemote("nobody", muted: true)
+            Issue.record("muted someone not seated")
+        } catch {
+            #expect(error == .misuse("nobody is not on a seat"))
+        }
+        // None of this asks the server anything.
+        #expect(fake.ops == ["room.join", "chat.history"])
+    }
+
     @Test func reconnectResyncsOrRejoins() async throws {
         let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 3) })
         let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
@@ -186,8 +211,15 @@ import Testing
 actor RecordingMedia: MediaEngine {
     private(set) var history: [Bool] = []
     private(set) var stopped = false
+    private(set) var volumes: [String: Int] = [:]
+    private(set) var mutedRemotes: Set<UInt32> = []
     func setPublishing(_ publishing: Bool) async { history.append(publishing) }
     func stop() async { stopped = true }
+    func setCaptureVolume(_ volume: Int) async { volumes["capture"] = volume }
+    func setPlaybackVolume(_ volume: Int) async { volumes["playback"] = volume }
+    func setRemoteMuted(ssrc: UInt32, muted: Bool) async {
+        if muted { mutedRemotes.insert(ssrc) } else { mutedRemotes.remove(ssrc) }
+    }
 }
 
 /// A value shared between a test and a responder.

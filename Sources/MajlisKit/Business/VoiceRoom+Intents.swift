@@ -44,6 +44,22 @@ extension VoiceRoom {
     /// The user's own microphone switch.
     public func setMic(on: Bool) async throws(MajlisError) { _ = try await call("mic.set", ["on": .bool(on)]) }
 
+    // MARK: Local audio (no server round trip)
+
+    /// Microphone volume, 0...400 (100 unchanged).
+    public func setCaptureVolume(_ volume: Int) async { await media.setCaptureVolume(min(400, max(0, volume))) }
+
+    /// Volume of everything heard, 0...400 (100 unchanged).
+    public func setPlaybackVolume(_ volume: Int) async { await media.setPlaybackVolume(min(400, max(0, volume))) }
+
+    /// Stops (or resumes) hearing one member, for this user only.
+    public func muteRemote(_ user: String, muted: Bool) async throws(MajlisError) {
+        guard let ssrc = state.seats.first(where: { $0.user == user })?.ssrc else {
+            throw MajlisError.misuse("\(user) is not on a seat")
+        }
+        await media.setRemoteMuted(ssrc: ssrc, muted: muted)
+    }
+
     // MARK: Request to speak
 
     /// Asks to speak; returns the request id.

@@ -41,6 +41,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var sequence: UInt16 = UInt16.random(in: 0...UInt16.max)
         var timestamp: UInt32 = UInt32.random(in: 0...UInt32.max)
         var levels: [UInt32: Int] = [:]
+        var captureVolume = 100
+        var playbackVolume = 100
+        var mutedRemotes: Set<UInt32> = []
     }
 
     private let source: any AudioSource
@@ -105,6 +108,16 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     public func setPublishing(_ publishing: Bool) async {
         withState { $0.publishing = publishing }
+    }
+
+    public func setCaptureVolume(_ volume: Int) async { withState { $0.captureVolume = volume } }
+
+    public func setPlaybackVolume(_ volume: Int) async { withState { $0.playbackVolume = volume } }
+
+    public func setRemoteMuted(ssrc: UInt32, muted: Bool) async {
+        withState { state in
+            if muted { state.mutedRemotes.insert(ssrc) } else { state.mutedRemotes.remove(ssrc) }
+        }
     }
 
     public func stop() async {
@@ -174,12 +187,12 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private func sendFrame() {
-        let frame = source.nextFrame()
-        let (config, publishing, sequence, timestamp) = withState { state -> (Config?, Bool, UInt16, UInt32) in
+        let (config, publishing, sequence, timestamp, volume) = withState { state -> (Config?, Bool, UInt16, UInt32, Int) in
             state.timestamp &+= UInt32(AudioFormat.frameSamples)
             if state.publishing { state.sequence &+= 1 }
-            return (state.config, state.publishing, state.sequence, state.timestamp)
+            return (state.config, state.publishing, state.sequence, state.timestamp, state.captureVolume)
         }
+        let frame = Gain.apply(volume, to: source.nextFrame())
         guard publishing, let config, let payload = try? encoder.encode(frame) else { return }
         let level = LevelMeter.audioLevel(frame)
         let packet = RTPPacket(
@@ -190,13 +203,14 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     private func playFrame() {
         let now = Self.monotonicMilliseconds()
-        let speakers = withState { state -> [Speaker] in
+        let (speakers, muted, volume) = withState { state -> ([UInt32: Speaker], Set<UInt32>, Int) in
             state.speakers = state.speakers.filter { now - $0.value.lastHeard < 2_000 }
-            return Array(state.speakers.values)
+            return (state.speakers, state.mutedRemotes, state.playbackVolume)
         }
         var frames: [[Int16]] = []
-        for speaker in speakers {
+        for (ssrc, speaker) in speakers {
             let slot = withState { _ in speaker.buffer.pop() }
+            if muted.contains(ssrc) { continue }  // still drained, so unmuting resumes in step
             switch slot {
             case .waiting: continue
             case .packet(let payload): if let pcm = try? speaker.decoder.decode(payload) { frames.append(pcm) }
@@ -204,7 +218,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             case .conceal: if let pcm = try? speaker.decoder.conceal() { frames.append(pcm) }
             }
         }
-        sink.play(frames.isEmpty ? [Int16](repeating: 0, count: AudioFormat.frameSamples) : mixer.mix(frames))
+        sink.play(frames.isEmpty ? [Int16](repeating: 0, count: AudioFormat.frameSamples) : Gain.apply(volume, to: mixer.mix(frames)))
     }
 }
 #endif

@@ -10,10 +10,19 @@ public protocol MediaEngine: AnyObject, Sendable {
     func stop() async
     /// Where and how to send and receive (the snapshot's `media`), after every join and sync.
     func configure(_ media: JSONValue?) async
+    /// Microphone volume, 0...400 (100 unchanged).
+    func setCaptureVolume(_ volume: Int) async
+    /// Volume of everything heard, 0...400 (100 unchanged).
+    func setPlaybackVolume(_ volume: Int) async
+    /// Stops (or resumes) playing one remote speaker, by the SSRC its seat carries.
+    func setRemoteMuted(ssrc: UInt32, muted: Bool) async
 }
 
 extension MediaEngine {
     public func configure(_ media: JSONValue?) async {}
+    public func setCaptureVolume(_ volume: Int) async {}
+    public func setPlaybackVolume(_ volume: Int) async {}
+    public func setRemoteMuted(ssrc: UInt32, muted: Bool) async {}
 }
 
 /// A media engine that does nothing (signaling-only apps and bots).
