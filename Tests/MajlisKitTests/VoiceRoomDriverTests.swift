@@ -138,6 +138,17 @@ import Testing
         #expect(!VoiceRoomPresenter().present(silent).seats[0].speaking)
     }
 
+    @Test func ownNetworkQualityShowsABanner() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 1) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        fake.emit(.networkQuality(user: "host", up: .down, down: .down), room: "r")
+        fake.emit(.networkQuality(user: "me", up: .good, down: .bad), room: "r")
+        let state = try await until(room) { $0.networkQuality != nil }
+        #expect(state.networkQuality == .bad)  // the worse direction
+        #expect(VoiceRoomPresenter().present(state).banners.map(\.kind) == [.networkPoor])
+    }
+
     @Test func localAudioControls() async throws {
         var seatList = (0..<4).map { Seat(index: $0) }
         seatList[1] = Seat(index: 1, state: .occupied, user: "host", muted: false, micOn: true, ssrc: 4242)

@@ -17,6 +17,7 @@ import Testing
             .chatMessage(ChatMessage(msgId: 4, from: UserRef(id: "a", name: "A"), type: "text", text: "مرحبا", payload: .object(["x": .array([.int(1), .bool(true), .null])]), ts: 9)),
             .signal(from: "a", type: "gift", payload: .string("rose")), .tokenExpiring(expiresAt: 1_800_000_000),
             .speakerLevels([SpeakerLevel(user: "a", level: 80, vad: true)]),
+            .networkQuality(user: "a", up: .poor, down: .excellent),
             .unknown(name: "future.thing", data: .object(["a": .int(1)])),
         ]
         for event in events {

@@ -129,4 +129,30 @@ import Testing
         try hostMedia.send([102])
         #expect(try listenerMedia.receive(until: [102]).isEmpty)
     }
+
+    @Test func networkQualityFromSequenceGapsAndReceiverReports() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        let speaker = try await TestClient.signedIn(server, user: "speaker")
+        let listener = try await TestClient.signedIn(server, user: "listener")
+        _ = try await host.call("room.create", room: "net")
+        let speakerMedia = try RawMedia(snapshot: try await speaker.call("room.join", room: "net"))
+        let listenerMedia = try RawMedia(snapshot: try await listener.call("room.join", room: "net"))
+        #expect(try speakerMedia.bind() && listenerMedia.bind())
+        try await speaker.call("seat.take", room: "net", ["index": 0])
+        // The speaker's uplink loses about 30%: every third sequence number never arrives.
+        for index in 0..<60 {
+            if index % 3 == 2 { speakerMedia.sequence &+= 1 } else { try speakerMedia.send([UInt8(index)]) }
+        }
+        // The listener reports hearing everything.
+        let report = RTCPPacket.serializeCompound([.receiverReport(ssrc: listenerMedia.ssrc, reports: [
+            RTCPReportBlock(ssrc: speakerMedia.ssrc, fractionLost: 0, cumulativeLost: 0, highestSequence: 60, jitter: 0),
+        ])])
+        listenerMedia.socket.send(try listenerMedia.outbound.protect(rtcp: report), to: listenerMedia.server)
+        let bad = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "speaker" }
+        #expect(bad["data"]?["up"] == "down")  // 33% lost
+        let good = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "listener" }
+        #expect(good["data"] == ["user": "listener", "up": "excellent", "down": "excellent"])
+    }
 }

@@ -153,7 +153,9 @@ extension VoiceRoom {
             await change { state in
                 state.levels = Dictionary(levels.map { ($0.user, $0.level) }, uniquingKeysWith: max)
             }
-        case .inviteReplied, .signal, .unknown:
+        case .networkQuality(let user, let up, let down) where user == me:
+            await change { $0.networkQuality = NetworkQuality(rawValue: max(up, down).rawValue) }
+        case .inviteReplied, .signal, .unknown, .networkQuality:
             break
         }
         publish(.event(frame.event))

@@ -26,6 +26,10 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var buffer = JitterBuffer(targetFrames: 3)
         let decoder: OpusDecoder
         var lastHeard: Int64
+        /// Reception in the current report interval.
+        var firstSequence: UInt16?
+        var highestSequence: UInt16?
+        var received = 0
         init(decoder: OpusDecoder, now: Int64) {
             self.decoder = decoder
             self.lastHeard = now
@@ -165,6 +169,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 }
                 speaker.buffer.insert(sequence: rtp.sequenceNumber, payload: rtp.payload)
                 speaker.lastHeard = now
+                speaker.received += 1
+                if speaker.firstSequence == nil { speaker.firstSequence = rtp.sequenceNumber }
+                if speaker.highestSequence.map({ Int16(bitPattern: rtp.sequenceNumber &- $0) > 0 }) ?? true {
+                    speaker.highestSequence = rtp.sequenceNumber
+                }
                 if let level = rtp.audioLevel(extensionId: state.config?.levelExtension ?? 1) {
                     state.levels[rtp.ssrc] = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
                 }
@@ -181,9 +190,32 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             if wait > 0 { usleep(UInt32(wait) * 1000) }
             tick += 1
             if tick % 250 == 0 { sendBinding() }  // every 5 s: keeps the binding (and NAT) alive
+            if tick % 50 == 0 { sendReceiverReport() }  // every second
             sendFrame()
             playFrame()
         }
+    }
+
+    /// Tells the server how much of each speaker arrived in the last second (RTCP RR).
+    private func sendReceiverReport() {
+        let (config, blocks) = withState { state -> (Config?, [RTCPReportBlock]) in
+            var blocks: [RTCPReportBlock] = []
+            for (ssrc, speaker) in state.speakers {
+                guard let first = speaker.firstSequence, let highest = speaker.highestSequence else { continue }
+                let expected = Int(highest &- first) + 1
+                let lost = max(0, expected - speaker.received)
+                blocks.append(RTCPReportBlock(
+                    ssrc: ssrc, fractionLost: UInt8(min(255, lost * 256 / max(1, expected))), cumulativeLost: Int32(lost),
+                    highestSequence: UInt32(highest), jitter: 0))
+                speaker.firstSequence = nil
+                speaker.highestSequence = nil
+                speaker.received = 0
+            }
+            return (state.config, blocks)
+        }
+        guard let config else { return }
+        let report = RTCPPacket.serializeCompound([.receiverReport(ssrc: config.ssrc, reports: Array(blocks.prefix(31)))])
+        if let secured = try? config.outbound.protect(rtcp: report) { socket.send(secured, to: config.server) }
     }
 
     private func sendFrame() {

@@ -17,6 +17,7 @@ extension ServerEvent {
     private struct SignalData: Codable { var from: String; var type: String; var payload: JSONValue }
     private struct ExpiringData: Codable { var expiresAt: Int64 }
     private struct LevelsData: Codable { var levels: [SpeakerLevel] }
+    private struct QualityData: Codable { var user: String; var up: NetworkQualityLevel; var down: NetworkQualityLevel }
 
     /// Encodes the event's data object.
     func encodeData(to encoder: any Encoder) throws {
@@ -43,6 +44,7 @@ extension ServerEvent {
         case .signal(let from, let type, let payload): try SignalData(from: from, type: type, payload: payload).encode(to: encoder)
         case .tokenExpiring(let expiresAt): try ExpiringData(expiresAt: expiresAt).encode(to: encoder)
         case .speakerLevels(let levels): try LevelsData(levels: levels).encode(to: encoder)
+        case .networkQuality(let user, let up, let down): try QualityData(user: user, up: up, down: down).encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -89,6 +91,9 @@ extension ServerEvent {
             self = .signal(from: data.from, type: data.type, payload: data.payload)
         case "token.expiring": self = .tokenExpiring(expiresAt: try ExpiringData(from: decoder).expiresAt)
         case "speaker.levels": self = .speakerLevels(try LevelsData(from: decoder).levels)
+        case "network.quality":
+            let data = try QualityData(from: decoder)
+            self = .networkQuality(user: data.user, up: data.up, down: data.down)
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

@@ -25,6 +25,8 @@ public enum ServerEvent: Sendable, Equatable {
     case tokenExpiring(expiresAt: Int64)
     /// The loudest speakers now (at most five times a second).
     case speakerLevels([SpeakerLevel])
+    /// A member's network, measured by the server: `up` from what it sends, `down` from its reports.
+    case networkQuality(user: String, up: NetworkQualityLevel, down: NetworkQualityLevel)
     /// An event this version does not know; kept as it came.
     case unknown(name: String, data: JSONValue)
 
@@ -51,6 +53,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .signal: return "signal"
         case .tokenExpiring: return "token.expiring"
         case .speakerLevels: return "speaker.levels"
+        case .networkQuality: return "network.quality"
         case .unknown(let name, _): return name
         }
     }

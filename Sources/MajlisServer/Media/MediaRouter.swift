@@ -21,6 +21,12 @@ final class MediaRouter: @unchecked Sendable {
         let ssrc: UInt32
         let key: [UInt8]
         var address: UDPAddress?
+        /// Uplink: the highest sequence seen and packets received in this interval.
+        var highestSequence: UInt16?
+        var firstSequence: UInt16?
+        var receivedInInterval = 0
+        /// Downlink: the worst loss fraction the member reported in this interval.
+        var reportedLoss: Double?
         private var inboundSession: SRTPSession?
         private var outboundSession: SRTPSession?
 
@@ -167,6 +173,50 @@ final class MediaRouter: @unchecked Sendable {
         return result.mapValues { Array($0.sorted { $0.level > $1.level }.prefix(top)) }
     }
 
+    /// Each member's network quality since the last call, by room: `up` from the sequence
+    /// numbers of what it sent (only members who sent), `down` from its receiver reports.
+    func takeQuality() -> [String: [(user: String, up: NetworkQualityLevel, down: NetworkQualityLevel)]] {
+        lock.lock()
+        defer { lock.unlock() }
+        var result: [String: [(user: String, up: NetworkQualityLevel, down: NetworkQualityLevel)]] = [:]
+        for participant in participants.values where participant.address != nil {
+            var up = NetworkQualityLevel.excellent
+            if let first = participant.firstSequence, let highest = participant.highestSequence {
+                let expected = Int(highest &- first) + 1
+                up = NetworkQualityLevel(loss: max(0, Double(expected - participant.receivedInInterval) / Double(max(1, expected))))
+                participant.firstSequence = nil
+                participant.highestSequence = nil
+                participant.receivedInInterval = 0
+            } else if participant.reportedLoss == nil {
+                continue  // neither sent nor reported: nothing measured
+            }
+            let down = participant.reportedLoss.map { NetworkQualityLevel(loss: $0) } ?? .excellent
+            participant.reportedLoss = nil
+            result[participant.room, default: []].append((participant.user, up, down))
+        }
+        return result
+    }
+
+    /// RTCP from a bound member: its receiver reports give its downlink loss.
+    private func receiveReport(_ packet: [UInt8], from: UDPAddress) {
+        guard packet.count >= 8 else { return }
+        let ssrc = UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7])
+        lock.lock()
+        defer { lock.unlock() }
+        guard let member = participants[ssrc], member.address == from, let plain = try? member.inbound?.unprotect(srtcp: packet),
+            let reports = try? RTCPPacket.parseCompound(plain)
+        else {
+            count { $0.droppedBadPacket += 1 }
+            return
+        }
+        for case .receiverReport(_, let blocks) in reports {
+            for block in blocks {
+                let loss = Double(block.fractionLost) / 256
+                member.reportedLoss = max(member.reportedLoss ?? 0, loss)
+            }
+        }
+    }
+
     // MARK: Router thread
 
     private func count(_ change: (inout Counters) -> Void) { counters.withLock { change(&$0) } }
@@ -180,7 +230,10 @@ final class MediaRouter: @unchecked Sendable {
             count { $0.droppedBadPacket += 1 }
             return
         }
-        if (200...206).contains(packet[1]) { return }  // RTCP: receiver reports are read by a later version
+        if (200...206).contains(packet[1]) {
+            receiveReport(packet, from: from)
+            return
+        }
         let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
         lock.lock()
         defer { lock.unlock() }
@@ -196,6 +249,10 @@ final class MediaRouter: @unchecked Sendable {
             count { $0.droppedNotAllowed += 1 }
             return
         }
+        let sequence = UInt16(plain[2]) << 8 | UInt16(plain[3])
+        sender.receivedInInterval += 1
+        if sender.firstSequence == nil { sender.firstSequence = sequence }
+        if sender.highestSequence.map({ Int16(bitPattern: sequence &- $0) > 0 }) ?? true { sender.highestSequence = sequence }
         if let rtp = try? RTPPacket(parsing: plain), let level = rtp.audioLevel(extensionId: Self.audioLevelExtension) {
             let percent = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
             let previous = heard[ssrc]

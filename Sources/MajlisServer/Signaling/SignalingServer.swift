@@ -318,6 +318,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             (try? context.rooms.host(room, context: context))?.broadcast(.speakerLevels(levels[room] ?? []))
         }
         roomsWithLevels = Set(levels.keys)
+        // Network quality every two seconds, for members who sent or reported anything.
+        if sweeps % 8 == 4 {
+            for (room, members) in context.media.takeQuality() {
+                guard let host = try? context.rooms.host(room, context: context) else { continue }
+                for member in members { host.broadcast(.networkQuality(user: member.user, up: member.up, down: member.down)) }
+            }
+        }
         sweeps += 1
         if sweeps % 240 == 0 { try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000) }
         if sweeps % 8 == 0 { MemoryTrimmer.trim() }
