@@ -56,15 +56,19 @@ final class Bot: Sendable {
         }
         _ = left.wait(timeout: .now() + 3)
         _ = sources
-        if let path = options.record {
-            do {
-                try recorder.write(to: path)
-            } catch {
-                complain("majlis join: \(error)")
-                return 1
-            }
+        return Self.save(recorder, to: options.record) ? status : 1
+    }
+
+    /// Writes what was heard to `path` (when asked); false, with a message, if it cannot.
+    static func save(_ recorder: RecordingSink, to path: String?) -> Bool {
+        guard let path else { return true }
+        do {
+            try recorder.write(to: path)
+            return true
+        } catch {
+            complain("majlis join: \(error)")
+            return false
         }
-        return status
     }
 
     /// The live media engine when the bot speaks or listens, else none.

@@ -30,13 +30,10 @@ enum MediaBenchmark {
         let latencies = Mutex<[Double]>([])
 
         init(media: JSONValue) throws {
-            guard let ssrc = media["ssrc"]?.intValue, let key = media["key"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
-                let udp = media["udp"]?.stringValue, let colon = udp.lastIndex(of: ":"),
-                let server = UDPAddress(host: String(udp[..<colon]), port: Int(udp[udp.index(after: colon)...]) ?? -1)
-            else { throw Arguments.Failure(description: "the join answer had no media settings") }
-            self.ssrc = UInt32(ssrc)
-            self.key = Array(key)
-            self.server = server
+            guard let settings = MediaSettings(media) else { throw Arguments.Failure(description: "the join answer had no media settings") }
+            ssrc = settings.ssrc
+            key = settings.key
+            server = settings.server
             socket = try UDPSocket(host: "127.0.0.1", port: 0, receiveTimeoutMilliseconds: 200)
             outbound = try SRTPSession(key: self.key, direction: .outbound)
             inbound = try SRTPSession(key: self.key, direction: .inbound)
@@ -65,10 +62,7 @@ enum MediaBenchmark {
         let seconds = try args.int("seconds", default: 10, range: 1...600)
         try args.rejectUnknown()
         raiseFileLimit()
-        let secret = "bench-secret-0123456789abcdef"
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "bench:\(secret)", "--log-level", "error"])
+        let server = try ServerProcess()
         defer { server.stop() }
 
         // Join everyone through the SDK's signaling client; speakers take seats.
@@ -78,9 +72,7 @@ enum MediaBenchmark {
             for index in 0..<(speakerCount + listenerCount) {
                 let speaker = index < speakerCount
                 let user = speaker ? "s\(index)" : "l\(index)"
-                let exp = Int64(Date().timeIntervalSince1970) + 3600
-                let token = AccessToken.sign(AccessClaims(sub: user, exp: exp, grants: Grants(create: true)), key: "bench", secret: secret)
-                let client = LiveSignalingClient(url: url, token: token)
+                let client = LiveSignalingClient(url: url, token: ServerProcess.token(user))
                 _ = try await client.connect()
                 let joined = try await client.request("room.join", ["room": "bench", "create": true])
                 if speaker { _ = try await client.request("seat.take", ["room": "bench", "index": .int(Int64(index))]) }

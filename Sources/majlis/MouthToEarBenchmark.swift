@@ -55,15 +55,7 @@ enum MouthToEarBenchmark {
         }
         let bursts = try args.int("bursts", default: 10, range: 1...1000)
         try args.rejectUnknown()
-        let secret = "bench-secret-0123456789abcdef"
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "majlis-bench-\(UUID().uuidString)"
-        ).path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let server = try ServerProcess(arguments: [
-            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys",
-            "bench:\(secret)", "--log-level", "error",
-        ])
+        let server = try ServerProcess()
         defer { server.stop() }
         let url = server.url
         let source = BurstSource()
@@ -72,10 +64,7 @@ enum MouthToEarBenchmark {
         let listenerMedia = try LiveMediaEngine(source: SilenceSource(), sink: sink)
         let rooms = try MediaBenchmark.blocking { () async throws -> [VoiceRoom] in
             func room(_ user: String, _ media: LiveMediaEngine) async throws -> VoiceRoom {
-                let token = AccessToken.sign(
-                    AccessClaims(
-                        sub: user, exp: Int64(Date().timeIntervalSince1970) + 3600, grants: Grants(create: true)
-                    ), key: "bench", secret: secret)
+                let token = ServerProcess.token(user)
                 let signaling = LiveSignalingClient(url: url, token: token)
                 _ = try await signaling.connect()
                 let room = VoiceRoom(roomId: "ear", signaling: signaling, media: media)

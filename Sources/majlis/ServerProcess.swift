@@ -1,11 +1,22 @@
 import Foundation
+import MajlisProtocol
+import MajlisTransport
 
-/// `majlis serve` run as a child of this process (for benchmarks).
+/// `majlis serve` run as a child of this process (for benchmarks), on free loopback ports with
+/// a throwaway data directory and one API key.
 final class ServerProcess {
+    static let key = "bench"
+    static let secret = "bench-secret-0123456789abcdef"
+
     let process = Process()
     let url: String
+    private let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
 
-    init(arguments: [String]) throws {
+    init() throws {
+        let arguments = [
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(Self.key):\(Self.secret)",
+            "--log-level", "error",
+        ]
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -42,8 +53,16 @@ final class ServerProcess {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// An access token for `user` (create, join, publish, chat), valid for an hour.
+    static func token(_ user: String) -> String {
+        let claims = AccessClaims(sub: user, exp: Int64(Date().timeIntervalSince1970) + 3600, grants: Grants(create: true))
+        return AccessToken.sign(claims, key: key, secret: secret)
+    }
+
+    /// Stops the server and removes its data.
     func stop() {
         process.terminate()
         process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: data)
     }
 }

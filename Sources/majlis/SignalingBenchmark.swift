@@ -31,10 +31,7 @@ enum SignalingBenchmark {
         try args.rejectUnknown()
         raiseFileLimit()
 
-        let secret = "bench-secret-0123456789abcdef"
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "bench:\(secret)", "--log-level", "error"])
+        let server = try ServerProcess()
         defer { server.stop() }
         let baseline = server.residentKiB()
         // The members' connections share `loops` client threads; the owner and the twenty members
@@ -46,10 +43,7 @@ enum SignalingBenchmark {
             controlLoop.stop()
         }
 
-        func token(_ user: String) -> String {
-            let now = Int64(Date().timeIntervalSince1970)
-            return AccessToken.sign(AccessClaims(sub: user, exp: now + 3600, grants: Grants(create: true)), key: "bench", secret: secret)
-        }
+        let token = ServerProcess.token
 
         // The owner creates the room.
         let owner = BenchClient(user: "owner", token: token("owner"))

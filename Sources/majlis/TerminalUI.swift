@@ -67,14 +67,7 @@ final class TerminalUI: @unchecked Sendable {
         }
         _ = left.wait(timeout: .now() + 2)
         terminal.restore()
-        if let path = options.record {
-            do {
-                try recorder.write(to: path)
-            } catch {
-                complain("majlis join: \(error)")
-                return 1
-            }
-        }
+        if !Bot.save(recorder, to: options.record) { return 1 }
         _ = (resize, stops)
         return status.load(ordering: .relaxed)
     }

@@ -20,11 +20,11 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 2048)
 
         init(snapshot: JSONValue) throws {
-            let media = try #require(snapshot["media"])
-            ssrc = UInt32(try #require(media["ssrc"]?.intValue))
-            key = Array(try #require(Data(base64Encoded: media["key"]?.stringValue ?? "")))
-            let parts = try #require(media["udp"]?.stringValue).split(separator: ":")
-            server = try #require(UDPAddress(host: String(parts[0]), port: Int(parts[1]) ?? 0))
+            let settings = try #require(MediaSettings(snapshot["media"]))
+            #expect(settings.payloadType == 111 && settings.audioLevelExtension == 1)
+            ssrc = settings.ssrc
+            key = settings.key
+            server = settings.server
             socket = try UDPSocket(host: "127.0.0.1", port: 0, receiveTimeoutMilliseconds: 3000)
             outbound = try SRTPSession(key: key, direction: .outbound)
             inbound = try SRTPSession(key: key, direction: .inbound)

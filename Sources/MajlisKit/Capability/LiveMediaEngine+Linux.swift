@@ -84,18 +84,16 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     // MARK: MediaEngine
 
     public func configure(_ media: JSONValue?) async {
-        guard let media, let ssrc = media["ssrc"]?.intValue, let keyText = media["key"]?.stringValue,
-            let key = Data(base64Encoded: keyText), let udp = media["udp"]?.stringValue, let colon = udp.lastIndex(of: ":"),
-            let address = UDPAddress(host: String(udp[..<colon]), port: Int(udp[udp.index(after: colon)...]) ?? -1),
-            let outbound = try? SRTPSession(key: Array(key), direction: .outbound),
-            let inbound = try? SRTPSession(key: Array(key), direction: .inbound)
+        guard let settings = MediaSettings(media),
+            let outbound = try? SRTPSession(key: settings.key, direction: .outbound),
+            let inbound = try? SRTPSession(key: settings.key, direction: .inbound)
         else {
             logger.warning("the room gave no usable media settings")
             return
         }
         let config = Config(
-            server: address, ssrc: UInt32(truncatingIfNeeded: ssrc), key: Array(key), outbound: outbound, inbound: inbound,
-            payloadType: UInt8(media["payloadType"]?.intValue ?? 111), levelExtension: UInt8(media["audioLevelExtension"]?.intValue ?? 1))
+            server: settings.server, ssrc: settings.ssrc, key: settings.key, outbound: outbound, inbound: inbound,
+            payloadType: settings.payloadType, levelExtension: settings.audioLevelExtension)
         let start = withState { state -> Bool in
             state.config = config
             state.bound = false
