@@ -8,7 +8,8 @@ let usage = """
       serve    run the server (signaling, HTTP, store)
       token    print an access token
       join     join a room as a bot (or with a terminal UI: --tui)
-      bench    run a benchmark (bench signaling --help)
+      bench    run a benchmark (signaling, media, mouth-to-ear)
+      netsim   relay UDP through a simulated weak network
     Every command has --help.
     """
 
@@ -29,6 +30,7 @@ do {
     case "token": status = try TokenCommand.run(rest)
     case "join": status = try JoinCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
+    case "netsim": status = try NetsimCommand.run(rest)
     case "--help", "-h", "help":
         say(usage)
         status = 0
