@@ -12,6 +12,18 @@ import Testing
         0xc1, 0xb5, 0x71, 0xa2, 0x80, 0x28, 0x00, 0x04, 0xe5, 0x7a, 0x3b, 0xcf,
     ]
 
+    @Test func stunParsesTheRFC5769Request() throws {
+        #expect(STUNMessage.looksLikeSTUN(Self.rfc5769Request))
+        let message = try STUNMessage(parsing: Self.rfc5769Request)
+        #expect(message.type == STUNMessage.MessageType.bindingRequest.rawValue)
+        #expect(message.attributes.count == 6)
+        #expect(message.username == "evtj:h6vY")
+        #expect(message.attribute(.messageIntegrity)?.count == 20)
+        let input = try #require(STUNMessage.integrityInput(Self.rfc5769Request))
+        #expect(input.count == 76)
+        #expect(Array(input[2..<4]) == [0x00, 0x50])
+    }
+
     @Test func verifiesTheRFC5769Vector() {
         #expect(STUNIntegrity.verify(Self.rfc5769Request, key: Array("VOkJxbRl1RmTxUk/WvJxBt".utf8)))
         #expect(!STUNIntegrity.verify(Self.rfc5769Request, key: Array("wrong".utf8)))
