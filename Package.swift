@@ -56,9 +56,12 @@ let package = Package(
         .target(
             name: "MajlisTestSupport",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
+        .target(
+            name: "MajlisLab",
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio"]),
         .executableTarget(
             name: "majlis",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio"]),
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab"]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
@@ -66,7 +69,7 @@ let package = Package(
         .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol"]),
         .testTarget(
             name: "MajlisKitTests",
-            dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio"]),
+            dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),
         .testTarget(
             name: "MajlisServerTests",
             dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio"]),

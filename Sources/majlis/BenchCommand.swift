@@ -3,7 +3,7 @@ import Foundation
 /// `majlis bench`: benchmarks that print figures.
 enum BenchCommand {
     static let help = """
-        usage: majlis bench signaling|media|mouth-to-ear [flags]   (each has --help)
+        usage: majlis bench signaling|media|mouth-to-ear|quality [flags]   (each has --help)
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -15,6 +15,7 @@ enum BenchCommand {
         case "signaling": return try SignalingBenchmark.run(Array(arguments.dropFirst()))
         case "media": return try MediaBenchmark.run(Array(arguments.dropFirst()))
         case "mouth-to-ear": return try MouthToEarBenchmark.run(Array(arguments.dropFirst()))
+        case "quality": return try QualityBenchmark.run(Array(arguments.dropFirst()))
         default: throw Arguments.Failure(description: "unknown benchmark '\(which)'\n\(help)")
         }
     }

@@ -173,27 +173,97 @@ import Testing
 }
 
 @Suite struct JitterBufferTests {
-    @Test func reordersConcealsAndRecovers() {
-        var buffer = JitterBuffer(targetFrames: 3)
-        #expect(buffer.pop() == .waiting)
-        for sequence: UInt16 in [10, 12, 11] { buffer.insert(sequence: sequence, payload: [UInt8(sequence)]) }
-        #expect(buffer.pop() == .packet([10]))
-        #expect(buffer.pop() == .packet([11]))
-        #expect(buffer.pop() == .packet([12]))
-        // 13 lost, 14 here: recover 13 from 14's FEC, then play 14.
-        buffer.insert(sequence: 14, payload: [14])
-        #expect(buffer.pop() == .recover(next: [14]))
-        #expect(buffer.pop() == .packet([14]))
-        // Nothing more: conceal; a packet for a slot already played is dropped.
-        #expect(buffer.pop() == .conceal)
-        buffer.insert(sequence: 15, payload: [15])
-        #expect(buffer.depth == 0)
-        // Sequence numbers wrap.
-        var wrap = JitterBuffer(targetFrames: 1)
-        for sequence: UInt16 in [65_535, 0, 1] { wrap.insert(sequence: sequence, payload: [1]) }
-        #expect(wrap.pop() == .packet([1]))
-        #expect(wrap.pop() == .packet([1]))
-        #expect(wrap.pop() == .packet([1]))
+    /// Plays `seconds` of a 50 packet/s stream through a buffer: packet i is sent at 20 i ms
+    /// and arrives `delay(i)` later (nil: lost); one pop every 20 ms. Returns what each slot was.
+    static func run(_ buffer: inout JitterBuffer, frames: Int, quiet: (Int) -> Bool = { _ in false }, delay: (Int) -> Double?) -> [JitterBuffer.Slot] {
+        var arrivals: [(at: Double, index: Int)] = []
+        for index in 0..<frames { if let late = delay(index) { arrivals.append((20 * Double(index) + late, index)) } }
+        arrivals.sort { $0.at < $1.at }
+        var slots: [JitterBuffer.Slot] = []
+        var next = 0
+        for tick in 0..<(frames + 100) {
+            let now = 20 * Double(tick)
+            while next < arrivals.count, arrivals[next].at <= now {
+                let index = arrivals[next].index
+                buffer.insert(sequence: UInt16(truncatingIfNeeded: 65_000 + index), timestamp: UInt32(truncatingIfNeeded: 4_294_000_000 + UInt64(index) * 960),
+                              payload: [UInt8(index >> 8), UInt8(index & 0xFF)], quiet: quiet(index), at: now)
+                next += 1
+            }
+            slots.append(buffer.pop(at: now))
+        }
+        return slots
+    }
+
+    /// The frames played, in order.
+    static func played(_ slots: [JitterBuffer.Slot]) -> [Int] {
+        slots.compactMap { if case .packet(let payload) = $0 { return Int(payload[0]) << 8 | Int(payload[1]) } else { return nil } }
+    }
+
+    @Test func reordersRecoversAndConceals() {
+        var buffer = JitterBuffer()
+        #expect(buffer.pop(at: 0) == .waiting)
+        // Frames 2 and 3 swap places; 5 is lost; everything wraps sequence and timestamp.
+        let slots = Self.run(&buffer, frames: 10) { index in
+            switch index {
+            case 2: return 30
+            case 5: return nil
+            default: return 5
+            }
+        }
+        #expect(Self.played(slots) == [0, 1, 2, 3, 4, 6, 7, 8, 9])
+        #expect(slots.contains(.recover(next: [0, 6])))  // 5 recovered from 6's FEC
+        #expect(slots.prefix(2).allSatisfy { $0 == .waiting })  // the target delay passes first
+        // A frame for a slot already played is refused.
+        let accepted = buffer.insert(sequence: 65_001, timestamp: 0, payload: [1], at: 5_000)
+        #expect(!accepted)
+    }
+
+    @Test func theTargetFollowsTheJitter() {
+        var clean = JitterBuffer()
+        let calm = Self.run(&clean, frames: 500) { _ in 30 }
+        #expect(clean.targetDelay() == clean.minimumDelay)
+        #expect(calm.filter { $0 == .conceal }.count <= 3)
+
+        // Up to 120 ms of jitter: the target grows to cover nearly every frame.
+        var random = SystemRandomNumberGenerator()
+        let delays = (0..<1_500).map { _ in Double.random(in: 0...120, using: &random) }
+        var jittery = JitterBuffer()
+        let slots = Self.run(&jittery, frames: 1_500) { delays[$0] }
+        let target = jittery.targetDelay()
+        #expect(target > 90 && target < 160, "target \(target)")
+        let late = slots.suffix(1_100).prefix(1_000).filter { if case .packet = $0 { return false } else { return true } }.count
+        #expect(late < 60, "\(late) of 1,000 slots had no frame")
+        #expect(Self.played(slots).count > 1_400)
+    }
+
+    @Test func catchesUpInPausesWhenTheDelayFalls() {
+        // 200 ms late for five seconds, then 20 ms: the buffer drops quiet frames to catch up.
+        var buffer = JitterBuffer()
+        let slots = Self.run(&buffer, frames: 1_500, quiet: { $0 % 25 < 8 }) { $0 < 250 ? 200 - Double($0 % 10) * 18 : 20 }
+        let played = Set(Self.played(slots))
+        let dropped = (0..<1_500).filter { !played.contains($0) }.count
+        #expect(buffer.targetDelay() < 80)
+        #expect(dropped > 0)
+        // A spoken frame is never dropped to catch up while the delay is only moderately high.
+        let spokenDropped = (250..<1_450).filter { $0 % 25 >= 8 && !played.contains($0) }
+        #expect(spokenDropped.isEmpty, "dropped spoken frames \(spokenDropped.prefix(10))")
+    }
+
+    @Test func aPauseInSpeechIsNotALoss() {
+        // The speaker stops for a second (no packets, the timestamp runs on) and resumes with
+        // the next sequence number: nothing it sends after the pause is thrown away.
+        var buffer = JitterBuffer()
+        var slots: [JitterBuffer.Slot] = []
+        for tick in 0..<200 {
+            let now = 20 * Double(tick)
+            if tick < 50 || tick >= 100 {
+                let index = tick < 50 ? tick : tick - 50
+                buffer.insert(sequence: UInt16(index), timestamp: UInt32(tick * 960), payload: [0, UInt8(index)], at: now + 1)
+            }
+            slots.append(buffer.pop(at: now + 1))
+        }
+        #expect(Self.played(slots).count >= 145)
+        #expect(slots[60...90].allSatisfy { $0 == .conceal || $0 == .waiting })
     }
 }
 

@@ -54,6 +54,25 @@ import Testing
         #expect(decoded.map { [$0.ipv4.0, $0.ipv4.1, $0.ipv4.2, $0.ipv4.3] } == [192, 0, 2, 1])
     }
 
+    @Test func redundantAudioRoundTrips() throws {
+        let red = REDPayload(
+            redundant: [.init(payloadType: 111, timestampOffset: 1_920, data: [1, 2]), .init(payloadType: 111, timestampOffset: 960, data: Array(repeating: 3, count: 300))],
+            primaryPayloadType: 111, primary: [4, 5, 6])
+        let bytes = red.serialized()
+        // RFC 2198 headers: F bit, PT, 14-bit offset, 10-bit length; then a one-byte last header.
+        let offset = 1_920
+        #expect(Array(bytes.prefix(4)) == [0x80 | 111, UInt8(offset >> 6), UInt8(offset & 0x3F) << 2, 2])
+        #expect(bytes[8] == 111)
+        #expect(try REDPayload(parsing: bytes) == red)
+        // No redundancy: one header byte and the primary.
+        #expect(REDPayload(redundant: [], primaryPayloadType: 111, primary: [7]).serialized() == [111, 7])
+        // A block the headers cannot describe is left out rather than mangled.
+        let tooOld = REDPayload(redundant: [.init(payloadType: 111, timestampOffset: 20_000, data: [1])], primaryPayloadType: 111, primary: [2])
+        #expect(try REDPayload(parsing: tooOld.serialized()).redundant.isEmpty)
+        // A block longer than what follows is an error.
+        #expect(throws: PacketError.self) { try REDPayload(parsing: [0x80 | 111, 0, 0, 50, 111, 1]) }
+    }
+
     @Test func randomAndTruncatedBytesNeverTrap() {
         var generator = SystemRandomNumberGenerator()
         let seeds: [[UInt8]] = [
@@ -63,6 +82,7 @@ import Testing
                 .init(type: STUNMessage.AttributeType.username.rawValue, value: Array("12345".utf8)),
                 .init(type: STUNMessage.AttributeType.messageIntegrity.rawValue, value: Array(repeating: 7, count: 20)),
             ]).serialized(),
+            REDPayload(redundant: [.init(payloadType: 111, timestampOffset: 960, data: [9, 9])], primaryPayloadType: 111, primary: [1]).serialized(),
         ]
         for _ in 0..<20_000 {
             var bytes = seeds.randomElement(using: &generator)!
@@ -77,6 +97,7 @@ import Testing
             _ = try? RTPPacket(parsing: bytes)
             _ = try? RTCPPacket.parseCompound(bytes)
             _ = try? STUNMessage(parsing: bytes)
+            _ = try? REDPayload(parsing: bytes)
             _ = STUNMessage.integrityInput(bytes)
             _ = STUNMessage.looksLikeSTUN(bytes)
         }

@@ -15,7 +15,7 @@ import Testing
         let key: [UInt8]
         let server: UDPAddress
         let outbound: SRTPSession
-        let inbound: SRTPSession
+        var inbound: SRTPSession
         var sequence: UInt16 = 0
         var buffer = [UInt8](repeating: 0, count: 2048)
 
@@ -31,9 +31,10 @@ import Testing
         }
 
         /// Proves ownership of the address; returns whether the server answered, signed.
-        func bind() throws -> Bool {
-            let request = STUNMessage(type: .bindingRequest, transactionId: (0..<12).map { _ in UInt8.random(in: 0...255) },
-                                      attributes: [.init(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))])
+        func bind(receivesRED: Bool = false) throws -> Bool {
+            var attributes = [STUNMessage.Attribute(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))]
+            if receivesRED { attributes.append(.init(type: STUNMessage.AttributeType.receivesRED.rawValue, value: [])) }
+            let request = STUNMessage(type: .bindingRequest, transactionId: (0..<12).map { _ in UInt8.random(in: 0...255) }, attributes: attributes)
             socket.send(STUNIntegrity.sign(request, key: key), to: server)
             guard let (length, _) = socket.receive(into: &buffer) else { return false }
             let answer = Array(buffer.prefix(length))
@@ -50,10 +51,33 @@ import Testing
             socket.send(try outbound.protect(rtp: packet.serialized()), to: server)
         }
 
-        /// The next packet received, decrypted; nil after the receive timeout.
+        /// Sends `payload` as sequence number `sequence` with payload type `payloadType`.
+        func send(_ payload: [UInt8], sequence: UInt16, payloadType: UInt8) throws {
+            let packet = RTPPacket(payloadType: payloadType, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: ssrc, payload: payload)
+            socket.send(try outbound.protect(rtp: packet.serialized()), to: server)
+        }
+
+        /// The next RTCP packets received (RTP passed over); nil after the receive timeout.
+        func receiveControl() throws -> [RTCPPacket]? {
+            while let (length, _) = socket.receive(into: &buffer) {
+                guard (200...206).contains(buffer[1]) else { continue }
+                return try RTCPPacket.parseCompound(inbound.unprotect(srtcp: Array(buffer.prefix(length))))
+            }
+            return nil
+        }
+
+        func sendControl(_ packets: [RTCPPacket]) throws {
+            socket.send(try outbound.protect(rtcp: RTCPPacket.serializeCompound(packets)), to: server)
+        }
+
+        /// The next RTP packet received, decrypted (RTCP from the server is passed over); nil
+        /// after the receive timeout.
         func receive() throws -> RTPPacket? {
-            guard let (length, _) = socket.receive(into: &buffer) else { return nil }
-            return try RTPPacket(parsing: inbound.unprotect(srtp: Array(buffer.prefix(length))))
+            while let (length, _) = socket.receive(into: &buffer) {
+                if (200...206).contains(buffer[1]) { continue }
+                return try RTPPacket(parsing: inbound.unprotect(srtp: Array(buffer.prefix(length))))
+            }
+            return nil
         }
 
         /// Packets until one whose payload is `marker`; returns those before it.
@@ -154,5 +178,53 @@ import Testing
         #expect(bad["data"]?["up"] == "down")  // 33% lost
         let good = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "listener" }
         #expect(good["data"] == ["user": "listener", "up": "excellent", "down": "excellent"])
+    }
+
+    /// Each leg is repaired on its own: the server asks the speaker for what its uplink lost, and
+    /// answers a listener's NACK from its cache to that listener alone. RED goes to those who
+    /// said they decode it; the others get the primary frame as plain Opus.
+    @Test func lossIsRepairedPerLegAndRedundancyReachesOnlyThoseWhoDecodeIt() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        let speaker = try await TestClient.signedIn(server, user: "speaker")
+        let plain = try await TestClient.signedIn(server, user: "plain")
+        let snapshot = try await host.call("room.create", room: "repair")
+        #expect(snapshot["media"]?["redPayloadType"] == 63)
+        let redMedia = try RawMedia(snapshot: snapshot)
+        let speakerMedia = try RawMedia(snapshot: try await speaker.call("room.join", room: "repair"))
+        let plainMedia = try RawMedia(snapshot: try await plain.call("room.join", room: "repair"))
+        #expect(try redMedia.bind(receivesRED: true) && speakerMedia.bind() && plainMedia.bind())
+        try await speaker.call("seat.take", room: "repair", ["index": 0])
+        try await plain.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "speaker" }
+
+        // Sequence 1, then 3 carrying 2 as redundancy: 2 never arrived on the uplink.
+        try speakerMedia.send([1], sequence: 1, payloadType: 111)
+        let red = REDPayload(redundant: [.init(payloadType: 111, timestampOffset: 960, data: [2])], primaryPayloadType: 111, primary: [3])
+        try speakerMedia.send(red.serialized(), sequence: 3, payloadType: 63)
+        let asked = try #require(try speakerMedia.receiveControl())
+        #expect(asked.contains(.nack(ssrc: 1, mediaSSRC: speakerMedia.ssrc, lost: [2])))
+
+        let redHeard = [try #require(try redMedia.receive()), try #require(try redMedia.receive())]
+        #expect(redHeard.map(\.payloadType) == [111, 63] && redHeard[1].payload == red.serialized())
+        let plainHeard = [try #require(try plainMedia.receive()), try #require(try plainMedia.receive())]
+        #expect(plainHeard.map(\.payloadType) == [111, 111] && plainHeard.map(\.payload) == [[1], [3]])
+
+        // The plain listener lost 3 on its downlink (it forgets having had it) and asks: only it
+        // gets 3 again.
+        plainMedia.inbound = try SRTPSession(key: plainMedia.key, direction: .inbound)
+        try plainMedia.sendControl([.nack(ssrc: plainMedia.ssrc, mediaSSRC: speakerMedia.ssrc, lost: [3])])
+        let again = try #require(try plainMedia.receive())
+        #expect(again.sequenceNumber == 3 && again.payload == [3] && again.payloadType == 111)
+        try speakerMedia.send([4], sequence: 4, payloadType: 111)
+        #expect(try redMedia.receive()?.sequenceNumber == 4)
+
+        // The speaker's report: a third of its uplink lost, which it protects against.
+        var block: RTCPReportBlock?
+        while block == nil, let packets = try speakerMedia.receiveControl() {
+            for case .senderReport(1, _, _, _, _, let blocks) in packets { block = blocks.first { $0.ssrc == speakerMedia.ssrc } }
+        }
+        let fraction = Double(try #require(block).fractionLost) / 256
+        #expect(fraction > 0.15 && fraction < 0.3, "reported \(fraction)")
     }
 }

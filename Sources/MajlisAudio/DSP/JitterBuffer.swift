@@ -1,55 +1,193 @@
-/// Reorders one speaker's packets by sequence number and releases one per 20 ms tick, a fixed
-/// number of frames behind the newest, telling the decoder what to do for each slot: play the
-/// packet, recover it from the next packet's FEC, or conceal it.
+/// One speaker's adaptive playout buffer (in the manner of WebRTC's NetEQ). Every frame that
+/// becomes available (first transmission, redundant copy or retransmission) adds a sample of how
+/// late it was; the target playout delay is a high quantile of those samples over the last ten
+/// seconds, so it covers network jitter and, on a lossy path, the time repairs take. Playout
+/// follows the target: too far behind, it drops quiet frames (or any, when far off); too far
+/// ahead, it stretches pauses. A missing frame is recovered from the next packet's FEC when that
+/// is here, concealed otherwise.
+///
+/// Pure: time comes in as milliseconds on one monotonic clock; one pop per 20 ms frame.
 public struct JitterBuffer: Sendable {
-    /// What to do for one playout slot.
+    /// What to play for one 20 ms slot.
     public enum Slot: Sendable, Equatable {
         case packet([UInt8])
-        /// The packet is missing, but the next one is here: use its FEC.
+        /// The frame is missing but the next packet is here: decode its in-band FEC.
         case recover(next: [UInt8])
+        /// Nothing to decode: the decoder's loss concealment (also used to stretch playout).
         case conceal
-        /// Nothing to play yet (still filling).
+        /// Nothing to play: silence.
         case waiting
     }
 
-    /// Frames held back before playout starts.
-    public var targetFrames: Int
-    private var packets: [UInt16: [UInt8]] = [:]
-    private var next: UInt16?
-    private var newest: UInt16?
-
-    public init(targetFrames: Int = 3) { self.targetFrames = targetFrames }
-
-    /// How many packets wait.
-    public var depth: Int { packets.count }
-
-    public mutating func insert(sequence: UInt16, payload: [UInt8]) {
-        if let next, Int16(bitPattern: sequence &- next) < 0 { return }  // too late: already played
-        packets[sequence] = payload
-        if newest == nil || Int16(bitPattern: sequence &- newest!) > 0 { newest = sequence }
-        if packets.count > 100, let next {  // far behind: drop what cannot be played in time
-            for key in packets.keys where Int16(bitPattern: key &- next) < 0 { packets[key] = nil }
-        }
+    private struct Frame: Sendable {
+        var payload: [UInt8]
+        /// Media time in milliseconds (the RTP timestamp, unwrapped).
+        var mediaTime: Double
+        var quiet: Bool
     }
 
-    /// The slot to play now.
-    public mutating func pop() -> Slot {
-        guard let newest else { return .waiting }
-        if next == nil {
-            guard packets.count >= targetFrames else { return .waiting }
-            next = packets.keys.min { Int16(bitPattern: $0 &- $1) < 0 }
+    /// The share of frames the target covers.
+    public var quantile: Double
+    /// Bounds of the target playout delay, milliseconds.
+    public var minimumDelay: Double
+    public var maximumDelay: Double
+    public let frameMilliseconds: Double
+    private let clockRate: Double
+
+    private var frames: [UInt16: Frame] = [:]
+    private var next: UInt16?
+    private var newest: UInt16?
+    private var firstTimestamp: UInt32?
+    private var lastTimestamp: UInt32 = 0
+    private var unwrappedLast: Int64 = 0
+    /// Transit time (arrival minus media time) of recent frames, oldest overwritten first.
+    private var transits: [Double] = []
+    private var transitIndex = 0
+    private static let window = 500
+    private var cachedTarget: Double?
+    private var drySlots = 0
+    private var lastPlayedQuiet = true
+
+    public init(quantile: Double = 0.97, minimumDelay: Double = 40, maximumDelay: Double = 1_000, frameMilliseconds: Double = 20, clockRate: Double = 48_000) {
+        self.quantile = quantile
+        self.minimumDelay = minimumDelay
+        self.maximumDelay = maximumDelay
+        self.frameMilliseconds = frameMilliseconds
+        self.clockRate = clockRate
+    }
+
+    /// How many frames wait.
+    public var depth: Int { frames.count }
+
+    /// The next sequence number playout needs (older ones are no use any more).
+    public var nextSequence: UInt16? { next }
+
+    private var cachedBase: Double?
+    /// The fastest recent transit.
+    private mutating func baseTransit() -> Double {
+        if let cachedBase { return cachedBase }
+        let base = transits.min() ?? 0
+        cachedBase = base
+        return base
+    }
+
+    /// The playout delay the buffer aims for, milliseconds above the fastest recent transit.
+    public mutating func targetDelay() -> Double {
+        if let cachedTarget { return cachedTarget }
+        let base = baseTransit()
+        let sorted = transits.map { $0 - base }.sorted()
+        let index = min(sorted.count - 1, Int((Double(sorted.count) * quantile).rounded(.down)))
+        let target = min(maximumDelay, max(minimumDelay, sorted.isEmpty ? minimumDelay : sorted[index] + frameMilliseconds / 2))
+        cachedTarget = target
+        return target
+    }
+
+    private mutating func mediaTime(_ timestamp: UInt32) -> Double {
+        guard firstTimestamp != nil else {
+            firstTimestamp = timestamp
+            lastTimestamp = timestamp
+            return 0
         }
-        guard let current = next else { return .waiting }
-        // Fell too far behind the newest (a burst arrived): skip ahead.
-        if Int16(bitPattern: newest &- current) > Int16(targetFrames * 4) {
-            next = newest &- UInt16(targetFrames)
-            packets = packets.filter { Int16(bitPattern: $0.key &- next!) >= 0 }
-            return pop()
+        let step = Int64(Int32(bitPattern: timestamp &- lastTimestamp))
+        return Double(unwrappedLast + step) / clockRate * 1000
+    }
+
+    /// Adds a frame that arrived at `now`. `quiet` marks a frame with no voice (its audio level
+    /// extension), which playout may drop or stretch. Returns false for a duplicate or a frame
+    /// that came too late to play.
+    @discardableResult
+    public mutating func insert(sequence: UInt16, timestamp: UInt32, payload: [UInt8], quiet: Bool = false, at now: Double) -> Bool {
+        if frames[sequence] != nil { return false }
+        let time = mediaTime(timestamp)
+        let step = Int64(Int32(bitPattern: timestamp &- lastTimestamp))
+        if step > 0 {
+            unwrappedLast += step
+            lastTimestamp = timestamp
         }
-        defer { next = current &+ 1 }
-        if let payload = packets.removeValue(forKey: current) { return .packet(payload) }
-        if Int16(bitPattern: current &- newest) > 0 { return .conceal }  // ran dry
-        if let following = packets[current &+ 1] { return .recover(next: following) }
+        if next.map({ Int16(bitPattern: sequence &- $0) < 0 }) == true {
+            record(transit: now - time)  // too late, but it tells how late frames come
+            return false
+        }
+        record(transit: now - time)
+        frames[sequence] = Frame(payload: payload, mediaTime: time, quiet: quiet)
+        if newest.map({ Int16(bitPattern: sequence &- $0) > 0 }) ?? true { newest = sequence }
+        if frames.count > 250, let next {
+            for key in frames.keys where Int16(bitPattern: key &- next) < 0 || Int16(bitPattern: key &- next) > 250 { frames[key] = nil }
+        }
+        return true
+    }
+
+    private mutating func record(transit: Double) {
+        if transits.count < Self.window {
+            transits.append(transit)
+        } else {
+            transits[transitIndex] = transit
+            transitIndex = (transitIndex + 1) % Self.window
+        }
+        cachedTarget = nil
+        cachedBase = nil
+    }
+
+    /// How late the frame of `time` plays if it plays at `now`, above the fastest transit.
+    private mutating func lateness(_ time: Double, at now: Double) -> Double { now - time - baseTransit() }
+
+    /// The nearest frame after `sequence` that is here (within 50 frames).
+    private func following(_ sequence: UInt16) -> (sequence: UInt16, frame: Frame)? {
+        for step in 1...50 {
+            let candidate = sequence &+ UInt16(step)
+            if let frame = frames[candidate] { return (candidate, frame) }
+        }
+        return nil
+    }
+
+    /// What to play for the slot starting at `now`.
+    public mutating func pop(at now: Double) -> Slot {
+        let target = targetDelay()
+        guard var current = next ?? start(at: now, target: target) else { return .waiting }
+        // Far behind the target: drop frames while the next is here and this one is quiet (or
+        // playout is very far behind).
+        while let frame = frames[current], frames[current &+ 1] != nil {
+            let late = lateness(frame.mediaTime, at: now)
+            guard late > target + 3 * frameMilliseconds, frame.quiet || late > target + 12 * frameMilliseconds else { break }
+            frames[current] = nil
+            current = current &+ 1
+            next = current
+        }
+        if let frame = frames[current] {
+            drySlots = 0
+            let late = lateness(frame.mediaTime, at: now)
+            // Well ahead of the target during a pause: stretch it.
+            if late < target - 2 * frameMilliseconds, lastPlayedQuiet {
+                return .conceal
+            }
+            frames[current] = nil
+            next = current &+ 1
+            lastPlayedQuiet = frame.quiet
+            return .packet(frame.payload)
+        }
+        guard let (sequence, frame) = following(current) else {
+            // Dry: the speaker paused (or everything after is lost). Conceal a few frames, then
+            // silence, without moving on: the next packet continues where this stopped.
+            drySlots += 1
+            if drySlots > 3 { lastPlayedQuiet = true }  // a pause: resume at the target delay
+            return drySlots <= 3 ? .conceal : .waiting
+        }
+        drySlots = 0
+        let expected = frame.mediaTime - Double(Int(sequence &- current)) * frameMilliseconds
+        if lateness(expected, at: now) < target - frameMilliseconds {
+            return .conceal  // its repair may still come: wait for it
+        }
+        next = current &+ 1
+        lastPlayedQuiet = false
+        if sequence == current &+ 1 { return .recover(next: frame.payload) }
         return .conceal
+    }
+
+    /// Starts playout once the first frames have waited the target delay.
+    private mutating func start(at now: Double, target: Double) -> UInt16? {
+        guard let oldest = frames.min(by: { Int16(bitPattern: $0.key &- $1.key) < 0 }) else { return nil }
+        guard lateness(oldest.value.mediaTime, at: now) >= target else { return nil }
+        next = oldest.key
+        return oldest.key
     }
 }

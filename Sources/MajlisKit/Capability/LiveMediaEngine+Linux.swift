@@ -6,12 +6,17 @@ import MajlisTransport
 
 /// The media capability over the Majlis media plane (docs/protocol.md section 12): binds its UDP
 /// address with STUN, sends the microphone as Opus in SRTP every 20 ms while it may publish, and
-/// plays what it hears (a jitter buffer and Opus decoder per speaker, mixed) into a sink.
+/// plays what it hears (an adaptive jitter buffer and Opus decoder per speaker, mixed) into a sink.
 ///
-/// Threads: one paced 20 ms clock thread (send, play), one receive thread; state behind `state`.
+/// On a lossy network it protects what it sends as the server's receiver reports say it must
+/// (`ProtectionPolicy`: Opus FEC, RED, bitrate), answers NACKs from a cache of what it sent, and
+/// asks the server for what it missed. It rebinds (a new socket, a new binding) when the network
+/// changes (`networkChanged()`) or when bindings go unanswered for three seconds.
+///
+/// Threads: one paced 20 ms clock thread (send, ask, play), one receive thread; state behind `lock`.
 public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
-    // Audited: mutable fields live in `state` (locked); `source`, `encoder` and the per-speaker
-    // decoders are used on the clock thread only.
+    // Audited: mutable fields live in `current` (locked); `source`, `encoder`, `history`,
+    // `applied` and the speakers' decoders are used on the clock thread only.
     private struct Config {
         var server: UDPAddress
         var ssrc: UInt32
@@ -20,43 +25,62 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var inbound: SRTPSession
         var payloadType: UInt8
         var levelExtension: UInt8
+        var redPayloadType: UInt8?
     }
 
-    private final class Speaker {
-        var buffer = JitterBuffer(targetFrames: 3)
-        let decoder: OpusDecoder
-        var lastHeard: Int64
-        /// Reception in the current report interval.
-        var firstSequence: UInt16?
-        var highestSequence: UInt16?
-        var received = 0
-        init(decoder: OpusDecoder, now: Int64) {
-            self.decoder = decoder
-            self.lastHeard = now
-        }
+    /// What the engine counted since it started.
+    public struct Statistics: Sendable, Equatable {
+        public var sent = 0
+        public var retransmitted = 0
+        public var nacksSent = 0
+        public var recoveredByRedundancy = 0
+        public var repairedByRetransmission = 0
+        /// Playout slots of everything heard: frames played, recovered from FEC, concealed.
+        public var played = 0
+        public var recoveredByFEC = 0
+        public var concealed = 0
+        /// The playout delay the jitter buffers aim for now (the largest), milliseconds.
+        public var targetDelay: Double = 0
+        public var rebinds = 0
+        /// Round trip to the server measured with bindings, milliseconds.
+        public var roundTrip: Double?
+        /// The protection in use: FEC, earlier frames per packet, bitrate.
+        public var fec = false
+        public var redundancy = 0
+        public var bitrate = 0
     }
 
     private struct State {
         var config: Config?
+        var socket: UDPSocket
         var publishing = false
         var running = false
         var bound = false
-        var speakers: [UInt32: Speaker] = [:]
+        var speakers: [UInt32: RemoteSpeaker] = [:]
         var sequence: UInt16 = UInt16.random(in: 0...UInt16.max)
         var timestamp: UInt32 = UInt32.random(in: 0...UInt32.max)
-        var levels: [UInt32: Int] = [:]
         var captureVolume = 100
         var playbackVolume = 100
         var mutedRemotes: Set<UInt32> = []
+        var policy: ProtectionPolicy
+        var sentCache = PacketCache()
+        var bindings: [[UInt8]: Double] = [:]
+        var lastAnswer: Double = 0
+        /// When anything authentic last came from the server.
+        var lastHeard: Double = 0
+        /// The server's last sender report: its NTP middle 32 bits and when it arrived.
+        var serverReport: (ntp: UInt32, arrival: Double)?
+        var statistics = Statistics()
     }
 
     private let source: any AudioSource
     private let sink: any AudioSink
-    private let socket: UDPSocket
     private let encoder: OpusEncoder
     private let lock = NSLock()
-    private var current = State()
+    private var current: State
     private var mixer = Mixer()
+    private var history: [(timestamp: UInt32, payload: [UInt8])] = []
+    private var applied: ProtectionPolicy
     private let logger: KitLogger
 
     /// An engine reading `source` and playing into `sink`.
@@ -65,11 +89,17 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         self.sink = sink
         self.logger = logger
         do {
-            socket = try UDPSocket(host: "0.0.0.0", port: 0, receiveTimeoutMilliseconds: 100)
+            current = State(socket: try Self.makeSocket(), policy: ProtectionPolicy(bitrate: bitrate))
             encoder = try OpusEncoder(bitrate: bitrate)
         } catch {
             throw MajlisError.misuse("cannot start media: \(error)")
         }
+        applied = current.policy
+        current.statistics.bitrate = bitrate
+    }
+
+    private static func makeSocket() throws(MediaError) -> UDPSocket {
+        try UDPSocket(host: "0.0.0.0", port: 0, receiveTimeoutMilliseconds: 100)
     }
 
     private func withState<T>(_ body: (inout State) -> T) -> T {
@@ -80,6 +110,25 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     /// Whether the server answered the binding.
     public var isBound: Bool { withState { $0.bound } }
+
+    /// The local UDP port media uses now.
+    public var localPort: Int { withState { $0.socket.port } }
+
+    /// What the engine counted.
+    public var statistics: Statistics {
+        withState { state in
+            var statistics = state.statistics
+            for speaker in state.speakers.values {
+                statistics.recoveredByRedundancy += speaker.recoveredByRedundancy
+                statistics.repairedByRetransmission += speaker.repaired
+                statistics.played += speaker.slots.played
+                statistics.recoveredByFEC += speaker.slots.recovered
+                statistics.concealed += speaker.slots.concealed
+                statistics.targetDelay = max(statistics.targetDelay, speaker.buffer.targetDelay())
+            }
+            return statistics
+        }
+    }
 
     // MARK: MediaEngine
 
@@ -93,11 +142,12 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
         let config = Config(
             server: settings.server, ssrc: settings.ssrc, key: settings.key, outbound: outbound, inbound: inbound,
-            payloadType: settings.payloadType, levelExtension: settings.audioLevelExtension)
+            payloadType: settings.payloadType, levelExtension: settings.audioLevelExtension, redPayloadType: settings.redPayloadType)
         let start = withState { state -> Bool in
             state.config = config
             state.bound = false
             state.speakers = [:]
+            state.lastAnswer = Self.now()
             defer { state.running = true }
             return !state.running
         }
@@ -126,127 +176,269 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         withState { $0.running = false }
     }
 
-    // MARK: Threads
-
-    private func sendBinding() {
-        guard let config = withState({ $0.config }) else { return }
-        let request = STUNMessage(
-            type: .bindingRequest, transactionId: (0..<12).map { _ in UInt8.random(in: 0...255) },
-            attributes: [.init(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(config.ssrc).utf8))])
-        socket.send(STUNIntegrity.sign(request, key: config.key), to: config.server)
+    /// The device moved to another network (or its address may have changed): media continues
+    /// from a new socket, bound again at once.
+    public func networkChanged() {
+        rebind(reason: "the network changed")
     }
 
-    private static func monotonicMilliseconds() -> Int64 {
+    private func rebind(reason: String) {
+        guard let socket = try? Self.makeSocket() else {
+            logger.warning("cannot open a new media socket")
+            return
+        }
+        withState { state in
+            state.socket = socket  // the receive thread lets go of the old one after its next wait
+            state.bound = false
+            state.lastAnswer = Self.now()
+            state.statistics.rebinds += 1
+        }
+        logger.info("media rebinding: \(reason)")
+        sendBinding()
+    }
+
+    // MARK: Threads
+
+    private static func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+        return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
+    }
+
+    private func send(_ bytes: [UInt8]) {
+        let (socket, server) = withState { ($0.socket, $0.config?.server) }
+        if let server { socket.send(bytes, to: server) }
+    }
+
+    private func sendBinding() {
+        let transaction = (0..<12).map { _ in UInt8.random(in: 0...255) }
+        guard let config = withState({ state -> Config? in
+            state.bindings = state.bindings.filter { Self.now() - $0.value < 10_000 }
+            state.bindings[transaction] = Self.now()
+            return state.config
+        }) else { return }
+        var attributes = [STUNMessage.Attribute(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(config.ssrc).utf8))]
+        if config.redPayloadType != nil { attributes.append(.init(type: STUNMessage.AttributeType.receivesRED.rawValue, value: [])) }
+        let request = STUNMessage(type: .bindingRequest, transactionId: transaction, attributes: attributes)
+        send(STUNIntegrity.sign(request, key: config.key))
     }
 
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 2048)
         while withState({ $0.running }) {
+            let socket = withState { $0.socket }
             guard let (length, _) = socket.receive(into: &buffer) else { continue }
             let packet = Array(buffer.prefix(length))
+            let now = Self.now()
             if STUNMessage.looksLikeSTUN(packet) {
-                let key = withState { $0.config?.key } ?? []
-                if STUNIntegrity.verify(packet, key: key) { withState { $0.bound = true } }
-                continue
+                answered(packet, at: now)
+            } else if packet.count >= 8, (200...206).contains(packet[1]) {
+                control(packet, at: now)
+            } else {
+                media(packet, at: now)
             }
-            guard let inbound = withState({ $0.config?.inbound }), let plain = try? inbound.unprotect(srtp: packet),
-                let rtp = try? RTPPacket(parsing: plain)
-            else { continue }
-            let now = Self.monotonicMilliseconds()
-            withState { state in
-                let speaker: Speaker
-                if let existing = state.speakers[rtp.ssrc] {
-                    speaker = existing
-                } else {
-                    guard let decoder = try? OpusDecoder() else { return }
-                    speaker = Speaker(decoder: decoder, now: now)
-                    state.speakers[rtp.ssrc] = speaker
-                }
-                speaker.buffer.insert(sequence: rtp.sequenceNumber, payload: rtp.payload)
-                speaker.lastHeard = now
-                speaker.received += 1
-                if speaker.firstSequence == nil { speaker.firstSequence = rtp.sequenceNumber }
-                if speaker.highestSequence.map({ Int16(bitPattern: rtp.sequenceNumber &- $0) > 0 }) ?? true {
-                    speaker.highestSequence = rtp.sequenceNumber
-                }
-                if let level = rtp.audioLevel(extensionId: state.config?.levelExtension ?? 1) {
-                    state.levels[rtp.ssrc] = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
+        }
+    }
+
+    /// A binding answer: bound, and a round-trip sample.
+    private func answered(_ packet: [UInt8], at now: Double) {
+        withState { state in
+            guard let key = state.config?.key, STUNIntegrity.verify(packet, key: key), let message = try? STUNMessage(parsing: packet) else { return }
+            state.bound = true
+            state.lastAnswer = now
+            state.lastHeard = now
+            if let sent = state.bindings.removeValue(forKey: message.transactionId) {
+                let sample = now - sent
+                state.statistics.roundTrip = state.statistics.roundTrip.map { $0 * 0.8 + sample * 0.2 } ?? sample
+            }
+        }
+    }
+
+    /// SRTCP from the server: reports on what this client sends, NACKs, sender reports.
+    private func control(_ packet: [UInt8], at now: Double) {
+        let resend = withState { state -> [[UInt8]] in
+            guard let config = state.config, let plain = try? config.inbound.unprotect(srtcp: packet),
+                let packets = try? RTCPPacket.parseCompound(plain)
+            else { return [] }
+            var resend: [[UInt8]] = []
+            state.lastHeard = now
+            for item in packets {
+                switch item {
+                case .receiverReport(_, let blocks), .senderReport(_, _, _, _, _, let blocks):
+                    if case .senderReport(let ssrc, let ntp, _, _, _, _) = item, ssrc == MediaSettings.serverSSRC {
+                        state.serverReport = (UInt32(truncatingIfNeeded: ntp >> 16), now)
+                    }
+                    for block in blocks where block.ssrc == config.ssrc {
+                        state.policy.update(loss: Double(block.fractionLost) / 256)
+                    }
+                case .nack(_, let media, let lost) where media == config.ssrc:
+                    for sequence in lost {
+                        if let bytes = state.sentCache.packet(sequence) { resend.append(bytes) }
+                    }
+                    state.statistics.retransmitted += resend.count
+                default:
+                    break
                 }
             }
+            return resend
+        }
+        for bytes in resend { send(bytes) }
+    }
+
+    private func media(_ packet: [UInt8], at now: Double) {
+        withState { state in
+            guard let config = state.config, let plain = try? config.inbound.unprotect(srtp: packet), let rtp = try? RTPPacket(parsing: plain) else { return }
+            state.lastHeard = now
+            let speaker: RemoteSpeaker
+            if let existing = state.speakers[rtp.ssrc] {
+                speaker = existing
+            } else {
+                guard let made = try? RemoteSpeaker(ssrc: rtp.ssrc, now: now) else { return }
+                speaker = made
+                state.speakers[rtp.ssrc] = made
+            }
+            speaker.receive(rtp, opusPayloadType: config.payloadType, redPayloadType: config.redPayloadType, levelExtension: config.levelExtension, now: now)
         }
     }
 
     private func clockLoop() {
-        var next = Self.monotonicMilliseconds()
+        var next = Self.now()
         var tick = 0
         while withState({ $0.running }) {
-            next += Int64(AudioFormat.frameMilliseconds)
-            let wait = next - Self.monotonicMilliseconds()
-            if wait > 0 { usleep(UInt32(wait) * 1000) }
+            next += Double(AudioFormat.frameMilliseconds)
+            let wait = next - Self.now()
+            if wait > 0 { usleep(UInt32(wait * 1000)) }
             tick += 1
-            if tick % 250 == 0 { sendBinding() }  // every 5 s: keeps the binding (and NAT) alive
-            if tick % 50 == 0 { sendReceiverReport() }  // every second
+            if tick % 50 == 0 { keepBinding() }  // every second: keeps the binding (and NAT) alive
+            if tick % 50 == 25 { sendReceiverReport() }
             sendFrame()
+            sendNacks()
             playFrame()
         }
     }
 
-    /// Tells the server how much of each speaker arrived in the last second (RTCP RR).
+    /// Sends a binding; three seconds without an answer or anything else from the server (which
+    /// reports every second) means this path is dead: rebind.
+    private func keepBinding() {
+        let silent = withState { Self.now() - max($0.lastAnswer, $0.lastHeard) }
+        if silent > 3_000 {
+            rebind(reason: "no binding answer for \(Int(silent)) ms")
+        } else {
+            sendBinding()
+        }
+    }
+
+    /// Tells the server how much of each speaker arrived in the last second (RTCP RR), with a
+    /// block for the server's own reports so it can measure the round trip.
     private func sendReceiverReport() {
+        let now = Self.now()
         let (config, blocks) = withState { state -> (Config?, [RTCPReportBlock]) in
             var blocks: [RTCPReportBlock] = []
             for (ssrc, speaker) in state.speakers {
-                guard let first = speaker.firstSequence, let highest = speaker.highestSequence else { continue }
-                let expected = Int(highest &- first) + 1
-                let lost = max(0, expected - speaker.received)
+                let jitter = UInt32(speaker.reception.jitter * Double(AudioFormat.sampleRate) / 1000)
+                guard let interval = speaker.reception.takeInterval() else { continue }
                 blocks.append(RTCPReportBlock(
-                    ssrc: ssrc, fractionLost: UInt8(min(255, lost * 256 / max(1, expected))), cumulativeLost: Int32(lost),
-                    highestSequence: UInt32(highest), jitter: 0))
-                speaker.firstSequence = nil
-                speaker.highestSequence = nil
-                speaker.received = 0
+                    ssrc: ssrc, fractionLost: UInt8(min(255, interval.loss * 256)), cumulativeLost: Int32(interval.lost),
+                    highestSequence: UInt32(interval.highest), jitter: jitter))
+            }
+            if let report = state.serverReport {
+                blocks.append(RTCPReportBlock(
+                    ssrc: MediaSettings.serverSSRC, fractionLost: 0, cumulativeLost: 0, highestSequence: 0, jitter: 0,
+                    lastSenderReport: report.ntp, delaySinceLastSenderReport: UInt32((now - report.arrival) * 65.536)))
             }
             return (state.config, blocks)
         }
         guard let config else { return }
         let report = RTCPPacket.serializeCompound([.receiverReport(ssrc: config.ssrc, reports: Array(blocks.prefix(31)))])
-        if let secured = try? config.outbound.protect(rtcp: report) { socket.send(secured, to: config.server) }
+        if let secured = try? config.outbound.protect(rtcp: report) { send(secured) }
+    }
+
+    /// Asks the server again for what each speaker's stream is missing.
+    private func sendNacks() {
+        let now = Self.now()
+        let (config, requests) = withState { state -> (Config?, [(UInt32, [UInt16])]) in
+            var requests: [(UInt32, [UInt16])] = []
+            for (ssrc, speaker) in state.speakers {
+                let due = speaker.dueNacks(at: now)
+                if !due.isEmpty { requests.append((ssrc, due)) }
+            }
+            state.statistics.nacksSent += requests.count
+            return (state.config, requests)
+        }
+        guard let config, !requests.isEmpty else { return }
+        let packets = requests.map { RTCPPacket.nack(ssrc: config.ssrc, mediaSSRC: $0.0, lost: $0.1) }
+        if let secured = try? config.outbound.protect(rtcp: RTCPPacket.serializeCompound(packets)) { send(secured) }
     }
 
     private func sendFrame() {
-        let (config, publishing, sequence, timestamp, volume) = withState { state -> (Config?, Bool, UInt16, UInt32, Int) in
+        let (config, publishing, sequence, timestamp, volume, policy) = withState { state -> (Config?, Bool, UInt16, UInt32, Int, ProtectionPolicy) in
             state.timestamp &+= UInt32(AudioFormat.frameSamples)
             if state.publishing { state.sequence &+= 1 }
-            return (state.config, state.publishing, state.sequence, state.timestamp, state.captureVolume)
+            return (state.config, state.publishing, state.sequence, state.timestamp, state.captureVolume, state.policy)
         }
         let frame = Gain.apply(volume, to: source.nextFrame())
-        guard publishing, let config, let payload = try? encoder.encode(frame) else { return }
+        guard publishing, let config else {
+            history = []
+            return
+        }
+        applyProtection(policy)
+        guard let payload = try? encoder.encode(frame) else { return }
         let level = LevelMeter.audioLevel(frame)
+        var body = payload
+        var payloadType = config.payloadType
+        if let red = config.redPayloadType, policy.redundancy > 0 {
+            let blocks = history.suffix(policy.redundancy).compactMap { earlier -> REDPayload.Block? in
+                let offset = timestamp &- earlier.timestamp
+                guard offset > 0, offset <= UInt32(REDPayload.maxTimestampOffset) else { return nil }
+                return REDPayload.Block(payloadType: config.payloadType, timestampOffset: UInt16(offset), data: earlier.payload)
+            }
+            if !blocks.isEmpty {
+                body = REDPayload(redundant: blocks, primaryPayloadType: config.payloadType, primary: payload).serialized()
+                payloadType = red
+            }
+        }
+        history.append((timestamp, payload))
+        if history.count > 2 { history.removeFirst() }
         let packet = RTPPacket(
-            payloadType: config.payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: config.ssrc,
-            extensions: [RTPPacket.audioLevelExtension(id: config.levelExtension, voice: level < 60, level: level)], payload: payload)
-        if let secured = try? config.outbound.protect(rtp: packet.serialized()) { socket.send(secured, to: config.server) }
+            payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: config.ssrc,
+            extensions: [RTPPacket.audioLevelExtension(id: config.levelExtension, voice: level < 60, level: level)], payload: body)
+        guard let secured = try? config.outbound.protect(rtp: packet.serialized()) else { return }
+        withState { state in
+            state.sentCache.store(sequence, secured)
+            state.statistics.sent += 1
+        }
+        send(secured)
+    }
+
+    /// Brings the encoder in line with the policy (clock thread).
+    private func applyProtection(_ policy: ProtectionPolicy) {
+        guard policy.fec != applied.fec || policy.fecLossPercent != applied.fecLossPercent || policy.bitrate != applied.bitrate
+            || policy.redundancy != applied.redundancy
+        else { return }
+        try? encoder.setFEC(policy.fec, expectedLossPercent: policy.fecLossPercent)
+        try? encoder.setBitrate(policy.bitrate)
+        if policy.redundancy != applied.redundancy || policy.fec != applied.fec {
+            logger.info("protection: FEC \(policy.fec ? "on" : "off"), \(policy.redundancy) redundant frames, \(policy.bitrate / 1000) kb/s")
+        }
+        applied = policy
+        withState { state in
+            state.statistics.fec = policy.fec
+            state.statistics.redundancy = policy.redundancy
+            state.statistics.bitrate = policy.bitrate
+        }
     }
 
     private func playFrame() {
-        let now = Self.monotonicMilliseconds()
-        let (speakers, muted, volume) = withState { state -> ([UInt32: Speaker], Set<UInt32>, Int) in
-            state.speakers = state.speakers.filter { now - $0.value.lastHeard < 2_000 }
-            return (state.speakers, state.mutedRemotes, state.playbackVolume)
+        let now = Self.now()
+        let (speakers, muted, volume) = withState { state -> ([RemoteSpeaker], Set<UInt32>, Int) in
+            state.speakers = state.speakers.filter { now - $0.value.lastHeard < 10_000 }
+            return (Array(state.speakers.values), state.mutedRemotes, state.playbackVolume)
         }
         var frames: [[Int16]] = []
-        for (ssrc, speaker) in speakers {
-            let slot = withState { _ in speaker.buffer.pop() }
-            if muted.contains(ssrc) { continue }  // still drained, so unmuting resumes in step
-            switch slot {
-            case .waiting: continue
-            case .packet(let payload): if let pcm = try? speaker.decoder.decode(payload) { frames.append(pcm) }
-            case .recover(let next): if let pcm = try? speaker.decoder.recover(from: next) { frames.append(pcm) }
-            case .conceal: if let pcm = try? speaker.decoder.conceal() { frames.append(pcm) }
-            }
+        for speaker in speakers {
+            let pcm = withState { _ in speaker.play(at: now) }
+            if muted.contains(speaker.ssrc) { continue }  // still drained, so unmuting resumes in step
+            if let pcm { frames.append(pcm) }
         }
         sink.play(frames.isEmpty ? [Int16](repeating: 0, count: AudioFormat.frameSamples) : Gain.apply(volume, to: mixer.mix(frames)))
     }

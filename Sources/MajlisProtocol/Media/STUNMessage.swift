@@ -19,6 +19,8 @@ public struct STUNMessage: Sendable, Equatable {
         case errorCode = 0x0009
         case xorMappedAddress = 0x0020
         case fingerprint = 0x8028
+        /// Majlis (comprehension-optional range): the client decodes RED (RFC 2198) packets.
+        case receivesRED = 0xC0DE
     }
 
     /// One attribute, raw.

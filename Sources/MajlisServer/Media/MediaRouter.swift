@@ -21,12 +21,23 @@ final class MediaRouter: @unchecked Sendable {
         let ssrc: UInt32
         let key: [UInt8]
         var address: UDPAddress?
-        /// Uplink: the highest sequence seen and packets received in this interval.
-        var highestSequence: UInt16?
-        var firstSequence: UInt16?
-        var receivedInInterval = 0
-        /// Downlink: the worst loss fraction the member reported in this interval.
-        var reportedLoss: Double?
+        /// Whether it decodes RED (said in its binding); others get the primary frame only.
+        var receivesRED = false
+        /// Uplink: what arrived of what it sent, and what to ask it for again.
+        var uplink = ReceptionCounter()
+        var uplinkNack = NackTracker()
+        /// Its last packets (plain RTP), for the NACKs of its listeners; made when it first speaks.
+        var sent: PacketCache?
+        /// The last reporting interval: uplink loss and jitter (nil: it sent nothing), downlink
+        /// loss from its receiver report (nil: none came), round trip (ms).
+        var upLoss: Double?
+        var upHighest: UInt16 = 0
+        var upJitter: Double = 0
+        var downLoss: Double?
+        var roundTrip: Double?
+        /// The worst of the intervals since the last quality report (nil: nothing measured).
+        var worstUp: (loss: Double, jitter: Double)?
+        var worstDown: (loss: Double, jitter: Double)?
         private var inboundSession: SRTPSession?
         private var outboundSession: SRTPSession?
 
@@ -57,9 +68,13 @@ final class MediaRouter: @unchecked Sendable {
         var droppedUnbound = 0
         var droppedBadPacket = 0
         var bindings = 0
+        /// Packets sent again on a listener's NACK, and NACKs sent to speakers.
+        var retransmitted = 0
+        var nacksSent = 0
     }
 
     static let payloadType: UInt8 = 111
+    static let redPayloadType: UInt8 = 63
     static let audioLevelExtension: UInt8 = 1
 
     let socket: UDPSocket
@@ -155,7 +170,8 @@ final class MediaRouter: @unchecked Sendable {
         return [
             "udp": .string(advertised), "ssrc": .int(Int64(ssrc)), "key": .string(Data(participant.key).base64EncodedString()),
             "suite": "AES_CM_128_HMAC_SHA1_80", "payloadType": .int(Int64(Self.payloadType)),
-            "audioLevelExtension": .int(Int64(Self.audioLevelExtension)),
+            "audioLevelExtension": .int(Int64(Self.audioLevelExtension)), "redPayloadType": .int(Int64(Self.redPayloadType)),
+            "serverSSRC": .int(Int64(MediaSettings.serverSSRC)),
         ]
     }
 
@@ -173,31 +189,75 @@ final class MediaRouter: @unchecked Sendable {
         return result.mapValues { Array($0.sorted { $0.level > $1.level }.prefix(top)) }
     }
 
-    /// Each member's network quality since the last call, by room: `up` from the sequence
-    /// numbers of what it sent (only members who sent), `down` from its receiver reports.
+    /// Each member's network quality over the last reporting interval, by room: `up` from what
+    /// it sent (loss, jitter), `down` from its receiver reports, both with the round trip. Only
+    /// members who sent or reported anything.
     func takeQuality() -> [String: [(user: String, up: NetworkQualityLevel, down: NetworkQualityLevel)]] {
         lock.lock()
         defer { lock.unlock() }
         var result: [String: [(user: String, up: NetworkQualityLevel, down: NetworkQualityLevel)]] = [:]
-        for participant in participants.values where participant.address != nil {
-            var up = NetworkQualityLevel.excellent
-            if let first = participant.firstSequence, let highest = participant.highestSequence {
-                let expected = Int(highest &- first) + 1
-                up = NetworkQualityLevel(loss: max(0, Double(expected - participant.receivedInInterval) / Double(max(1, expected))))
-                participant.firstSequence = nil
-                participant.highestSequence = nil
-                participant.receivedInInterval = 0
-            } else if participant.reportedLoss == nil {
-                continue  // neither sent nor reported: nothing measured
-            }
-            let down = participant.reportedLoss.map { NetworkQualityLevel(loss: $0) } ?? .excellent
-            participant.reportedLoss = nil
+        for participant in participants.values where participant.address != nil && (participant.worstUp != nil || participant.worstDown != nil) {
+            let up = NetworkQualityLevel(loss: participant.worstUp?.loss ?? 0, jitter: participant.worstUp?.jitter ?? 0, roundTrip: participant.roundTrip)
+            let down = NetworkQualityLevel(loss: participant.worstDown?.loss ?? 0, jitter: participant.worstDown?.jitter ?? 0, roundTrip: participant.roundTrip)
             result[participant.room, default: []].append((participant.user, up, down))
+            participant.worstUp = nil
+            participant.worstDown = nil
         }
         return result
     }
 
-    /// RTCP from a bound member: its receiver reports give its downlink loss.
+    /// Once a second: closes each member's reporting interval and sends it an RTCP sender
+    /// report (for the round trip) whose report block on its own stream gives the loss its
+    /// listeners see: its uplink and the worst downlink in the room, combined. That is what
+    /// its sender chooses FEC, RED and bitrate from.
+    func sendReports(now: Double = MediaRouter.now()) {
+        lock.lock()
+        defer { lock.unlock() }
+        var worstDown: [String: [(ssrc: UInt32, loss: Double)]] = [:]
+        for participant in participants.values where participant.address != nil {
+            if let interval = participant.uplink.takeInterval() {
+                participant.upLoss = interval.loss
+                participant.upHighest = interval.highest
+                participant.upJitter = participant.uplink.jitter
+                participant.worstUp = (max(participant.worstUp?.loss ?? 0, interval.loss), max(participant.worstUp?.jitter ?? 0, participant.upJitter))
+            } else {
+                participant.upLoss = nil
+            }
+            if let loss = participant.downLoss { worstDown[participant.room, default: []].append((participant.ssrc, loss)) }
+        }
+        let ntp = Self.ntpTime(now)
+        for participant in participants.values {
+            guard let address = participant.address else { continue }
+            var blocks: [RTCPReportBlock] = []
+            if let up = participant.upLoss {
+                let down = worstDown[participant.room]?.filter { $0.ssrc != participant.ssrc }.map(\.loss).max() ?? 0
+                let combined = 1 - (1 - up) * (1 - down)
+                blocks.append(RTCPReportBlock(
+                    ssrc: participant.ssrc, fractionLost: UInt8(min(255, combined * 256)), cumulativeLost: 0, highestSequence: UInt32(participant.upHighest),
+                    jitter: UInt32(participant.upJitter * 48)))
+            }
+            let report = RTCPPacket.senderReport(ssrc: MediaSettings.serverSSRC, ntpTime: ntp, rtpTime: 0, packetCount: 0, octetCount: 0, reports: blocks)
+            if let secured = try? participant.outbound?.protect(rtcp: RTCPPacket.serializeCompound([report])) { socket.send(secured, to: address) }
+        }
+    }
+
+    /// Milliseconds on the monotonic clock.
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
+    }
+
+    /// A 64-bit NTP-format time (seconds, fraction) for `milliseconds` on the monotonic clock.
+    static func ntpTime(_ milliseconds: Double) -> UInt64 {
+        let seconds = UInt64(milliseconds / 1000)
+        let fraction = UInt64((milliseconds / 1000 - Double(seconds)) * 4_294_967_296)
+        return seconds << 32 | fraction
+    }
+
+    /// RTCP from a bound member: receiver reports (its downlink loss and jitter, and the round
+    /// trip through the block on our sender reports) and NACKs (sent again from the speaker's
+    /// cache, to this member only).
     private func receiveReport(_ packet: [UInt8], from: UDPAddress) {
         guard packet.count >= 8 else { return }
         let ssrc = UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7])
@@ -209,12 +269,48 @@ final class MediaRouter: @unchecked Sendable {
             count { $0.droppedBadPacket += 1 }
             return
         }
-        for case .receiverReport(_, let blocks) in reports {
-            for block in blocks {
-                let loss = Double(block.fractionLost) / 256
-                member.reportedLoss = max(member.reportedLoss ?? 0, loss)
+        for report in reports {
+            switch report {
+            case .receiverReport(_, let blocks):
+                var loss = 0.0
+                var jitter = 0.0
+                for block in blocks {
+                    if block.ssrc == MediaSettings.serverSSRC {
+                        guard block.lastSenderReport != 0 else { continue }
+                        let middle = UInt32(truncatingIfNeeded: Self.ntpTime(Self.now()) >> 16)
+                        let units = middle &- block.lastSenderReport &- block.delaySinceLastSenderReport
+                        let sample = Double(units) / 65.536
+                        if sample < 10_000 { member.roundTrip = member.roundTrip.map { $0 * 0.7 + sample * 0.3 } ?? sample }
+                    } else {
+                        loss = max(loss, Double(block.fractionLost) / 256)
+                        jitter = max(jitter, Double(block.jitter) / 48)
+                    }
+                }
+                member.downLoss = loss
+                member.worstDown = (max(member.worstDown?.loss ?? 0, loss), max(member.worstDown?.jitter ?? 0, jitter))
+            case .nack(_, let media, let lost):
+                guard let speaker = participants[media], speaker.room == member.room, let cache = speaker.sent, let address = member.address else { continue }
+                for sequence in lost {
+                    guard let original = cache.packet(sequence), let packet = member.receivesRED ? original : Self.primaryOnly(original),
+                        let secured = try? member.outbound?.protect(rtp: packet)
+                    else { continue }
+                    socket.send(secured, to: address)
+                    count { $0.retransmitted += 1 }
+                }
+            default:
+                break
             }
         }
+    }
+
+    /// A RED packet turned into a plain Opus packet of its primary frame (other packets as
+    /// they are), for members that do not decode RED.
+    static func primaryOnly(_ plain: [UInt8]) -> [UInt8]? {
+        guard plain.count >= 2, plain[1] & 0x7F == redPayloadType else { return plain }
+        guard var rtp = try? RTPPacket(parsing: plain), let red = try? REDPayload(parsing: rtp.payload) else { return nil }
+        rtp.payloadType = red.primaryPayloadType
+        rtp.payload = red.primary
+        return rtp.serialized()
     }
 
     // MARK: Router thread
@@ -249,24 +345,47 @@ final class MediaRouter: @unchecked Sendable {
             count { $0.droppedNotAllowed += 1 }
             return
         }
+        let now = Self.now()
         let sequence = UInt16(plain[2]) << 8 | UInt16(plain[3])
-        sender.receivedInInterval += 1
-        if sender.firstSequence == nil { sender.firstSequence = sequence }
-        if sender.highestSequence.map({ Int16(bitPattern: sequence &- $0) > 0 }) ?? true { sender.highestSequence = sequence }
-        if let rtp = try? RTPPacket(parsing: plain), let level = rtp.audioLevel(extensionId: Self.audioLevelExtension) {
-            let percent = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
-            let previous = heard[ssrc]
-            heard[ssrc] = (max(previous?.level ?? 0, percent), (previous?.vad ?? false) || level.voice)
+        let timestamp = UInt32(plain[4]) << 24 | UInt32(plain[5]) << 16 | UInt32(plain[6]) << 8 | UInt32(plain[7])
+        let retransmission = sender.uplinkNack.received(sequence, at: now)
+        if !retransmission {
+            sender.uplink.count(sequence, timestamp: timestamp, arrival: now)
+            if let rtp = try? RTPPacket(parsing: plain), let level = rtp.audioLevel(extensionId: Self.audioLevelExtension) {
+                let percent = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
+                let previous = heard[ssrc]
+                heard[ssrc] = (max(previous?.level ?? 0, percent), (previous?.vad ?? false) || level.voice)
+            }
         }
+        if sender.sent == nil { sender.sent = PacketCache() }
+        sender.sent?.store(sequence, plain)
         var sent = 0
+        var plainOpus: [UInt8]??
         for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
-            guard let receiver = participants[other], let address = receiver.address,
-                let secured = try? receiver.outbound?.protect(rtp: plain)
-            else { continue }
+            guard let receiver = participants[other], let address = receiver.address else { continue }
+            let packet: [UInt8]
+            if receiver.receivesRED {
+                packet = plain
+            } else {
+                if plainOpus == nil { plainOpus = .some(Self.primaryOnly(plain)) }
+                guard let stripped = plainOpus ?? nil else { continue }
+                packet = stripped
+            }
+            guard let secured = try? receiver.outbound?.protect(rtp: packet) else { continue }
             socket.send(secured, to: address)
             sent += 1
         }
-        count { $0.forwarded += sent }
+        // Ask the speaker again for what its uplink lost.
+        let lost = sender.uplinkNack.due(at: now)
+        if !lost.isEmpty, let address = sender.address,
+            let secured = try? sender.outbound?.protect(rtcp: RTCPPacket.serializeCompound([.nack(ssrc: MediaSettings.serverSSRC, mediaSSRC: ssrc, lost: lost)]))
+        {
+            socket.send(secured, to: address)
+        }
+        count {
+            $0.forwarded += sent
+            if !lost.isEmpty { $0.nacksSent += 1 }
+        }
     }
 
     /// A STUN binding: USERNAME is the SSRC in decimal, MESSAGE-INTEGRITY is keyed with its key.
@@ -280,7 +399,10 @@ final class MediaRouter: @unchecked Sendable {
         lock.lock()
         let participant = participants[ssrc]
         let verified = participant.map { STUNIntegrity.verify(packet, key: $0.key) } ?? false
-        if verified { participant?.address = from }
+        if verified {
+            participant?.address = from
+            participant?.receivesRED = request.attributes.contains { $0.type == STUNMessage.AttributeType.receivesRED.rawValue }
+        }
         lock.unlock()
         guard verified, let participant else {
             count { $0.droppedBadPacket += 1 }

@@ -318,6 +318,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             (try? context.rooms.host(room, context: context))?.broadcast(.speakerLevels(levels[room] ?? []))
         }
         roomsWithLevels = Set(levels.keys)
+        if sweeps % 4 == 2 { context.media.sendReports() }
         // Network quality every two seconds, for members who sent or reported anything.
         if sweeps % 8 == 4 {
             for (room, members) in context.media.takeQuality() {

@@ -11,6 +11,11 @@ public struct MediaSettings: Sendable, Equatable {
     public var key: [UInt8]
     public var payloadType: UInt8
     public var audioLevelExtension: UInt8
+    /// The RED (RFC 2198) payload type, when the server relays redundancy.
+    public var redPayloadType: UInt8?
+
+    /// The SSRC the server's own RTCP (reports, NACKs) carries.
+    public static let serverSSRC: UInt32 = 1
 
     /// Reads a snapshot's `media`; nil when it is missing or malformed.
     public init?(_ media: JSONValue?) {
@@ -24,5 +29,6 @@ public struct MediaSettings: Sendable, Equatable {
         self.key = Array(key)
         payloadType = UInt8(truncatingIfNeeded: media["payloadType"]?.intValue ?? 111)
         audioLevelExtension = UInt8(truncatingIfNeeded: media["audioLevelExtension"]?.intValue ?? 1)
+        redPayloadType = media["redPayloadType"]?.intValue.map { UInt8(truncatingIfNeeded: $0) }
     }
 }

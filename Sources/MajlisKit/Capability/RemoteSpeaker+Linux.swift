@@ -1,0 +1,83 @@
+#if os(Linux)
+import MajlisAudio
+import MajlisProtocol
+import MajlisTransport
+
+/// What a listener keeps for one speaker it hears: the adaptive jitter buffer, the Opus decoder,
+/// which packets to ask for again (NACK) and what arrived in this report interval. Frames come
+/// as plain Opus packets or as RED (RFC 2198) packets whose earlier frames fill losses at once.
+///
+/// Not thread-safe: the engine uses it under its lock (receive) or on its clock thread (play).
+final class RemoteSpeaker {
+    let ssrc: UInt32
+    var buffer = JitterBuffer()
+    let decoder: OpusDecoder
+    var nack = NackTracker()
+    var reception = ReceptionCounter()
+    var lastHeard: Double
+    var level = 0
+    /// Frames recovered from redundancy, and retransmissions that arrived (since start).
+    private(set) var recoveredByRedundancy = 0
+    private(set) var repaired = 0
+    /// Playout slots by what filled them.
+    private(set) var slots = (played: 0, recovered: 0, concealed: 0, silent: 0)
+
+    init(ssrc: UInt32, now: Double) throws(AudioError) {
+        self.ssrc = ssrc
+        decoder = try OpusDecoder()
+        lastHeard = now
+    }
+
+    /// Takes one RTP packet of this speaker, arrived at `now` (ms).
+    func receive(_ rtp: RTPPacket, opusPayloadType: UInt8, redPayloadType: UInt8?, levelExtension: UInt8, now: Double) {
+        lastHeard = now
+        let voice = rtp.audioLevel(extensionId: levelExtension)
+        if let voice { level = Int((Double(127 - Int(voice.level)) / 127 * 100).rounded()) }
+        let quiet = voice.map { !$0.voice } ?? false
+        let retransmission = nack.received(rtp.sequenceNumber, at: now)
+        if retransmission {
+            repaired += 1
+        } else {
+            reception.count(rtp.sequenceNumber, timestamp: rtp.timestamp, arrival: now)
+        }
+        if rtp.payloadType == opusPayloadType {
+            buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, payload: rtp.payload, quiet: quiet, at: now)
+        } else if let redPayloadType, rtp.payloadType == redPayloadType, let red = try? REDPayload(parsing: rtp.payload) {
+            nack.holdOff = Double(red.redundant.count) * Double(AudioFormat.frameMilliseconds) + 5
+            for block in red.redundant where block.payloadType == opusPayloadType {
+                let back = UInt16((Int(block.timestampOffset) + AudioFormat.frameSamples / 2) / AudioFormat.frameSamples)
+                guard back > 0 else { continue }
+                let sequence = rtp.sequenceNumber &- back
+                if buffer.insert(sequence: sequence, timestamp: rtp.timestamp &- UInt32(block.timestampOffset), payload: block.data, at: now) {
+                    recoveredByRedundancy += 1
+                }
+                nack.recovered(sequence)
+            }
+            if red.primaryPayloadType == opusPayloadType {
+                buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, payload: red.primary, quiet: quiet, at: now)
+            }
+        }
+    }
+
+    /// The next 20 ms of this speaker, or nil when there is nothing to play.
+    func play(at now: Double) -> [Int16]? {
+        switch buffer.pop(at: now) {
+        case .waiting:
+            slots.silent += 1
+            return nil
+        case .packet(let payload):
+            slots.played += 1
+            return try? decoder.decode(payload)
+        case .recover(let next):
+            slots.recovered += 1
+            return try? decoder.recover(from: next)
+        case .conceal:
+            slots.concealed += 1
+            return try? decoder.conceal()
+        }
+    }
+
+    /// The sequence numbers to ask for again now.
+    func dueNacks(at now: Double) -> [UInt16] { nack.due(at: now, oldestUseful: buffer.nextSequence) }
+}
+#endif

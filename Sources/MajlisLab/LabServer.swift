@@ -1,0 +1,60 @@
+#if os(Linux)
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTransport
+
+/// A real Majlis server in this process on free loopback ports, with its media behind a
+/// `NetworkSimulator` when an impairment is given: clients are told to send to the simulator,
+/// so every leg (each client's uplink and downlink) crosses the impaired network.
+public final class LabServer: Sendable {
+    static let key = "lab"
+    static let secret = "lab-secret-0123456789abcdef0123456789"
+
+    public let server: SignalingServer
+    public let network: NetworkSimulator?
+    private let dataDirectory: String
+
+    public init(impairment: NetworkSimulator.Settings? = nil) throws {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-lab-\(UUID().uuidString)").path
+        var config = ServerConfig()
+        config.port = 0
+        config.dataDirectory = dataDirectory
+        config.keys = [Self.key: Self.secret]
+        if let impairment {
+            let mediaPort = try Self.freeUDPPort()
+            let network = try NetworkSimulator(host: "127.0.0.1", port: 0, upstream: UDPAddress(host: "127.0.0.1", port: mediaPort)!, settings: impairment)
+            config.mediaHost = "127.0.0.1"
+            config.mediaPort = mediaPort
+            config.mediaAdvertise = "127.0.0.1:\(network.listener.port)"
+            self.network = network
+        } else {
+            config.mediaPort = 0
+            network = nil
+        }
+        server = try SignalingServer(config: config, logger: Logger(label: "lab", level: .error))
+        try server.start()
+    }
+
+    /// A UDP port that was free a moment ago.
+    static func freeUDPPort() throws -> Int {
+        let probe = try UDPSocket(host: "127.0.0.1", port: 0)
+        defer { probe.close() }
+        return probe.port
+    }
+
+    public var url: String { "ws://127.0.0.1:\(server.port)/v1/signal" }
+
+    /// A token for `user` (create, join, publish, chat), valid for an hour.
+    public static func token(_ user: String) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return AccessToken.sign(AccessClaims(sub: user, exp: now + 3600, iat: now, grants: Grants(create: true)), key: key, secret: secret)
+    }
+
+    public func stop() {
+        network?.stop()
+        server.stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+}
+#endif

@@ -1,0 +1,36 @@
+import Foundation
+import MajlisAudio
+
+/// Test speech made on this machine with espeak-ng (Debian's `espeak-ng`), 48 kHz mono.
+public enum SpeechSample {
+    /// About eight seconds of two English sentences.
+    public static let sentences =
+        "The majlis is open tonight, and everyone is welcome to sit and listen. When the host invites you, take a seat and speak, and the whole room will hear you clearly."
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Speaks `text` into a 48 kHz mono buffer.
+    public static func make(_ text: String = sentences) throws -> [Int16] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-speech-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let status = try run("espeak-ng", ["-s", "150", "-w", path, text]).status
+        guard status == 0 else { throw Failure(description: "espeak-ng failed (is it installed? scripts/install-deps --test)") }
+        return try Resampler.toTransportFormat(WAVFile.read(path)).int16
+    }
+
+    /// Runs a program found on PATH; returns its exit status and standard output.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

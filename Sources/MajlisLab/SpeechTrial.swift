@@ -1,0 +1,43 @@
+#if os(Linux)
+import Foundation
+import MajlisAudio
+import MajlisKit
+import MajlisTransport
+
+/// Speech from a seated speaker to a listener through a real server, every leg through the
+/// network simulator: what the listener's speaker played, and what each side counted.
+public struct SpeechTrial: Sendable {
+    /// Everything the listener played, from its start (leading silence included).
+    public let heard: [Int16]
+    public let speaker: LiveMediaEngine.Statistics
+    public let listener: LiveMediaEngine.Statistics
+    /// Packets the simulator relayed and dropped toward the server and toward clients.
+    public let relayed: (up: (sent: Int, lost: Int), down: (sent: Int, lost: Int))?
+
+    /// The share of packets the simulator dropped (both directions, all flows).
+    public var networkLoss: Double? {
+        guard let relayed else { return nil }
+        let up = Double(relayed.up.lost) / Double(max(1, relayed.up.sent + relayed.up.lost))
+        let down = Double(relayed.down.lost) / Double(max(1, relayed.down.sent + relayed.down.lost))
+        return 1 - (1 - up) * (1 - down)
+    }
+
+    /// Runs one trial: the call settles for `warmUp` seconds (long enough for loss reports to
+    /// choose the protection), then `speech` is spoken once.
+    public static func run(_ speech: [Int16], impairment: NetworkSimulator.Settings?, warmUp: Double = 3) async throws -> SpeechTrial {
+        let server = try LabServer(impairment: impairment)
+        defer { server.stop() }
+        let source = ScriptedSource()
+        let sink = RecordingSink()
+        let call = try await LabCall(server: server, source: source, sink: sink)
+        try await Task.sleep(for: .milliseconds(Int(warmUp * 1000)))
+        source.play(speech)
+        while !source.finished { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(2_000))  // the tail: buffered audio, late repairs
+        let trial = SpeechTrial(
+            heard: sink.recorded, speaker: call.speakerMedia.statistics, listener: call.listenerMedia.statistics, relayed: server.network?.counted)
+        await call.end()
+        return trial
+    }
+}
+#endif

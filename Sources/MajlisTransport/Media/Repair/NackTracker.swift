@@ -1,0 +1,82 @@
+/// The receiving side of RFC 4585 generic NACK for one stream: which sequence numbers are
+/// missing, which to ask for now (at once, then again once a round trip has passed without an
+/// answer, a few times), and the round trip learned from how long answers take.
+///
+/// Pure: time comes in as milliseconds on any monotonic clock.
+public struct NackTracker: Sendable {
+    private struct Missing: Sendable {
+        var noticed: Double
+        var lastAsked: Double?
+        var asks = 0
+    }
+
+    /// How many times one packet is asked for.
+    public var maxAsks = 3
+    /// Gaps wider than this are not asked for (the stream restarted or was cut).
+    public var maxGap = 48
+    /// Milliseconds a gap waits before the first request (redundancy in later packets may fill
+    /// it first).
+    public var holdOff: Double = 0
+    /// The smoothed round trip in milliseconds (a first guess until answers arrive).
+    public private(set) var roundTrip: Double = 200
+    private var highest: UInt16?
+    private var missing: [UInt16: Missing] = [:]
+
+    public init() {}
+
+    /// How long to wait for an answer before asking again.
+    public var retryInterval: Double { max(40, roundTrip * 1.25 + 10) }
+
+    /// How many packets are missing now.
+    public var missingCount: Int { missing.count }
+
+    /// Notes the arrival of `sequence`; returns true when it answers a request (a retransmission).
+    @discardableResult
+    public mutating func received(_ sequence: UInt16, at now: Double) -> Bool {
+        guard let top = highest else {
+            highest = sequence
+            return false
+        }
+        let ahead = Int(Int16(bitPattern: sequence &- top))
+        if ahead > 0 {
+            if ahead - 1 > maxGap {
+                missing = [:]
+            } else {
+                for step in 1..<ahead { missing[top &+ UInt16(step)] = Missing(noticed: now) }
+            }
+            highest = sequence
+            return false
+        }
+        guard let entry = missing.removeValue(forKey: sequence) else { return false }
+        guard let asked = entry.lastAsked else { return false }  // reordered before anyone asked
+        let sample = max(1, now - asked)
+        roundTrip = entry.asks == 1 ? roundTrip * 0.8 + sample * 0.2 : min(roundTrip, roundTrip * 0.8 + sample * 0.2)
+        return true
+    }
+
+    /// `sequence` was obtained another way (redundancy): stop asking for it.
+    public mutating func recovered(_ sequence: UInt16) {
+        missing[sequence] = nil
+    }
+
+    /// The sequence numbers to ask for now, oldest first. Packets older than `oldestUseful` (the
+    /// next one the player needs) are given up.
+    public mutating func due(at now: Double, oldestUseful: UInt16? = nil) -> [UInt16] {
+        guard let top = highest else { return [] }
+        var ask: [UInt16] = []
+        let interval = retryInterval
+        for (sequence, entry) in missing {
+            let tooOld = oldestUseful.map { Int16(bitPattern: sequence &- $0) < 0 } ?? false
+            let stale = Int(Int16(bitPattern: top &- sequence)) > maxGap * 2
+            let exhausted = entry.asks >= maxAsks && now - (entry.lastAsked ?? now) >= interval
+            if tooOld || stale || exhausted {
+                missing[sequence] = nil
+                continue
+            }
+            guard entry.asks < maxAsks, entry.lastAsked.map({ now - $0 >= interval }) ?? (now - entry.noticed >= holdOff) else { continue }
+            missing[sequence] = Missing(noticed: entry.noticed, lastAsked: now, asks: entry.asks + 1)
+            ask.append(sequence)
+        }
+        return ask.sorted { Int16(bitPattern: $0 &- $1) < 0 }
+    }
+}
