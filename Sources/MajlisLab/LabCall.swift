@@ -14,17 +14,18 @@ public final class LabCall: Sendable {
     public let speakerMedia: LiveMediaEngine
     public let listenerMedia: LiveMediaEngine
 
-    public init(server: LabServer, room: String = "lab", source: any AudioSource, sink: any AudioSink) async throws {
+    /// `speakerURL` points the speaker's signaling elsewhere (a relay in front of the server).
+    public init(server: LabServer, room: String = "lab", source: any AudioSource, sink: any AudioSink, speakerURL: String? = nil) async throws {
         speakerMedia = try LiveMediaEngine(source: source, sink: NullSink())
         listenerMedia = try LiveMediaEngine(source: SilenceSource(), sink: sink)
-        func join(_ user: String, _ media: LiveMediaEngine, create: Bool) async throws -> VoiceRoom {
-            let signaling = LiveSignalingClient(url: server.url, token: LabServer.token(user))
+        func join(_ user: String, _ media: LiveMediaEngine, create: Bool, url: String = server.url) async throws -> VoiceRoom {
+            let signaling = LiveSignalingClient(url: url, token: LabServer.token(user))
             _ = try await signaling.connect()
             let voiceRoom = VoiceRoom(roomId: room, signaling: signaling, media: media)
             _ = try await voiceRoom.join(create: create ? RoomSettings() : nil)
             return voiceRoom
         }
-        speaker = try await join("speaker", speakerMedia, create: true)
+        speaker = try await join("speaker", speakerMedia, create: true, url: speakerURL ?? server.url)
         listener = try await join("listener", listenerMedia, create: false)
         try await speaker.takeSeat(0)
         let deadline = Date().addingTimeInterval(10)

@@ -15,7 +15,8 @@ public final class LabServer: Sendable {
     public let network: NetworkSimulator?
     private let dataDirectory: String
 
-    public init(impairment: NetworkSimulator.Settings? = nil) throws {
+    /// `configure` may change the server's configuration before it starts.
+    public init(impairment: NetworkSimulator.Settings? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-lab-\(UUID().uuidString)").path
         var config = ServerConfig()
         config.port = 0
@@ -32,6 +33,7 @@ public final class LabServer: Sendable {
             config.mediaPort = 0
             network = nil
         }
+        configure(&config)
         server = try SignalingServer(config: config, logger: Logger(label: "lab", level: .error))
         try server.start()
     }

@@ -22,3 +22,68 @@ import Testing
         #expect(scores[1] >= 2 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
     }
 }
+
+/// Latency and reconnection on bad networks.
+@Suite(.serialized) struct NetworkChangeTests {
+    /// With 100 +- 30 ms of delay on each leg, mouth to ear stays under ITU-T G.114's 400 ms.
+    @Test func mouthToEarUnderJitterStaysUnderFourHundredMilliseconds() async throws {
+        let delays = try await MouthToEarTrial.run(impairment: NetworkSimulator.Settings(delay: 100, jitter: 30, seed: 5), bursts: 5)
+        print("mouth to ear at 100 +- 30 ms per leg: \(delays.map { Int($0) }) ms")
+        #expect(delays.count == 5)
+        #expect(delays.allSatisfy { $0 < 400 }, "\(delays)")
+        #expect(delays.allSatisfy { $0 > 200 }, "two legs of at least 70 ms each")
+    }
+
+    /// A listener whose UDP port changes mid-speech (a phone moving to another network) is
+    /// hearing the speaker again within a second, without leaving the room.
+    @Test func aListenerWhosePortChangesKeepsHearing() async throws {
+        let server = try LabServer()
+        defer { server.stop() }
+        let sink = DetectorSink()
+        let call = try await LabCall(server: server, source: ToneSource(frequency: 440), sink: sink)
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(sink.heardAt != nil, "the tone is heard before the change")
+        let before = call.listenerMedia.localPort
+        sink.reset()
+        call.listenerMedia.networkChanged()
+        try await Task.sleep(for: .milliseconds(2_000))
+        #expect(call.listenerMedia.localPort != before)
+        #expect(call.listenerMedia.statistics.rebinds == 1)
+        #expect(sink.heardAt != nil)
+        #expect(sink.longestQuietRun < 50, "silent for \(sink.longestQuietRun * 20) ms")
+        #expect(await call.listener.state.status == .joined)
+        await call.end()
+    }
+
+    /// A seated speaker whose network (signaling and media) is cut for ten seconds comes back
+    /// in the same seat, and is heard again.
+    @Test func aSpeakerCutOffForTenSecondsComesBackInTheSameSeat() async throws {
+        let server = try LabServer(impairment: NetworkSimulator.Settings()) { $0.heartbeat = 4 }
+        defer { server.stop() }
+        let relay = try TCPRelay(upstream: Int(server.server.port))
+        defer { relay.stop() }
+        let sink = DetectorSink()
+        let call = try await LabCall(
+            server: server, source: ToneSource(frequency: 440), sink: sink, speakerURL: "ws://127.0.0.1:\(relay.port)/v1/signal")
+        try await Task.sleep(for: .milliseconds(1_000))
+        #expect(sink.heardAt != nil)
+
+        relay.setCut(true)
+        server.network?.setCut(true)
+        try await Task.sleep(for: .seconds(10))
+        #expect(await call.speaker.state.status == .reconnecting, "the speaker noticed the dead connection")
+        relay.setCut(false)
+        server.network?.setCut(false)
+
+        // Back within the grace period: the same seat, never given up, and heard again.
+        let deadline = Date().addingTimeInterval(20)
+        while await call.speaker.state.status != .joined, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(await call.speaker.state.status == .joined)
+        #expect(await call.speaker.state.seats.first?.user == "speaker")
+        #expect(await call.listener.state.seats.first?.user == "speaker")
+        sink.reset()
+        while sink.heardAt == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(sink.heardAt != nil, "the speaker is heard again")
+        await call.end()
+    }
+}

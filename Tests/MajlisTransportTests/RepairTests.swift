@@ -19,16 +19,19 @@ import Testing
 
     @Test func redundancyAndPlayoutStopTheAsking() {
         var tracker = NackTracker()
-        tracker.holdOff = 45
+        tracker.redundancyReach = 4  // copies of a frame ride up to four packets later
+        tracker.holdOff = 90
         tracker.received(65_535, at: 0)
         tracker.received(3, at: 20)  // wraps: 0, 1, 2 missing
         #expect(tracker.due(at: 30).isEmpty)  // redundancy in the next packets may fill them
         tracker.recovered(2)
-        #expect(tracker.due(at: 70) == [0, 1])
+        tracker.received(4, at: 40)  // 0 is now beyond any copy's reach; 1 not yet
+        #expect(tracker.due(at: 40) == [0])
+        #expect(tracker.due(at: 115) == [1])  // waited long enough
         // The player is past 1 already: nothing left to ask.
         #expect(tracker.due(at: 70 + tracker.retryInterval, oldestUseful: 2).isEmpty)
         // A packet that was never asked for is no retransmission; a jump too wide is not a gap.
-        let answered = tracker.received(4, at: 80)
+        let answered = tracker.received(5, at: 80)
         #expect(!answered)
         tracker.received(500, at: 100)
         #expect(tracker.due(at: 200).isEmpty)

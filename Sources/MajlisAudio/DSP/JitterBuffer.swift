@@ -1,10 +1,10 @@
 /// One speaker's adaptive playout buffer (in the manner of WebRTC's NetEQ). Every frame that
 /// becomes available (first transmission, redundant copy or retransmission) adds a sample of how
-/// late it was; the target playout delay is a high quantile of those samples over the last ten
+/// late it was; the target playout delay is a high quantile of those samples over the last thirty
 /// seconds, so it covers network jitter and, on a lossy path, the time repairs take. Playout
-/// follows the target: too far behind, it drops quiet frames (or any, when far off); too far
-/// ahead, it stretches pauses. A missing frame is recovered from the next packet's FEC when that
-/// is here, concealed otherwise.
+/// follows the target in pauses: too far behind, it drops quiet frames; too far ahead, it
+/// stretches them. Speech keeps its timing (only a backlog of over 600 ms is cut short). A
+/// missing frame is recovered from the next packet's FEC when that is here, concealed otherwise.
 ///
 /// Pure: time comes in as milliseconds on one monotonic clock; one pop per 20 ms frame.
 public struct JitterBuffer: Sendable {
@@ -29,8 +29,12 @@ public struct JitterBuffer: Sendable {
     /// The share of frames the target covers.
     public var quantile: Double
     /// Bounds of the target playout delay, milliseconds.
-    public var minimumDelay: Double
-    public var maximumDelay: Double
+    public var minimumDelay: Double {
+        didSet { if minimumDelay != oldValue { cachedTarget = nil } }
+    }
+    public var maximumDelay: Double {
+        didSet { if maximumDelay != oldValue { cachedTarget = nil } }
+    }
     public let frameMilliseconds: Double
     private let clockRate: Double
 
@@ -43,18 +47,24 @@ public struct JitterBuffer: Sendable {
     /// Transit time (arrival minus media time) of recent frames, oldest overwritten first.
     private var transits: [Double] = []
     private var transitIndex = 0
-    private static let window = 500
+    private static let window = 1_500
     private var cachedTarget: Double?
+    /// Sequence numbers recently played (slot = sequence % 256), to tell a duplicate from a
+    /// frame that came too late.
+    private var playedRing = [Int32](repeating: -1, count: 256)
     private var drySlots = 0
     private var lastPlayedQuiet = true
 
-    public init(quantile: Double = 0.97, minimumDelay: Double = 40, maximumDelay: Double = 1_000, frameMilliseconds: Double = 20, clockRate: Double = 48_000) {
+    public init(quantile: Double = 0.99, minimumDelay: Double = 40, maximumDelay: Double = 1_000, frameMilliseconds: Double = 20, clockRate: Double = 48_000) {
         self.quantile = quantile
         self.minimumDelay = minimumDelay
         self.maximumDelay = maximumDelay
         self.frameMilliseconds = frameMilliseconds
         self.clockRate = clockRate
     }
+
+    /// Frames that arrived after their slot was played (too late to help).
+    public private(set) var lateFrames = 0
 
     /// How many frames wait.
     public var depth: Int { frames.count }
@@ -105,7 +115,10 @@ public struct JitterBuffer: Sendable {
             lastTimestamp = timestamp
         }
         if next.map({ Int16(bitPattern: sequence &- $0) < 0 }) == true {
-            record(transit: now - time)  // too late, but it tells how late frames come
+            if playedRing[Int(sequence) % 256] != Int32(sequence) {
+                record(transit: now - time)  // too late, but it tells how late frames come
+                lateFrames += 1
+            }
             return false
         }
         record(transit: now - time)
@@ -148,19 +161,23 @@ public struct JitterBuffer: Sendable {
         // playout is very far behind).
         while let frame = frames[current], frames[current &+ 1] != nil {
             let late = lateness(frame.mediaTime, at: now)
-            guard late > target + 3 * frameMilliseconds, frame.quiet || late > target + 12 * frameMilliseconds else { break }
+            guard late > target + 3 * frameMilliseconds, frame.quiet || late > target + 30 * frameMilliseconds else { break }
             frames[current] = nil
+            playedRing[Int(current) % 256] = Int32(current)
             current = current &+ 1
             next = current
         }
         if let frame = frames[current] {
             drySlots = 0
             let late = lateness(frame.mediaTime, at: now)
-            // Well ahead of the target during a pause: stretch it.
+
+            // Well ahead of the target during a pause: stretch it. (Speech is never stretched or
+            // squeezed: moving its timing mid-word is worse than the rare late frame.)
             if late < target - 2 * frameMilliseconds, lastPlayedQuiet {
                 return .conceal
             }
             frames[current] = nil
+            playedRing[Int(current) % 256] = Int32(current)
             next = current &+ 1
             lastPlayedQuiet = frame.quiet
             return .packet(frame.payload)
@@ -174,8 +191,8 @@ public struct JitterBuffer: Sendable {
         }
         drySlots = 0
         let expected = frame.mediaTime - Double(Int(sequence &- current)) * frameMilliseconds
-        if lateness(expected, at: now) < target - frameMilliseconds {
-            return .conceal  // its repair may still come: wait for it
+        if lateness(expected, at: now) < target - frameMilliseconds, lastPlayedQuiet {
+            return .conceal  // its repair may still come: wait for it (in a pause, so stretch it)
         }
         next = current &+ 1
         lastPlayedQuiet = false

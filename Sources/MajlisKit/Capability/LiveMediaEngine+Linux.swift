@@ -39,6 +39,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         public var played = 0
         public var recoveredByFEC = 0
         public var concealed = 0
+        /// Frames that arrived too late to play.
+        public var late = 0
         /// The playout delay the jitter buffers aim for now (the largest), milliseconds.
         public var targetDelay: Double = 0
         public var rebinds = 0
@@ -79,7 +81,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private let lock = NSLock()
     private var current: State
     private var mixer = Mixer()
-    private var history: [(timestamp: UInt32, payload: [UInt8])] = []
+    /// The last frames sent, by sequence number, for redundant copies.
+    private var history: [UInt16: (timestamp: UInt32, payload: [UInt8])] = [:]
     private var applied: ProtectionPolicy
     private let logger: KitLogger
 
@@ -124,6 +127,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 statistics.played += speaker.slots.played
                 statistics.recoveredByFEC += speaker.slots.recovered
                 statistics.concealed += speaker.slots.concealed
+                statistics.late += speaker.buffer.lateFrames
                 statistics.targetDelay = max(statistics.targetDelay, speaker.buffer.targetDelay())
             }
             return statistics
@@ -378,7 +382,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
         let frame = Gain.apply(volume, to: source.nextFrame())
         guard publishing, let config else {
-            history = []
+            history = [:]
             return
         }
         applyProtection(policy)
@@ -387,7 +391,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var body = payload
         var payloadType = config.payloadType
         if let red = config.redPayloadType, policy.redundancy > 0 {
-            let blocks = history.suffix(policy.redundancy).compactMap { earlier -> REDPayload.Block? in
+            let blocks = policy.distances.reversed().compactMap { distance -> REDPayload.Block? in
+                guard let earlier = history[sequence &- UInt16(distance)] else { return nil }
                 let offset = timestamp &- earlier.timestamp
                 guard offset > 0, offset <= UInt32(REDPayload.maxTimestampOffset) else { return nil }
                 return REDPayload.Block(payloadType: config.payloadType, timestampOffset: UInt16(offset), data: earlier.payload)
@@ -397,8 +402,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 payloadType = red
             }
         }
-        history.append((timestamp, payload))
-        if history.count > 2 { history.removeFirst() }
+        history[sequence] = (timestamp, payload)
+        history[sequence &- 8] = nil
         let packet = RTPPacket(
             payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: config.ssrc,
             extensions: [RTPPacket.audioLevelExtension(id: config.levelExtension, voice: level < 60, level: level)], payload: body)

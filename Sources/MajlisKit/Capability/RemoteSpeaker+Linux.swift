@@ -26,6 +26,7 @@ final class RemoteSpeaker {
         self.ssrc = ssrc
         decoder = try OpusDecoder()
         lastHeard = now
+        nack.holdOff = 10  // for reordering
     }
 
     /// Takes one RTP packet of this speaker, arrived at `now` (ms).
@@ -43,24 +44,38 @@ final class RemoteSpeaker {
         if rtp.payloadType == opusPayloadType {
             buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, payload: rtp.payload, quiet: quiet, at: now)
         } else if let redPayloadType, rtp.payloadType == redPayloadType, let red = try? REDPayload(parsing: rtp.payload) {
-            nack.holdOff = Double(red.redundant.count) * Double(AudioFormat.frameMilliseconds) + 5
+            var reach = 0
             for block in red.redundant where block.payloadType == opusPayloadType {
                 let back = UInt16((Int(block.timestampOffset) + AudioFormat.frameSamples / 2) / AudioFormat.frameSamples)
                 guard back > 0 else { continue }
+                reach = max(reach, Int(back))
                 let sequence = rtp.sequenceNumber &- back
                 if buffer.insert(sequence: sequence, timestamp: rtp.timestamp &- UInt32(block.timestampOffset), payload: block.data, at: now) {
                     recoveredByRedundancy += 1
                 }
                 nack.recovered(sequence)
             }
+            // A gap waits for the packets that may still carry a copy before it is asked for.
+            nack.redundancyReach = reach
+            nack.holdOff = Double(reach * AudioFormat.frameMilliseconds) + 10
             if red.primaryPayloadType == opusPayloadType {
                 buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, payload: red.primary, quiet: quiet, at: now)
             }
         }
     }
 
+    /// When this stream last needed a retransmission.
+    private var lastAsked: Double?
+
     /// The next 20 ms of this speaker, or nil when there is nothing to play.
     func play(at now: Double) -> [Int16]? {
+        // While losses need retransmissions, playout waits about as long as one takes (a gap
+        // noticed, a round trip, some jitter) from the first one on, rather than lurching later
+        // each time the target learns of a slower repair; the rare second try is not waited for.
+        let repairing = lastAsked.map { now - $0 < 15_000 } ?? false
+        let repair = min(600, nack.roundTrip * 1.25 + 100)
+        buffer.minimumDelay = repairing ? repair : 40
+        buffer.maximumDelay = repairing ? repair + 150 : 1_000
         switch buffer.pop(at: now) {
         case .waiting:
             slots.silent += 1
@@ -78,6 +93,10 @@ final class RemoteSpeaker {
     }
 
     /// The sequence numbers to ask for again now.
-    func dueNacks(at now: Double) -> [UInt16] { nack.due(at: now, oldestUseful: buffer.nextSequence) }
+    func dueNacks(at now: Double) -> [UInt16] {
+        let due = nack.due(at: now, oldestUseful: buffer.nextSequence)
+        if !due.isEmpty { lastAsked = now }
+        return due
+    }
 }
 #endif

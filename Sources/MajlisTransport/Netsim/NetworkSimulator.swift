@@ -55,6 +55,8 @@ public final class NetworkSimulator: @unchecked Sendable {
     private var nextSeed: UInt64
     private var running = true
     private var counts = (up: (sent: 0, lost: 0), down: (sent: 0, lost: 0))
+    /// Client ports whose network is cut (nil in the set: every client's).
+    private var cut: Set<Int?> = []
 
     /// Packets relayed and dropped so far, toward the server (up) and toward clients (down).
     public var counted: (up: (sent: Int, lost: Int), down: (sent: Int, lost: Int)) { lock.withLock { counts } }
@@ -70,6 +72,16 @@ public final class NetworkSimulator: @unchecked Sendable {
     }
 
     public func stop() { lock.withLock { running = false } }
+
+    /// Cuts (or restores) the network of the client sending from `clientPort`, or of every
+    /// client: nothing it sends or is sent gets through, as on a dead link.
+    public func setCut(_ isCut: Bool, clientPort: Int? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        if isCut { cut.insert(clientPort) } else { cut.remove(clientPort) }
+    }
+
+    private func isCut(_ client: UDPAddress) -> Bool { cut.contains(nil) || cut.contains(Int(client.port)) }
 
     private var isRunning: Bool { lock.withLock { running } }
 
@@ -94,7 +106,9 @@ public final class NetworkSimulator: @unchecked Sendable {
             let now = Self.milliseconds()
             lock.lock()
             if let flow {
-                if let at = flow.toClient.release(at: now) {
+                if isCut(flow.client) {
+                    counts.down.lost += 1
+                } else if let at = flow.toClient.release(at: now) {
                     queue.append(Pending(at: at, bytes: bytes, socket: listener, to: flow.client))
                     counts.down.sent += 1
                 } else {
@@ -111,7 +125,9 @@ public final class NetworkSimulator: @unchecked Sendable {
                 current = made
                 started = made
             }
-            if let current, let at = current.toServer.release(at: now) {
+            if isCut(from) {
+                counts.up.lost += 1
+            } else if let current, let at = current.toServer.release(at: now) {
                 queue.append(Pending(at: at, bytes: bytes, socket: current.upstream, to: server))
                 counts.up.sent += 1
             } else {

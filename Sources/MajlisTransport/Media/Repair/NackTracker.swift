@@ -14,8 +14,10 @@ public struct NackTracker: Sendable {
     public var maxAsks = 3
     /// Gaps wider than this are not asked for (the stream restarted or was cut).
     public var maxGap = 48
-    /// Milliseconds a gap waits before the first request (redundancy in later packets may fill
-    /// it first).
+    /// How many packets after a lost one may still carry a copy of it (the largest RED
+    /// distance): a gap is asked for once a packet that far ahead arrived, or after `holdOff`
+    /// milliseconds, whichever is first.
+    public var redundancyReach = 0
     public var holdOff: Double = 0
     /// The smoothed round trip in milliseconds (a first guess until answers arrive).
     public private(set) var roundTrip: Double = 200
@@ -73,7 +75,8 @@ public struct NackTracker: Sendable {
                 missing[sequence] = nil
                 continue
             }
-            guard entry.asks < maxAsks, entry.lastAsked.map({ now - $0 >= interval }) ?? (now - entry.noticed >= holdOff) else { continue }
+            let firstAskDue = Int(Int16(bitPattern: top &- sequence)) >= redundancyReach || now - entry.noticed >= holdOff
+            guard entry.asks < maxAsks, entry.lastAsked.map({ now - $0 >= interval }) ?? firstAskDue else { continue }
             missing[sequence] = Missing(noticed: entry.noticed, lastAsked: now, asks: entry.asks + 1)
             ask.append(sequence)
         }

@@ -1,14 +1,24 @@
 /// How a sender protects its audio, chosen from the loss its listeners see (the fraction lost
 /// the server reports back): nothing on a clean network; Opus in-band FEC from 1%; RED with one
-/// earlier frame from 3%; two earlier frames from 8%; and a lower bitrate as loss grows, so the
-/// redundant copies fit. Loss rises fast and falls slowly: a good second after a bad one is not
-/// yet a good network.
+/// earlier frame from 3%; two earlier frames from 8%. Loss rises fast and falls slowly: a good
+/// second after a bad one is not yet a good network.
 public struct ProtectionPolicy: Sendable {
     /// Opus in-band FEC on, and the loss it is sized for.
     public var fec: Bool
     public var fecLossPercent: Int
     /// Earlier frames carried in each packet (RFC 2198 RED): 0, 1 or 2.
     public var redundancy: Int
+
+    /// How far back (in frames) the redundant copies reach: one copy is the previous frame; two
+    /// are spread two and four frames back, so a burst of up to four lost packets is refilled as
+    /// well as random loss is (a frame is lost only if its packet and both later copies are).
+    public var distances: [Int] {
+        switch redundancy {
+        case 0: []
+        case 1: [1]
+        default: [2, 4]
+        }
+    }
     /// Opus target bitrate.
     public var bitrate: Int
 
