@@ -1,5 +1,10 @@
 import Foundation
 import MajlisProtocol
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import MajlisTransport
 
 /// `majlis serve` run as a child of this process (for benchmarks), on free loopback ports with
@@ -34,6 +39,19 @@ final class ServerProcess {
     }
 
     var pid: Int32 { process.processIdentifier }
+
+    /// The server's `/healthz` answer.
+    func health() -> JSONValue? {
+        guard let address = URL(string: url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "/healthz")) else { return nil }
+        let answer = Mutex<Data?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: address) { data, _, _ in
+            answer.withLock { $0 = data }
+            finished.signal()
+        }.resume()
+        _ = finished.wait(timeout: .now() + 5)
+        return answer.withLock { $0 }.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+    }
 
     /// The child's resident set size in KiB (Linux /proc).
     func residentKiB() -> Int {

@@ -132,6 +132,29 @@ public struct RTPPacket: Sendable, Equatable {
         return (byte & 0x80 != 0, byte & 0x7F)
     }
 
+    /// The RFC 6464 audio level in the one-byte header extension `id` of the raw packet in
+    /// `bytes`, found without parsing the rest (nil when absent or malformed).
+    public static func audioLevel(in bytes: UnsafeRawBufferPointer, extensionId id: UInt8) -> (voice: Bool, level: UInt8)? {
+        guard bytes.count >= 12, bytes[0] & 0x10 != 0 else { return nil }
+        var offset = 12 + Int(bytes[0] & 0x0F) * 4
+        guard offset + 4 <= bytes.count, bytes[offset] == 0xBE, bytes[offset + 1] == 0xDE else { return nil }
+        let end = offset + 4 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) * 4
+        guard end <= bytes.count else { return nil }
+        offset += 4
+        while offset < end {
+            let head = bytes[offset]
+            if head == 0 {
+                offset += 1
+                continue
+            }
+            let length = Int(head & 0x0F) + 1
+            guard head >> 4 != 15, offset + 1 + length <= end else { return nil }
+            if head >> 4 == id { return (bytes[offset + 1] & 0x80 != 0, bytes[offset + 1] & 0x7F) }
+            offset += 1 + length
+        }
+        return nil
+    }
+
     /// The extension element for an RFC 6464 audio level.
     public static func audioLevelExtension(id: UInt8, voice: Bool, level: UInt8) -> Extension {
         Extension(id: id, data: [(voice ? 0x80 : 0) | min(127, level)])

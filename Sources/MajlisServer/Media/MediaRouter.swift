@@ -88,6 +88,12 @@ final class MediaRouter: @unchecked Sendable {
     private var heard: [UInt32: (level: Int, vad: Bool)] = [:]
     private var nextSSRC: UInt32
     private let counters = Mutex(Counters())
+    /// Router thread only: what arrived (unprotected where it lies) and what goes out, so
+    /// forwarding a packet allocates nothing.
+    private var received = [UInt8](repeating: 0, count: 2048)
+    private var outgoing = [UInt8](repeating: 0, count: 2048)
+    /// Receive to send, per forwarded copy (under `lock`).
+    private var latency = LatencyHistogram()
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -100,10 +106,9 @@ final class MediaRouter: @unchecked Sendable {
     func start() {
         running.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
-            var buffer = [UInt8](repeating: 0, count: 2048)
             while running.load(ordering: .relaxed) {
-                guard let (length, from) = socket.receive(into: &buffer) else { continue }
-                handle(Array(buffer.prefix(length)), from: from)
+                guard let (length, from) = socket.receive(into: &received) else { continue }
+                handle(length: length, from: from)
             }
             finished.signal()
         }
@@ -150,6 +155,13 @@ final class MediaRouter: @unchecked Sendable {
         defer { lock.unlock() }
         let map = rooms[room] ?? [:]
         speakers[room] = Set(users.compactMap { map[$0] })
+    }
+
+    /// Receive-to-send time of every forwarded copy since the start, in microseconds.
+    var forwardingLatency: (p50: Int, p99: Int, max: Int, count: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (latency.percentile(0.5), latency.percentile(0.99), latency.maximum, latency.count)
     }
 
     /// The SSRCs of these members (those that have one).
@@ -317,27 +329,39 @@ final class MediaRouter: @unchecked Sendable {
 
     private func count(_ change: (inout Counters) -> Void) { counters.withLock { change(&$0) } }
 
-    func handle(_ packet: [UInt8], from: UDPAddress) {
-        if STUNMessage.looksLikeSTUN(packet) {
-            bind(packet, from: from)
-            return
-        }
-        guard packet.count >= 12, packet[0] >> 6 == 2 else {
+    /// Handles the datagram in `received[0..<length]`.
+    func handle(length: Int, from: UDPAddress) {
+        let arrived = DispatchTime.now().uptimeNanoseconds
+        guard length >= 2 else {
             count { $0.droppedBadPacket += 1 }
             return
         }
-        if (200...206).contains(packet[1]) {
-            receiveReport(packet, from: from)
+        if received[0] < 2 {  // STUN: rare, copied
+            bind(Array(received.prefix(length)), from: from)
             return
         }
-        let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
+        guard length >= 12, received[0] >> 6 == 2 else {
+            count { $0.droppedBadPacket += 1 }
+            return
+        }
+        if (200...206).contains(received[1]) {
+            receiveReport(Array(received.prefix(length)), from: from)
+            return
+        }
+        forward(length: length, from: from, arrived: arrived)
+    }
+
+    /// Forwards the SRTP packet in `received[0..<length]` to every other bound member of the
+    /// sender's room, if the sender may be heard.
+    private func forward(length: Int, from: UDPAddress, arrived: UInt64) {
+        let ssrc = UInt32(received[8]) << 24 | UInt32(received[9]) << 16 | UInt32(received[10]) << 8 | UInt32(received[11])
         lock.lock()
         defer { lock.unlock() }
-        guard let sender = participants[ssrc], sender.address == from else {
+        guard let sender = participants[ssrc], sender.address == from, let session = sender.inbound else {
             count { $0.droppedUnbound += 1 }
             return
         }
-        guard let plain = try? sender.inbound?.unprotect(srtp: packet) else {
+        guard let plainLength = try? received.withUnsafeMutableBytes({ try session.unprotect(srtpIn: $0, length: length) }) else {
             count { $0.droppedBadPacket += 1 }
             return
         }
@@ -346,34 +370,39 @@ final class MediaRouter: @unchecked Sendable {
             return
         }
         let now = Self.now()
-        let sequence = UInt16(plain[2]) << 8 | UInt16(plain[3])
-        let timestamp = UInt32(plain[4]) << 24 | UInt32(plain[5]) << 16 | UInt32(plain[6]) << 8 | UInt32(plain[7])
+        let sequence = UInt16(received[2]) << 8 | UInt16(received[3])
+        let timestamp = UInt32(received[4]) << 24 | UInt32(received[5]) << 16 | UInt32(received[6]) << 8 | UInt32(received[7])
         let retransmission = sender.uplinkNack.received(sequence, at: now)
         if !retransmission {
             sender.uplink.count(sequence, timestamp: timestamp, arrival: now)
-            if let rtp = try? RTPPacket(parsing: plain), let level = rtp.audioLevel(extensionId: Self.audioLevelExtension) {
+            let level = received.withUnsafeBytes { RTPPacket.audioLevel(in: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength]), extensionId: Self.audioLevelExtension) }
+            if let level {
                 let percent = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
                 let previous = heard[ssrc]
                 heard[ssrc] = (max(previous?.level ?? 0, percent), (previous?.vad ?? false) || level.voice)
             }
         }
         if sender.sent == nil { sender.sent = PacketCache() }
-        sender.sent?.store(sequence, plain)
+        received.withUnsafeBytes { sender.sent?.store(sequence, UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
+        let isRED = received[1] & 0x7F == Self.redPayloadType
+        var primaryOnly: [UInt8]??
         var sent = 0
-        var plainOpus: [UInt8]??
         for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
-            guard let receiver = participants[other], let address = receiver.address else { continue }
-            let packet: [UInt8]
-            if receiver.receivesRED {
-                packet = plain
+            guard let receiver = participants[other], let address = receiver.address, let out = receiver.outbound else { continue }
+            if receiver.receivesRED || !isRED {
+                let secured = try? outgoing.withUnsafeMutableBytes { buffer in
+                    received.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
+                    return try out.protect(rtpIn: buffer, length: plainLength)
+                }
+                guard let secured else { continue }
+                outgoing.withUnsafeBytes { socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<secured]), to: address) }
             } else {
-                if plainOpus == nil { plainOpus = .some(Self.primaryOnly(plain)) }
-                guard let stripped = plainOpus ?? nil else { continue }
-                packet = stripped
+                if primaryOnly == nil { primaryOnly = .some(Self.primaryOnly(Array(received.prefix(plainLength)))) }
+                guard let stripped = primaryOnly ?? nil, let secured = try? out.protect(rtp: stripped) else { continue }
+                socket.send(secured, to: address)
             }
-            guard let secured = try? receiver.outbound?.protect(rtp: packet) else { continue }
-            socket.send(secured, to: address)
             sent += 1
+            latency.record(microseconds: Int((DispatchTime.now().uptimeNanoseconds - arrived) / 1_000))
         }
         // Ask the speaker again for what its uplink lost.
         let lost = sender.uplinkNack.due(at: now)

@@ -90,14 +90,30 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private func http(_ path: String) -> HTTPResponse {
         switch path {
         case "/healthz":
+            struct Media: Encodable {
+                var forwarded: Int
+                var dropped: Int
+                var retransmitted: Int
+                /// Receive to send of forwarded packets since the start, microseconds.
+                var forwardLatencyP50: Int
+                var forwardLatencyP99: Int
+                var forwardLatencyMax: Int
+            }
             struct Health: Encodable {
                 var status = "ok"
                 var version = SignalingServer.version
                 var node: String
                 var rooms: Int
                 var connections: Int
+                var media: Media
             }
-            let health = Health(node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count })
+            let counted = context.media.counted
+            let latency = context.media.forwardingLatency
+            let media = Media(
+                forwarded: counted.forwarded, dropped: counted.droppedBadPacket + counted.droppedUnbound + counted.droppedNotAllowed,
+                retransmitted: counted.retransmitted, forwardLatencyP50: latency.p50, forwardLatencyP99: latency.p99, forwardLatencyMax: latency.max)
+            let health = Health(
+                node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media)
             return HTTPResponse(status: 200, body: Array(WireEncoder.encode(health)))
         default:
             return HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))

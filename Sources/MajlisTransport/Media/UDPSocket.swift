@@ -51,13 +51,14 @@ public final class UDPSocket: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Receives one datagram into `buffer`; returns its length and sender, or nil on timeout.
-    public func receive(into buffer: inout [UInt8]) -> (length: Int, from: UDPAddress)? {
+    /// Receives one datagram into `buffer`; returns its length and sender, or nil on timeout
+    /// (at once when `wait` is false and nothing is queued).
+    public func receive(into buffer: inout [UInt8], wait: Bool = true) -> (length: Int, from: UDPAddress)? {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let count = buffer.withUnsafeMutableBytes { raw in
             withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, raw.baseAddress, raw.count, 0, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, raw.baseAddress, raw.count, wait ? 0 : Int32(MSG_DONTWAIT), $0, &length) }
             }
         }
         guard count >= 0 else { return nil }
@@ -66,12 +67,15 @@ public final class UDPSocket: @unchecked Sendable {
 
     /// Sends one datagram (best effort, as UDP is).
     public func send(_ bytes: [UInt8], to address: UDPAddress) {
+        bytes.withUnsafeBytes { send($0, to: address) }
+    }
+
+    /// Sends `bytes` as one datagram without copying them.
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: UDPAddress) {
         var target = address.sockaddr
-        _ = bytes.withUnsafeBytes { raw in
-            withUnsafePointer(to: &target) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
+        _ = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(descriptor, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
     }
