@@ -38,8 +38,8 @@ final class MediaRouter: @unchecked Sendable {
         /// The worst of the intervals since the last quality report (nil: nothing measured).
         var worstUp: (loss: Double, jitter: Double)?
         var worstDown: (loss: Double, jitter: Double)?
-        private var inboundSession: SRTPSession?
-        private var outboundSession: SRTPSession?
+        private var inboundSession: SRTPTransform?
+        private var outboundSession: SRTPTransform?
 
         init(room: String, user: String, ssrc: UInt32, key: [UInt8]) {
             self.room = room
@@ -49,14 +49,14 @@ final class MediaRouter: @unchecked Sendable {
         }
 
         /// Unprotects what this member sends.
-        var inbound: SRTPSession? {
-            if inboundSession == nil { inboundSession = try? SRTPSession(key: key, direction: .inbound) }
+        var inbound: SRTPTransform? {
+            if inboundSession == nil { inboundSession = try? SRTPTransform(key: key, direction: .inbound) }
             return inboundSession
         }
 
         /// Protects what is forwarded to this member.
-        var outbound: SRTPSession? {
-            if outboundSession == nil { outboundSession = try? SRTPSession(key: key, direction: .outbound) }
+        var outbound: SRTPTransform? {
+            if outboundSession == nil { outboundSession = try? SRTPTransform(key: key, direction: .outbound) }
             return outboundSession
         }
     }
