@@ -37,10 +37,11 @@ let package = Package(
         .target(name: "MajlisProtocol"),
         .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),
         .target(name: "COpusShim", dependencies: ["COpus"]),
+        .target(name: "CNetShim"),
         .target(name: "MajlisAudio", dependencies: ["COpus", "COpusShim", "CSampleRate"]),
         .target(
             name: "MajlisTransport",
-            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP"]),
+            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim"]),
         .target(
             name: "MajlisServer",
             dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),

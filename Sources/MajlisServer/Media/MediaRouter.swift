@@ -91,7 +91,7 @@ final class MediaRouter: @unchecked Sendable {
     /// Router thread only: what arrived (unprotected where it lies) and what goes out, so
     /// forwarding a packet allocates nothing.
     private var received = [UInt8](repeating: 0, count: 2048)
-    private var outgoing = [UInt8](repeating: 0, count: 2048)
+    private let fanOut = UDPBatch(capacity: 256)
     /// Receive to send, per forwarded copy (under `lock`).
     private var latency = LatencyHistogram()
     private let running = Atomic<Bool>(false)
@@ -315,6 +315,14 @@ final class MediaRouter: @unchecked Sendable {
         }
     }
 
+    /// Sends the prepared copies in one system call; each counts as sent now.
+    private func flushFanOut(arrived: UInt64) -> Int {
+        let sent = fanOut.send(from: socket)
+        let microseconds = Int((DispatchTime.now().uptimeNanoseconds - arrived) / 1_000)
+        for _ in 0..<sent { latency.record(microseconds: microseconds) }
+        return sent
+    }
+
     /// A RED packet turned into a plain Opus packet of its primary frame (other packets as
     /// they are), for members that do not decode RED.
     static func primaryOnly(_ plain: [UInt8]) -> [UInt8]? {
@@ -389,21 +397,29 @@ final class MediaRouter: @unchecked Sendable {
         var sent = 0
         for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
             guard let receiver = participants[other], let address = receiver.address, let out = receiver.outbound else { continue }
+            let packet: [UInt8]?
             if receiver.receivesRED || !isRED {
-                let secured = try? outgoing.withUnsafeMutableBytes { buffer in
-                    received.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
-                    return try out.protect(rtpIn: buffer, length: plainLength)
-                }
-                guard let secured else { continue }
-                outgoing.withUnsafeBytes { socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<secured]), to: address) }
+                packet = nil  // the plain packet as it lies in `received`
             } else {
                 if primaryOnly == nil { primaryOnly = .some(Self.primaryOnly(Array(received.prefix(plainLength)))) }
-                guard let stripped = primaryOnly ?? nil, let secured = try? out.protect(rtp: stripped) else { continue }
-                socket.send(secured, to: address)
+                guard let stripped = primaryOnly ?? nil else { continue }
+                packet = stripped
             }
-            sent += 1
-            latency.record(microseconds: Int((DispatchTime.now().uptimeNanoseconds - arrived) / 1_000))
+            if fanOut.count == fanOut.capacity { sent += flushFanOut(arrived: arrived) }
+            fanOut.add(to: address) { slot in
+                let length: Int
+                if let packet {
+                    guard packet.count <= slot.count else { return nil }
+                    packet.withUnsafeBytes { slot.copyMemory(from: $0) }
+                    length = packet.count
+                } else {
+                    received.withUnsafeBytes { slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
+                    length = plainLength
+                }
+                return try? out.protect(rtpIn: slot, length: length)
+            }
         }
+        sent += flushFanOut(arrived: arrived)
         // Ask the speaker again for what its uplink lost.
         let lost = sender.uplinkNack.due(at: now)
         if !lost.isEmpty, let address = sender.address,

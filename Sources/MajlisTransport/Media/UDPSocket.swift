@@ -80,6 +80,9 @@ public final class UDPSocket: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with the socket's descriptor (for system calls this type does not wrap).
+    func withDescriptor<T>(_ body: (Int32) -> T) -> T { body(descriptor) }
+
     public func close() {
         closed.lock()
         defer { closed.unlock() }

@@ -1,0 +1,32 @@
+#define _GNU_SOURCE
+#include "CNetShim.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+enum { MAJLIS_BATCH_MAX = 256 };
+
+int majlis_send_batch(int fd, const unsigned char *buffers, int stride, const int *lengths,
+                      const struct sockaddr_in *addresses, int count) {
+    struct mmsghdr messages[MAJLIS_BATCH_MAX];
+    struct iovec vectors[MAJLIS_BATCH_MAX];
+    int total = 0;
+    while (total < count) {
+        int chunk = count - total < MAJLIS_BATCH_MAX ? count - total : MAJLIS_BATCH_MAX;
+        memset(messages, 0, sizeof(struct mmsghdr) * (size_t)chunk);
+        for (int i = 0; i < chunk; i++) {
+            int index = total + i;
+            vectors[i].iov_base = (void *)(buffers + (size_t)index * (size_t)stride);
+            vectors[i].iov_len = (size_t)lengths[index];
+            messages[i].msg_hdr.msg_iov = &vectors[i];
+            messages[i].msg_hdr.msg_iovlen = 1;
+            messages[i].msg_hdr.msg_name = (void *)&addresses[index];
+            messages[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+        }
+        int sent = sendmmsg(fd, messages, (unsigned int)chunk, 0);
+        if (sent <= 0) return total > 0 ? total : sent;
+        total += sent;
+    }
+    return total;
+}
