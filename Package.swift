@@ -73,7 +73,7 @@ let package = Package(
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),
         .testTarget(
             name: "MajlisServerTests",
-            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio"]),
+            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio", "MajlisLab"]),
     ],
     swiftLanguageModes: [.v6]
 )

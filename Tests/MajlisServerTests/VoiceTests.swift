@@ -1,5 +1,6 @@
 import Foundation
 import MajlisAudio
+import MajlisLab
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
@@ -52,39 +53,18 @@ import Testing
         #expect(max(low, high) / min(low, high) < 4)
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     /// Speech through the whole system scores at least 0.95 of plain Opus at the same bitrate on
     /// the same speech, side by side in one run (PESQ-WB from PyPI as the judge).
     @Test func speechQualityMatchesPlainOpus() async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-pesq-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
+        let original = try SpeechSample.make(
+            "The majlis is open tonight. Everyone is welcome to sit, listen, and take a seat to speak when the host invites them.")
         let speech = "\(work)/speech.wav"
-        let sentence = "The majlis is open tonight. Everyone is welcome to sit, listen, and take a seat to speak when the host invites them."
-        try #require(try Self.run("espeak-ng", ["-s", "150", "-w", speech, sentence]).status == 0, "espeak-ng is installed by scripts/test")
-        let original = try Resampler.toTransportFormat(WAVFile.read(speech)).int16
-
+        try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: speech)
         // Plain Opus, 32 kb/s, 20 ms frames: the baseline.
-        let encoder = try OpusEncoder(bitrate: 32_000)
-        let decoder = try OpusDecoder()
-        var plain: [Int16] = []
-        var padded = original
-        padded += [Int16](repeating: 0, count: (AudioFormat.frameSamples - padded.count % AudioFormat.frameSamples) % AudioFormat.frameSamples)
-        for start in stride(from: 0, to: padded.count, by: AudioFormat.frameSamples) {
-            plain += try decoder.decode(try encoder.encode(Array(padded[start..<start + AudioFormat.frameSamples])))
-        }
+        let plain = try PlainOpusBaseline.run(original, impairment: nil).pcm
 
         // Through Majlis: a speaker bot, the server, a listener bot's recording.
         let server = try TestServer()
@@ -99,21 +79,7 @@ import Testing
         #expect(speaker.finish().status == 0)
         #expect(listener.finish().status == 0)
 
-        // Everything at 16 kHz for PESQ-WB.
-        func write16k(_ samples: [Int16], _ name: String) throws -> String {
-            let path = "\(work)/\(name)"
-            try WAVFile.write(Resampler.resample(PCMBuffer(sampleRate: 48_000, channels: 1, int16: samples), to: 16_000), to: path)
-            return path
-        }
-        let reference = try write16k(original, "reference.wav")
-        let baseline = try write16k(plain, "plain.wav")
-        let heard = try write16k(WAVFile.read(heardPath).int16, "majlis.wav")
-        let judge = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/pesq-judge.py").path
-        let result = try Self.run("python3", [judge, reference, baseline, heard])
-        try #require(result.status == 0, "the pesq judge failed: \(result.output)")
-        let scores = result.output.split(separator: "\n").compactMap { Double($0) }
-        try #require(scores.count == 2)
+        let scores = try PESQJudge.scores(reference: original, degraded: [plain, try WAVFile.read(heardPath).int16])
         #expect(scores[0] > 3.0, "plain Opus scored \(scores[0])")
         #expect(scores[1] >= 0.95 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
         print("PESQ-WB: plain Opus \(scores[0]), through Majlis \(scores[1])")
