@@ -227,4 +227,29 @@ import Testing
         let fraction = Double(try #require(block).fractionLost) / 256
         #expect(fraction > 0.15 && fraction < 0.3, "reported \(fraction)")
     }
+
+    /// The round trip counts too: a member answering the server's sender report 400 ms late has
+    /// a "poor" network even with no loss.
+    @Test func networkQualityCountsTheRoundTrip() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        let far = try await TestClient.signedIn(server, user: "far")
+        _ = try await host.call("room.create", room: "far")
+        let media = try RawMedia(snapshot: try await far.call("room.join", room: "far"))
+        #expect(try media.bind())
+        var report: UInt64?
+        while report == nil, let packets = try media.receiveControl() {
+            for case .senderReport(1, let ntp, _, _, _, _) in packets { report = ntp }
+        }
+        let ntp = try #require(report)
+        try await Task.sleep(for: .milliseconds(400))
+        try media.sendControl([.receiverReport(ssrc: media.ssrc, reports: [
+            RTCPReportBlock(ssrc: 1, fractionLost: 0, cumulativeLost: 0, highestSequence: 0, jitter: 0,
+                            lastSenderReport: UInt32(truncatingIfNeeded: ntp >> 16), delaySinceLastSenderReport: 0),
+        ])])
+        let quality = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "far" }
+        #expect(quality["data"]?["down"] == "poor")
+        #expect(quality["data"]?["up"] == "poor")
+    }
 }
