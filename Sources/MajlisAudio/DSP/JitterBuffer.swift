@@ -158,7 +158,7 @@ public struct JitterBuffer: Sendable {
         let target = targetDelay()
         guard var current = next ?? start(at: now, target: target) else { return .waiting }
         // Far behind the target: drop frames while the next is here and this one is quiet (or
-        // playout is very far behind).
+        // playout is over 600 ms behind).
         while let frame = frames[current], frames[current &+ 1] != nil {
             let late = lateness(frame.mediaTime, at: now)
             guard late > target + 3 * frameMilliseconds, frame.quiet || late > target + 30 * frameMilliseconds else { break }
@@ -170,7 +170,6 @@ public struct JitterBuffer: Sendable {
         if let frame = frames[current] {
             drySlots = 0
             let late = lateness(frame.mediaTime, at: now)
-
             // Well ahead of the target during a pause: stretch it. (Speech is never stretched or
             // squeezed: moving its timing mid-word is worse than the rare late frame.)
             if late < target - 2 * frameMilliseconds, lastPlayedQuiet {

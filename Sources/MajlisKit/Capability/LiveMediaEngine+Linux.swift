@@ -279,11 +279,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                     for sequence in lost {
                         if let bytes = state.sentCache.packet(sequence) { resend.append(bytes) }
                     }
-                    state.statistics.retransmitted += resend.count
                 default:
                     break
                 }
             }
+            state.statistics.retransmitted += resend.count
             return resend
         }
         for bytes in resend { send(bytes) }

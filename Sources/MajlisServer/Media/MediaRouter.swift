@@ -7,10 +7,17 @@ import Synchronization
 /// SSRC and an SRTP key in its snapshot; it proves it owns its UDP address with a STUN binding
 /// signed with that key, then sends SRTP. The router forwards a packet only from a member the
 /// room says may be heard (seated, seat not host-muted, mic on, `publish` granted), re-protected
-/// for each other bound member of the room; everything else is dropped and counted.
+/// for each other bound member of the room (one sendmmsg per packet, nothing allocated);
+/// everything else is dropped and counted.
+///
+/// Each leg is repaired on its own (docs/protocol.md section 12): the router asks speakers for
+/// what their uplink lost (NACK) and answers listeners' NACKs from a cache of each speaker's
+/// last packets. Once a second it tells every member, in an RTCP sender report, the loss its
+/// listeners see, from which senders choose FEC and RED; RED goes only to members that decode it.
 ///
 /// Thread rules: the router thread handles packets; room executors call `join`, `leave` and
-/// `setSpeakers`. Both take `lock` (held for one packet at a time).
+/// `setSpeakers`; the sweeper calls `sendReports`, `takeLevels` and `takeQuality`. All take
+/// `lock` (held for one packet at a time).
 final class MediaRouter: @unchecked Sendable {
     // Audited: `participants`, `rooms`, `speakers` and `nextSSRC` are used only under `lock`.
     /// A member's media state. The SRTP sessions are made on first use (a binding, a packet), so

@@ -52,29 +52,6 @@ public final class SRTPSession {
         return Array(buffer.prefix(Int(length)))
     }
 
-    /// Protects the RTP packet in `buffer[0..<length]` where it lies (the buffer needs room for
-    /// the tag: `length + maxTrailer` bytes); returns the SRTP length. Allocates nothing.
-    public func protect(rtpIn buffer: UnsafeMutableRawBufferPointer, length: Int) throws(MediaError) -> Int {
-        guard let base = buffer.baseAddress, length + Self.maxTrailer <= buffer.count else { throw MediaError.srtp("no room for the SRTP tag") }
-        var size = Int32(length)
-        let status = srtp_protect(session, base, &size)
-        guard status == srtp_err_status_ok else { throw MediaError.srtpRejected(Int(status.rawValue)) }
-        return Int(size)
-    }
-
-    /// Unprotects the SRTP packet in `buffer[0..<length]` where it lies; returns the RTP length.
-    /// Allocates nothing.
-    public func unprotect(srtpIn buffer: UnsafeMutableRawBufferPointer, length: Int) throws(MediaError) -> Int {
-        guard let base = buffer.baseAddress, length >= 12, length <= buffer.count else { throw MediaError.srtpRejected(-1) }
-        var size = Int32(length)
-        let status = srtp_unprotect(session, base, &size)
-        guard status == srtp_err_status_ok else { throw MediaError.srtpRejected(Int(status.rawValue)) }
-        return Int(size)
-    }
-
-    /// The most an SRTP or SRTCP trailer adds.
-    public static let maxTrailer = Int(SRTP_MAX_TRAILER_LEN) + 4
-
     /// An RTP packet made SRTP (encrypted payload, authentication tag appended).
     public func protect(rtp packet: [UInt8]) throws(MediaError) -> [UInt8] {
         try run(packet, extra: Int(SRTP_MAX_TRAILER_LEN)) { srtp_protect($0, $1, $2) }
