@@ -69,6 +69,16 @@ import Testing
             throw TestClient.Timeout(description: "\(session) never showed \"\(text)\"; screen:\n\(last)")
         }
 
+        /// Waits until the program in `session` has ended (its tmux session is gone).
+        func waitGone(_ session: String, timeout: Double = 10) throws -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                guard (try? sessions())?.split(separator: "\n").contains(Substring(session)) == true else { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+
         func stop() { _ = try? run(["kill-server"], capture: false) }
     }
 
@@ -129,6 +139,6 @@ import Testing
         // Quitting leaves the room and ends the program.
         try tmux.keys("guest", "q")
         try tmux.wait("host", for: "2 members")
-        #expect(try !tmux.sessions().contains("guest"))
+        #expect(try tmux.waitGone("guest"))
     }
 }
