@@ -250,6 +250,14 @@ import Testing
         #expect(spokenDropped.isEmpty, "dropped spoken frames \(spokenDropped.prefix(10))")
     }
 
+    @Test func aStreamThatJumpsAheadIsFollowed() {
+        // A network cut: 500 frames never arrive, then the stream goes on from there.
+        var buffer = JitterBuffer()
+        let slots = Self.run(&buffer, frames: 700) { $0 >= 100 && $0 < 600 ? nil : 5 }
+        let played = Self.played(slots)
+        #expect(played.filter { $0 >= 600 }.count >= 95, "after the gap: \(played.filter { $0 >= 600 }.count) frames played")
+    }
+
     @Test func aPauseInSpeechIsNotALoss() {
         // The speaker stops for a second (no packets, the timestamp runs on) and resumes with
         // the next sequence number: nothing it sends after the pause is thrown away.

@@ -37,7 +37,7 @@ import Testing
         defer { server.destroy() }
         let watcher = try await TestClient.signedIn(server, user: "watcher")
         try await watcher.call("room.create", room: "lobby")
-        let bot = try Bot(["--url", server.url, "--token", token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "2"])
+        let bot = try Bot(["--url", server.url, "--token", token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "5"])
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
         try await watcher.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "bot" }
         let chat = try await watcher.event("chat.message")

@@ -229,7 +229,7 @@ import Testing
     }
 
     /// The round trip counts too: a member answering the server's sender report 400 ms late has
-    /// a "poor" network even with no loss.
+    /// a "poor" network (300-500 ms; "bad" if this busy machine slept longer) even with no loss.
     @Test func networkQualityCountsTheRoundTrip() async throws {
         let server = try TestServer()
         defer { server.destroy() }
@@ -238,18 +238,19 @@ import Testing
         _ = try await host.call("room.create", room: "far")
         let media = try RawMedia(snapshot: try await far.call("room.join", room: "far"))
         #expect(try media.bind())
-        var report: UInt64?
-        while report == nil, let packets = try media.receiveControl() {
-            for case .senderReport(1, let ntp, _, _, _, _) in packets { report = ntp }
+        // The first report may have waited in the socket; the next one is read as it arrives.
+        var reports: [UInt64] = []
+        while reports.count < 2, let packets = try media.receiveControl() {
+            for case .senderReport(1, let ntp, _, _, _, _) in packets { reports.append(ntp) }
         }
-        let ntp = try #require(report)
+        let ntp = try #require(reports.last)
         try await Task.sleep(for: .milliseconds(400))
         try media.sendControl([.receiverReport(ssrc: media.ssrc, reports: [
             RTCPReportBlock(ssrc: 1, fractionLost: 0, cumulativeLost: 0, highestSequence: 0, jitter: 0,
                             lastSenderReport: UInt32(truncatingIfNeeded: ntp >> 16), delaySinceLastSenderReport: 0),
         ])])
         let quality = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "far" }
-        #expect(quality["data"]?["down"] == "poor")
-        #expect(quality["data"]?["up"] == "poor")
+        #expect(quality["data"]?["down"] == "poor" || quality["data"]?["down"] == "bad")
+        #expect(quality["data"]?["up"] == quality["data"]?["down"])
     }
 }

@@ -182,6 +182,13 @@ public struct JitterBuffer: Sendable {
             return .packet(frame.payload)
         }
         guard let (sequence, frame) = following(current) else {
+            // Frames far ahead only (the stream jumped, say after a network cut): continue
+            // from the oldest of them, as a new talk spurt.
+            if let resume = frames.keys.filter({ Int16(bitPattern: $0 &- current) > 0 }).min(by: { Int16(bitPattern: $0 &- $1) < 0 }) {
+                next = resume
+                lastPlayedQuiet = true
+                return .waiting
+            }
             // Dry: the speaker paused (or everything after is lost). Conceal a few frames, then
             // silence, without moving on: the next packet continues where this stopped.
             drySlots += 1
