@@ -73,6 +73,7 @@ final class RoomHost: @unchecked Sendable {
                 try? context.store.rememberReply(user: caller.id, rid: rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
             }
             if ok, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
+            applySpeakingRights()  // before the caller hears its change went through
             session.send(WireEncoder.response(re: re, ok: ok, body: body))
             finish(outcome)
         }
@@ -149,10 +150,15 @@ final class RoomHost: @unchecked Sendable {
         }
     }
 
+    /// Tells the media router who may be heard now.
+    private func applySpeakingRights() {
+        context.media.setSpeakers(room: id, users: engine.seats.compactMap(\.user).filter(engine.mayPublish))
+    }
+
     /// Sends the events, then updates presence (and closes kicked connections) and deadlines.
     private func finish(_ outcome: RoomOutcome) {
         // Speaking rights change before anyone hears of the change that caused it.
-        context.media.setSpeakers(room: id, users: engine.seats.compactMap(\.user).filter(engine.mayPublish))
+        applySpeakingRights()
         let removed = outcome.effects.compactMap { effect -> String? in
             if case .memberRemoved(let user, _) = effect { return user }
             return nil
