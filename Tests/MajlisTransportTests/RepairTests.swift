@@ -62,9 +62,9 @@ import Testing
 @Suite struct ProtectionPolicyTests {
     @Test func cleanPaysNothingAndLossBuysRedundancy() {
         var policy = ProtectionPolicy(bitrate: 32_000)
-        let changed = policy.update(loss: 0)
-        #expect(!changed)
-        #expect(!policy.fec && policy.redundancy == 0 && policy.bitrate == 32_000)
+        #expect(policy.redundancy == 2, "unmeasured: protected")
+        policy.update(loss: 0)
+        #expect(!policy.fec && policy.redundancy == 0 && policy.bitrate == 32_000, "the first clean report turns it off")
         policy.update(loss: 0.02)
         #expect(policy.fec && policy.fecLossPercent == 2 && policy.redundancy == 0)
         policy.update(loss: 0.05)
@@ -76,6 +76,23 @@ import Testing
         #expect(policy.redundancy == 2)
         for _ in 0..<20 { policy.update(loss: 0) }
         #expect(policy.redundancy == 0 && !policy.fec)
+        policy.update(loss: 0.4)
+        #expect(policy.bitrate == 24_000, "very high loss caps the bitrate")
+    }
+
+    @Test func theBitrateBacksOffWhenQueuesBuildAndComesBack() {
+        var policy = ProtectionPolicy(bitrate: 32_000)
+        policy.update(loss: 0, roundTrip: 80)
+        #expect(policy.bitrate == 32_000)
+        policy.update(loss: 0, roundTrip: 400)  // queueing: far above the 80 ms seen before
+        #expect(policy.bitrate == 24_000)
+        policy.update(loss: 0, roundTrip: 500)
+        policy.update(loss: 0, roundTrip: 500)
+        #expect(policy.bitrate == 16_000, "never below 16 kb/s")
+        for _ in 0..<10 { policy.update(loss: 0, roundTrip: 90) }
+        #expect(policy.bitrate == 24_000, "calm brings it back, slowly")
+        for _ in 0..<30 { policy.update(loss: 0, roundTrip: 90) }
+        #expect(policy.bitrate == 32_000)
     }
 }
 

@@ -273,7 +273,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                         state.serverReport = (UInt32(truncatingIfNeeded: ntp >> 16), now)
                     }
                     for block in blocks where block.ssrc == config.ssrc {
-                        state.policy.update(loss: Double(block.fractionLost) / 256)
+                        state.policy.update(loss: Double(block.fractionLost) / 256, roundTrip: state.statistics.roundTrip)
                     }
                 case .nack(_, let media, let lost) where media == config.ssrc:
                     for sequence in lost {
@@ -375,16 +375,19 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private func sendFrame() {
-        let (config, publishing, sequence, timestamp, volume, policy) = withState { state -> (Config?, Bool, UInt16, UInt32, Int, ProtectionPolicy) in
+        // The microphone is read only while its audio can go somewhere: publishing, and bound
+        // (a file source then starts when the server accepts audio, and waits through a rebind).
+        let (config, sending, sequence, timestamp, volume, policy) = withState { state -> (Config?, Bool, UInt16, UInt32, Int, ProtectionPolicy) in
             state.timestamp &+= UInt32(AudioFormat.frameSamples)
-            if state.publishing { state.sequence &+= 1 }
-            return (state.config, state.publishing, state.sequence, state.timestamp, state.captureVolume, state.policy)
+            let sending = state.publishing && state.bound
+            if sending { state.sequence &+= 1 }
+            return (state.config, sending, state.sequence, state.timestamp, state.captureVolume, state.policy)
         }
-        let frame = Gain.apply(volume, to: source.nextFrame())
-        guard publishing, let config else {
+        guard sending, let config else {
             history = [:]
             return
         }
+        let frame = Gain.apply(volume, to: source.nextFrame())
         applyProtection(policy)
         guard let payload = try? encoder.encode(frame) else { return }
         let level = LevelMeter.audioLevel(frame)
