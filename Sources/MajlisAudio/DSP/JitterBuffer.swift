@@ -53,6 +53,12 @@ public struct JitterBuffer: Sendable {
     /// frame that came too late.
     private var playedRing = [Int32](repeating: -1, count: 256)
     private var drySlots = 0
+    /// Slots played so far, up to the end of the startup phase.
+    private var startupSlots = 0
+    /// For its first three seconds a stream's playout may stretch speech too: the target is
+    /// still being learned, and waiting for the first pause would play the opening words too
+    /// early for the path.
+    private var mayStretch: Bool { lastPlayedQuiet || startupSlots < 150 }
     private var lastPlayedQuiet = true
 
     public init(quantile: Double = 0.99, minimumDelay: Double = 40, maximumDelay: Double = 1_000, frameMilliseconds: Double = 20, clockRate: Double = 48_000) {
@@ -157,6 +163,7 @@ public struct JitterBuffer: Sendable {
     public mutating func pop(at now: Double) -> Slot {
         let target = targetDelay()
         guard var current = next ?? start(at: now, target: target) else { return .waiting }
+        if startupSlots < 150 { startupSlots += 1 }
         // Far behind the target: drop frames while the next is here and this one is quiet (or
         // playout is over 600 ms behind).
         while let frame = frames[current], frames[current &+ 1] != nil {
@@ -170,9 +177,10 @@ public struct JitterBuffer: Sendable {
         if let frame = frames[current] {
             drySlots = 0
             let late = lateness(frame.mediaTime, at: now)
-            // Well ahead of the target during a pause: stretch it. (Speech is never stretched or
-            // squeezed: moving its timing mid-word is worse than the rare late frame.)
-            if late < target - 2 * frameMilliseconds, lastPlayedQuiet {
+            // Well ahead of the target during a pause: stretch it. (Past the startup phase speech
+            // is never stretched or squeezed: moving its timing mid-word is worse than the rare
+            // late frame.)
+            if late < target - 2 * frameMilliseconds, mayStretch {
                 return .conceal
             }
             frames[current] = nil
@@ -197,7 +205,7 @@ public struct JitterBuffer: Sendable {
         }
         drySlots = 0
         let expected = frame.mediaTime - Double(Int(sequence &- current)) * frameMilliseconds
-        if lateness(expected, at: now) < target - frameMilliseconds, lastPlayedQuiet {
+        if lateness(expected, at: now) < target - frameMilliseconds, mayStretch {
             return .conceal  // its repair may still come: wait for it (in a pause, so stretch it)
         }
         next = current &+ 1

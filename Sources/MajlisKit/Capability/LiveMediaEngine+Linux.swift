@@ -439,7 +439,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private func playFrame() {
         let now = Self.now()
         let (speakers, muted, volume) = withState { state -> ([RemoteSpeaker], Set<UInt32>, Int) in
-            state.speakers = state.speakers.filter { now - $0.value.lastHeard < 10_000 }
+            // A speaker's buffer outlives pauses, so what it learned of the path is ready when
+            // they speak again.
+            state.speakers = state.speakers.filter { now - $0.value.lastHeard < 120_000 }
             return (Array(state.speakers.values), state.mutedRemotes, state.playbackVolume)
         }
         var frames: [[Int16]] = []
