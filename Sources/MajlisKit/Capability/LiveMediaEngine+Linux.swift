@@ -137,11 +137,23 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     // MARK: MediaEngine
 
     public func configure(_ media: JSONValue?) async {
-        guard let settings = MediaSettings(media),
-            let outbound = try? SRTPSession(key: settings.key, direction: .outbound),
+        guard let settings = MediaSettings(media) else {
+            logger.warning("the room gave no usable media settings")
+            return
+        }
+        // The same settings again (a resync): keep the sessions, the binding and what each
+        // speaker's buffer learned.
+        let unchanged = withState { state -> Bool in
+            guard let config = state.config, config.ssrc == settings.ssrc, config.key == settings.key, config.server == settings.server else {
+                return false
+            }
+            return state.running
+        }
+        if unchanged { return }
+        guard let outbound = try? SRTPSession(key: settings.key, direction: .outbound),
             let inbound = try? SRTPSession(key: settings.key, direction: .inbound)
         else {
-            logger.warning("the room gave no usable media settings")
+            logger.warning("the room's media key is unusable")
             return
         }
         let config = Config(
@@ -375,11 +387,10 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private func sendFrame() {
-        // The microphone is read only while its audio can go somewhere: publishing, and bound
-        // (a file source then starts when the server accepts audio, and waits through a rebind).
+        // The microphone is read only while publishing (a file source starts with the seat).
         let (config, sending, sequence, timestamp, volume, policy) = withState { state -> (Config?, Bool, UInt16, UInt32, Int, ProtectionPolicy) in
             state.timestamp &+= UInt32(AudioFormat.frameSamples)
-            let sending = state.publishing && state.bound
+            let sending = state.publishing
             if sending { state.sequence &+= 1 }
             return (state.config, sending, state.sequence, state.timestamp, state.captureVolume, state.policy)
         }
