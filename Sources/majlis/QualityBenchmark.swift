@@ -6,14 +6,14 @@ import MajlisTransport
 /// `majlis bench quality`: speech through weak networks, scored with PESQ-WB beside plain Opus.
 enum QualityBenchmark {
     static let help = """
-        usage: majlis bench quality [--speech FILE.wav] [--only NAME] [--runs N] [--seed N]
+        usage: majlis bench quality [--speech FILE.wav] [--only NAME] [--runs N] [--seed N] [--keep DIR]
         For each network condition (applied to every leg: the speaker's uplink and the listener's downlink),
-        a seated speaker says the speech once to a listener through `majlis netsim` and a real server; the
+        a seated speaker says the speech once to a listener through the network simulator (`majlis netsim`'s) and a real server; the
         listener's recording is scored with PESQ-WB (the `pesq` package, scripts/install-deps --test), beside
         plain Opus 32 kb/s with concealment over the same two legs. Speech defaults to espeak-ng's reading of
-        two sentences. Each condition runs N times (default 3, seeds N, N+1, ...) and the median score counts:
+        two sentences. Each condition runs N times (default 3, with netsim seeds --seed, --seed + 1, ...; default 1) and the median counts:
         a single call's score swings with where its few unrepaired losses fall. --only runs the conditions whose
-        name contains NAME.
+        name contains NAME. --keep writes each run's recording to DIR and prints the listener's statistics.
         """
 
     struct Condition {
@@ -44,6 +44,7 @@ enum QualityBenchmark {
         let only = args.string("only")
         let seed = UInt64(try args.int("seed", default: 1, range: 0...Int(Int32.max)))
         let runs = try args.int("runs", default: 3, range: 1...100)
+        let keep = args.string("keep")
         try args.rejectUnknown()
         let speech = try speechPath.map { try Resampler.toTransportFormat(WAVFile.read($0)).int16 } ?? SpeechSample.make()
         say(String(format: "speech: %.1f s; PESQ-WB, median of %d runs; every condition on both legs", Double(speech.count) / 48_000, runs))
@@ -62,10 +63,10 @@ enum QualityBenchmark {
                 let trial = try MediaBenchmark.blocking { try await SpeechTrial.run(speech, impairment: impairment) }
                 let plain = try PlainOpusBaseline.run(speech, impairment: settings, seed: seed &+ UInt64(run))
                 let judged = try PESQJudge.scores(reference: speech, degraded: [plain.pcm, trial.heard])
-                if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP"] {
-                    try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: trial.heard), to: "\(keep)/heard-\(run).wav")
-                    try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: speech), to: "\(keep)/speech.wav")
-                    say("run \(run): \(judged[1]) \(trial.listener)")
+                if let keep {
+                    let name = template.name.filter { $0.isLetter || $0.isNumber }
+                    try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: trial.heard), to: "\(keep)/\(name)-run\(run).wav")
+                    say(String(format: "  run %d: PESQ-WB %.3f; listener %@", run, judged[1], "\(trial.listener)"))
                 }
                 plainScores.append(judged[0])
                 scores.append(judged[1])
