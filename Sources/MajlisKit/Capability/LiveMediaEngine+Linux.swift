@@ -67,6 +67,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var policy: ProtectionPolicy
         var sentCache = PacketCache()
         var bindings: [[UInt8]: Double] = [:]
+        /// When a binding last went unanswered (2 s): this client's path loses packets.
+        var pathLossSeen: Double?
         var lastAnswer: Double = 0
         /// When anything authentic last came from the server.
         var lastHeard: Double = 0
@@ -229,7 +231,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private func sendBinding() {
         let transaction = (0..<12).map { _ in UInt8.random(in: 0...255) }
         guard let config = withState({ state -> Config? in
-            state.bindings = state.bindings.filter { Self.now() - $0.value < 10_000 }
+            let now = Self.now()
+            if state.bindings.values.contains(where: { now - $0 >= 2_000 }) { state.pathLossSeen = now }
+            state.bindings = state.bindings.filter { now - $0.value < 2_000 }
             state.bindings[transaction] = Self.now()
             return state.config
         }) else { return }
@@ -309,7 +313,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             if let existing = state.speakers[rtp.ssrc] {
                 speaker = existing
             } else {
-                guard let made = try? RemoteSpeaker(ssrc: rtp.ssrc, now: now) else { return }
+                // On a path known to lose packets, a new speaker's playout starts with room for a
+                // repair instead of learning it mid-sentence.
+                let lossy = state.pathLossSeen.map { now - $0 < 30_000 } ?? false
+                let hint = lossy ? state.statistics.roundTrip : nil
+                guard let made = try? RemoteSpeaker(ssrc: rtp.ssrc, now: now, lossyPathRoundTrip: hint) else { return }
                 speaker = made
                 state.speakers[rtp.ssrc] = made
             }

@@ -22,10 +22,16 @@ final class RemoteSpeaker {
     /// Playout slots by what filled them.
     private(set) var slots = (played: 0, recovered: 0, concealed: 0, silent: 0)
 
-    init(ssrc: UInt32, now: Double) throws(AudioError) {
+    /// `lossyPathRoundTrip`: the listener's own path loses packets and has this round trip, so
+    /// playout starts deep enough for a repair.
+    init(ssrc: UInt32, now: Double, lossyPathRoundTrip: Double? = nil) throws(AudioError) {
         self.ssrc = ssrc
         decoder = try OpusDecoder()
         lastHeard = now
+        if let roundTrip = lossyPathRoundTrip {
+            nack = NackTracker(roundTrip: roundTrip)
+            lastAsked = now
+        }
         nack.holdOff = 10  // for reordering
     }
 

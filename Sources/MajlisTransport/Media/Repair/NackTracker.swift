@@ -24,7 +24,8 @@ public struct NackTracker: Sendable {
     private var highest: UInt16?
     private var missing: [UInt16: Missing] = [:]
 
-    public init() {}
+    /// `roundTrip`: a first guess in milliseconds, until answers measure it.
+    public init(roundTrip: Double = 200) { self.roundTrip = roundTrip }
 
     /// How long to wait for an answer before asking again.
     public var retryInterval: Double { max(40, roundTrip * 1.25 + 10) }
