@@ -1,5 +1,6 @@
 import Foundation
 import MajlisKit
+import MajlisLab
 import MajlisProtocol
 import MajlisTransport
 import Synchronization
@@ -19,36 +20,6 @@ enum MediaBenchmark {
         second of server CPU time and the send-to-receive latency p50/p99 through the server.
         """
 
-    /// One member's media socket and keys.
-    final class Member: @unchecked Sendable {
-        let socket: UDPSocket
-        let ssrc: UInt32
-        let key: [UInt8]
-        let server: UDPAddress
-        let outbound: SRTPSession
-        let inbound: SRTPSession
-        let latencies = Mutex<[Double]>([])
-
-        init(media: JSONValue) throws {
-            guard let settings = MediaSettings(media) else { throw Arguments.Failure(description: "the join answer had no media settings") }
-            ssrc = settings.ssrc
-            key = settings.key
-            server = settings.server
-            socket = try UDPSocket(host: "127.0.0.1", port: 0, receiveTimeoutMilliseconds: 200)
-            outbound = try SRTPSession(key: self.key, direction: .outbound)
-            inbound = try SRTPSession(key: self.key, direction: .inbound)
-        }
-
-        func bind() -> Bool {
-            let request = STUNMessage(type: .bindingRequest, transactionId: (0..<12).map { _ in UInt8.random(in: 0...255) },
-                                      attributes: [.init(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))])
-            socket.send(STUNIntegrity.sign(request, key: key), to: server)
-            var buffer = [UInt8](repeating: 0, count: 512)
-            guard let (length, _) = socket.receive(into: &buffer) else { return false }
-            return STUNIntegrity.verify(Array(buffer.prefix(length)), key: key)
-        }
-    }
-
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -67,8 +38,8 @@ enum MediaBenchmark {
 
         // Join everyone through the SDK's signaling client; speakers take seats.
         let url = server.url
-        let members = try blocking { () async throws -> [(Member, Bool)] in
-            var result: [(Member, Bool)] = []
+        let members = try blocking { () async throws -> [(RawMediaClient, Bool)] in
+            var result: [(RawMediaClient, Bool)] = []
             for index in 0..<(speakerCount + listenerCount) {
                 let speaker = index < speakerCount
                 let user = speaker ? "s\(index)" : "l\(index)"
@@ -76,7 +47,8 @@ enum MediaBenchmark {
                 _ = try await client.connect()
                 let joined = try await client.request("room.join", ["room": "bench", "create": true])
                 if speaker { _ = try await client.request("seat.take", ["room": "bench", "index": .int(Int64(index))]) }
-                result.append((try Member(media: joined["media"] ?? .null), speaker))
+                guard let settings = MediaSettings(joined["media"]) else { throw Arguments.Failure(description: "the join answer had no media settings") }
+                result.append((try RawMediaClient(settings: settings, receiveTimeoutMilliseconds: 200), speaker))
             }
             return result
         }
@@ -88,6 +60,7 @@ enum MediaBenchmark {
         // blocked on each socket would make every forwarded packet wake one on the server's
         // account: on loopback the sender's CPU does the receiver's wake-up.)
         let running = Atomic<Bool>(true)
+        let collected = Mutex<[Double]>([])
         let done = DispatchGroup()
         let halves = [Array(members.map(\.0).enumerated().filter { $0.offset % 2 == 0 }.map(\.element)),
                       Array(members.map(\.0).enumerated().filter { $0.offset % 2 == 1 }.map(\.element))]
@@ -95,40 +68,35 @@ enum MediaBenchmark {
             done.enter()
             Thread.detachNewThread {
                 yieldToServer()
-                var buffer = [UInt8](repeating: 0, count: 2048)
-                var local: [[Double]] = half.map { _ in [] }
+                var local: [Double] = []
                 while running.load(ordering: .relaxed) {
-                    for (index, member) in half.enumerated() {
-                        while let (length, _) = member.socket.receive(into: &buffer, wait: false) {
+                    for member in half {
+                        while let packet = try? member.receive(wait: false) {
                             let arrived = now()
-                            guard let plain = try? member.inbound.unprotect(srtp: Array(buffer.prefix(length))),
-                                let packet = try? RTPPacket(parsing: plain), packet.payload.count >= 8
-                            else { continue }
+                            guard packet.payload.count >= 8 else { continue }
                             let sent = packet.payload.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                            local[index].append(Double(arrived &- sent) / 1e6)
+                            local.append(Double(arrived &- sent) / 1e6)
                         }
                     }
                     usleep(1_000)
                 }
-                for (index, member) in half.enumerated() { member.latencies.withLock { $0 = local[index] } }
+                collected.withLock { $0 += local }
                 done.leave()
             }
         }
         yieldToServer()
         let cpuBefore = server.cpuSeconds()
         let start = now()
-        var sequence: UInt16 = 0
+        var rounds = 0
         var next = start
         while now() - start < UInt64(seconds) * 1_000_000_000 {
             next += 20_000_000
-            sequence &+= 1
+            rounds += 1
             for speaker in speakers {
                 var payload = [UInt8](repeating: 0xAB, count: 100)
                 let stamp = now()
                 for byte in 0..<8 { payload[byte] = UInt8(stamp >> (56 - 8 * UInt64(byte)) & 0xFF) }
-                let packet = RTPPacket(payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: speaker.ssrc,
-                                       extensions: [RTPPacket.audioLevelExtension(id: 1, voice: true, level: 30)], payload: payload)
-                if let secured = try? speaker.outbound.protect(rtp: packet.serialized()) { speaker.socket.send(secured, to: speaker.server) }
+                try? speaker.send(payload)
             }
             let wait = Int64(next) - Int64(now())
             if wait > 0 { usleep(UInt32(wait / 1000)) }
@@ -137,8 +105,8 @@ enum MediaBenchmark {
         let cpu = server.cpuSeconds() - cpuBefore
         running.store(false, ordering: .relaxed)
         done.wait()
-        let latencies = members.flatMap { $0.0.latencies.withLock { $0 } }
-        let sent = Int(sequence) * speakerCount
+        let latencies = collected.withLock { $0 }
+        let sent = rounds * speakerCount
         let expected = sent * (speakerCount - 1 + listenerCount)
         say(String(format: "forwarded %d of %d expected packets (%.2f%% lost) in %d s: %.0f packets/s", latencies.count, expected,
                    100 * (1 - Double(latencies.count) / Double(max(1, expected))), seconds, Double(latencies.count) / Double(seconds)))
