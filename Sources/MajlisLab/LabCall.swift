@@ -28,7 +28,7 @@ public final class LabCall: Sendable {
         speaker = try await join("speaker", speakerMedia, create: true, url: speakerURL ?? server.url)
         listener = try await join("listener", listenerMedia, create: false)
         try await speaker.takeSeat(0)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while !(speakerMedia.isBound && listenerMedia.isBound) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
     }
 

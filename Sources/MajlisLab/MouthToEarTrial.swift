@@ -7,8 +7,8 @@ import MajlisTransport
 /// until the listener's speaker plays them, through a real server (and the network simulator
 /// on every leg when an impairment is given).
 public enum MouthToEarTrial {
-    /// Milliseconds for each burst heard (bursts not heard within two seconds are left out).
-    public static func run(impairment: NetworkSimulator.Settings?, bursts: Int) async throws -> [Double] {
+    /// Milliseconds for each burst heard (bursts not heard within `hearWithin` seconds are left out).
+    public static func run(impairment: NetworkSimulator.Settings?, bursts: Int, hearWithin: Double = 2) async throws -> [Double] {
         let server = try LabServer(impairment: impairment)
         defer { server.stop() }
         let source = BurstSource()
@@ -19,7 +19,7 @@ public enum MouthToEarTrial {
         for _ in 0..<bursts {
             sink.reset()
             source.arm()
-            let deadline = Date().addingTimeInterval(2)
+            let deadline = Date().addingTimeInterval(hearWithin)
             while sink.heardAt == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(1)) }
             if let heard = sink.heardAt, let started = source.startedAt { delays.append(Double(heard - started) / 1e6) }
             try await Task.sleep(for: .milliseconds(500))

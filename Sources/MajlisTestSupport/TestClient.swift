@@ -42,7 +42,7 @@ public final class TestClient: WebSocketDelegate, Sendable {
     private init(timeout: Double) { self.timeout = timeout }
 
     /// Connects (without `hello`).
-    public static func connect(_ url: String, timeout: Double = 10) async throws -> TestClient {
+    public static func connect(_ url: String, timeout: Double = 30) async throws -> TestClient {
         let client = TestClient(timeout: timeout)
         client.connection = try sharedClient().connect(url: url, delegate: client)
         try await client.wait("the connection to open") { $0.opened || $0.closed != nil }

@@ -12,8 +12,9 @@ public final class TestServer: Sendable {
     public let dataDirectory: String
     public let config: ServerConfig
 
-    /// Starts a server; `configure` may change the configuration first.
-    public init(dataDirectory: String? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+    /// Starts a server; `configure` may change the configuration first. With a `clock` the
+    /// server's wall time (token expiry, resume grace, room timers) moves only when the test says.
+    public init(dataDirectory: String? = nil, clock: TestClock? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("majlis-test-\(UUID().uuidString)").path
         var config = ServerConfig()
@@ -24,7 +25,9 @@ public final class TestServer: Sendable {
         configure(&config)
         self.config = config
         self.dataDirectory = directory
-        server = try SignalingServer(config: config, logger: Logger(label: "test-server", level: .error))
+        var now: (@Sendable () -> Int64)?
+        if let clock { now = { clock.now() } }
+        server = try SignalingServer(config: config, logger: Logger(label: "test-server", level: .error), clock: now)
         try server.start()
     }
 

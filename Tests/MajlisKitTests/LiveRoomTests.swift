@@ -17,7 +17,7 @@ import Testing
     }
 
     /// Waits until the room's state satisfies `condition`.
-    func until(_ room: VoiceRoom, timeout: Double = 10, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
+    func until(_ room: VoiceRoom, timeout: Double = 30, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
         let deadline = Date().addingTimeInterval(timeout)
         for await update in await room.updates() {
             if case .state(let state) = update, condition(state) { return state }
@@ -107,7 +107,7 @@ import Testing
 
     /// Waits (bounded) until the last 200 ms of `sink` satisfy `condition` on their level in dBov.
     func heard(_ sink: RecordingSink, _ condition: @escaping (Double) -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let samples = sink.recorded
             if samples.count >= 9_600, condition(LevelMeter.dBov(Array(samples.suffix(9_600)))) { return }

@@ -29,7 +29,7 @@ import Testing
 
     /// Waits for a state that satisfies `condition` (the timeout only guards against a hang).
     func until(_ room: VoiceRoom, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         for await update in await room.updates() {
             if case .state(let state) = update, condition(state) { return state }
             if Date() > deadline { break }

@@ -21,6 +21,9 @@ import Testing
             try process.run()
         }
 
+        /// Asks the bot to leave (SIGINT, as Ctrl-C would); `finish()` then collects it.
+        func interrupt() { process.interrupt() }
+
         /// Waits for the exit; returns status, stdout and stderr.
         func finish() -> (status: Int32, out: String, err: String) {
             let out = output.fileHandleForReading.readDataToEndOfFile()

@@ -92,9 +92,9 @@ import Testing
             RTCPReportBlock(ssrc: speakerMedia.ssrc, fractionLost: 0, cumulativeLost: 0, highestSequence: 60, jitter: 0),
         ])])
         listenerMedia.socket.send(try listenerMedia.outbound.protect(rtcp: report), to: listenerMedia.server)
-        let bad = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "speaker" }
+        let bad = try await host.event("network.quality", timeout: 30) { $0["data"]?["user"] == "speaker" }
         #expect(bad["data"]?["up"] == "down")  // 33% lost
-        let good = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "listener" }
+        let good = try await host.event("network.quality", timeout: 30) { $0["data"]?["user"] == "listener" }
         #expect(good["data"] == ["user": "listener", "up": "excellent", "down": "excellent"])
     }
 
@@ -171,7 +171,7 @@ import Testing
             RTCPReportBlock(ssrc: 1, fractionLost: 0, cumulativeLost: 0, highestSequence: 0, jitter: 0,
                             lastSenderReport: UInt32(truncatingIfNeeded: ntp >> 16), delaySinceLastSenderReport: 0),
         ])])
-        let quality = try await host.event("network.quality", timeout: 10) { $0["data"]?["user"] == "far" }
+        let quality = try await host.event("network.quality", timeout: 30) { $0["data"]?["user"] == "far" }
         #expect(quality["data"]?["down"] == "poor" || quality["data"]?["down"] == "bad")
         #expect(quality["data"]?["up"] == quality["data"]?["down"])
     }

@@ -91,7 +91,7 @@ import Testing
         let server = try TestServer { $0.helloTimeout = 1 }
         defer { server.destroy() }
         let client = try await TestClient.connect(server.url)
-        #expect(try await client.closed(timeout: 10) == 4001)
+        #expect(try await client.closed(timeout: 30) == 4001)
     }
 
     @Test func malformedFramesGetBadRequestAndTheConnectionStays() async throws {
@@ -161,7 +161,7 @@ import Testing
         defer { server.destroy() }
         let client = try await TestClient.connect(server.url)
         #expect(try await client.request("hello", ["token": .string(TestServer.token("alice", ttl: 2))])["ok"] == true)
-        #expect(try await client.closed(timeout: 10) == 4001)
+        #expect(try await client.closed(timeout: 30) == 4001)
     }
 
     @Test func requestFloodIsRateLimited() async throws {

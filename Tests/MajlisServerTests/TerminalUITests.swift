@@ -58,7 +58,7 @@ import Testing
 
         /// Waits until the screen of `session` shows `text`; returns the screen.
         @discardableResult
-        func wait(_ session: String, for text: String, timeout: Double = 15) throws -> String {
+        func wait(_ session: String, for text: String, timeout: Double = 30) throws -> String {
             let deadline = Date().addingTimeInterval(timeout)
             var last = ""
             while Date() < deadline {
@@ -70,7 +70,7 @@ import Testing
         }
 
         /// Waits until the program in `session` has ended (its tmux session is gone).
-        func waitGone(_ session: String, timeout: Double = 10) throws -> Bool {
+        func waitGone(_ session: String, timeout: Double = 30) throws -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 guard (try? sessions())?.split(separator: "\n").contains(Substring(session)) == true else { return true }
