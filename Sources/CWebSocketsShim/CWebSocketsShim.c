@@ -1,6 +1,7 @@
 #include "CWebSocketsShim.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -50,6 +51,14 @@ struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_ca
     info.port = port;
     info.iface = iface;
     info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    /* Stop accepting (libwebsockets takes the listen socket out of its poll set) while the
+       connections use all but a reserve of the process's file descriptors, which the store, the
+       media socket and the rest need: accept() never fails with EMFILE and spins. */
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur >= 64) {
+        rlim_t reserve = limit.rlim_cur / 4 < 128 ? limit.rlim_cur / 4 : 128;
+        info.fd_limit_per_thread = (unsigned int)(limit.rlim_cur - reserve);
+    }
     if (cert_path && key_path) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cert_path;

@@ -29,19 +29,20 @@ public final class RawMediaClient: @unchecked Sendable {
         inbound = try SRTPSession(key: key, direction: .inbound)
     }
 
-    /// Proves ownership of the address; returns whether the server answered, signed, with
-    /// this socket's port.
+    /// Proves ownership of the address (answering the server's challenge for a new address);
+    /// returns whether the server answered, signed, with this socket's port.
     public func bind(receivesRED: Bool = false) -> Bool {
-        var attributes = [STUNMessage.Attribute(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))]
-        if receivesRED { attributes.append(.init(type: STUNMessage.AttributeType.receivesRED.rawValue, value: [])) }
-        let request = STUNMessage(type: .bindingRequest, transactionId: (0..<12).map { _ in UInt8.random(in: 0...255) }, attributes: attributes)
-        socket.send(STUNIntegrity.sign(request, key: key), to: server)
-        guard let (length, _) = socket.receive(into: &buffer) else { return false }
-        let answer = Array(buffer.prefix(length))
-        guard let message = try? STUNMessage(parsing: answer), let mapped = message.attribute(.xorMappedAddress),
-            STUNMessage.decodeXorMappedAddress(mapped)?.port == UInt16(socket.port)
-        else { return false }
-        return message.type == STUNMessage.MessageType.bindingSuccess.rawValue && STUNIntegrity.verify(answer, key: key)
+        var binding = MediaBinding(ssrc: ssrc, key: key, receivesRED: receivesRED)
+        for _ in 0..<2 {
+            socket.send(binding.request(transactionId: MediaBinding.transactionId()), to: server)
+            guard let (length, _) = socket.receive(into: &buffer) else { return false }
+            switch binding.receive(Array(buffer.prefix(length))) {
+            case .bound(let port): return port == UInt16(socket.port)
+            case .challenged: continue
+            case .ignored: return false
+            }
+        }
+        return false
     }
 
     /// Sends `payload` as the next Opus packet, with a voice level of -30 dBov.

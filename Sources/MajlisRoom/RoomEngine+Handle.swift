@@ -108,7 +108,7 @@ extension RoomEngine {
             return listMembers(after: after, limit: limit, now: now)
         case .updateMember(let name, let avatar):
             guard var record = members[caller.id] else { return .done }
-            if let name { record.name = name }
+            if let name { record.name = claimName(name, for: caller.id, releasing: record.name) }
             if let avatar { record.avatar = avatar }
             if record != members[caller.id] {
                 members[caller.id] = record

@@ -23,6 +23,9 @@ extension RoomEngine {
         if Set(joinOrder) != Set(members.keys) || joinOrder.count != members.count {
             problems.append("join order and members disagree")
         }
+        for (key, holder) in nameHolders where members[holder].map({ DisplayName.comparisonKey($0.name) }) != key {
+            problems.append("name \(key) is held by \(holder), who is not a member by that name")
+        }
         var requesters = Set<String>()
         if Set(requestOrder) != Set(requests.keys) { problems.append("request order and requests disagree") }
         for request in requests.values {

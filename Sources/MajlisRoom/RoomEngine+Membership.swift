@@ -7,8 +7,9 @@ extension RoomEngine {
             // Already a member (a second join, or back after a drop): no new member event.
             record.awaySince = nil
             record.grants = caller.grants
-            if record.name != caller.name && !caller.name.isEmpty {
-                record.name = caller.name
+            let name = claimName(caller.name, for: caller.id, releasing: record.name)
+            if record.name != name {
+                record.name = name
                 members[caller.id] = record
                 emit(.roomExcept(caller.id), .memberUpdated(member(record, now: now)), &out)
             } else {
@@ -24,7 +25,7 @@ extension RoomEngine {
         if members.count >= limit && caller.id != owner && !caller.grants.admin {
             throw ProtocolError(.roomFull, "room \(id) is full (\(limit) members)")
         }
-        let record = MemberRecord(id: caller.id, name: caller.name, avatar: "", grants: caller.grants, joinedAt: now)
+        let record = MemberRecord(id: caller.id, name: claimName(caller.name, for: caller.id, releasing: nil), avatar: "", grants: caller.grants, joinedAt: now)
         members[caller.id] = record
         joinOrder.append(caller.id)
         if isCoalescingMembers {
@@ -91,6 +92,9 @@ extension RoomEngine {
             emit(.room, .attributesUpdated(set: [:], deleted: owned), &out)
         }
         let coalescing = isCoalescingMembers
+        if let name = members[user]?.name, nameHolders[DisplayName.comparisonKey(name)] == user {
+            nameHolders[DisplayName.comparisonKey(name)] = nil
+        }
         members[user] = nil
         joinOrder.removeAll { $0 == user }
         chatBuckets[user] = nil
@@ -129,6 +133,7 @@ extension RoomEngine {
         emit(.room, .roomEnded(reason: reason), &out)
         for user in joinOrder { out.effects.append(.memberRemoved(user: user, kicked: false)) }
         members = [:]
+        nameHolders = [:]
         joinOrder = []
         requests = [:]
         requestOrder = []
@@ -252,5 +257,16 @@ extension RoomEngine {
         var out = RoomOutcome()
         end(reason: reason, out: &out)
         return out
+    }
+
+    /// The name `user` is shown with when it asks for `wanted` (its id when `wanted` is empty),
+    /// letting go of `old`: `wanted` if no other member holds it, else `wanted (user)`.
+    mutating func claimName(_ wanted: String, for user: String, releasing old: String?) -> String {
+        if let old, nameHolders[DisplayName.comparisonKey(old)] == user { nameHolders[DisplayName.comparisonKey(old)] = nil }
+        let name = wanted.isEmpty ? user : wanted
+        let key = DisplayName.comparisonKey(name)
+        if let holder = nameHolders[key], holder != user { return "\(name) (\(user))" }
+        nameHolders[key] = user
+        return name
     }
 }

@@ -11,7 +11,8 @@ import MajlisProtocol
 /// - a user holds at most one seat, and only while a member;
 /// - a pending request belongs to a member who is not seated, one request per user;
 /// - `seq` grows by exactly one per event that changes shared state;
-/// - an admin never unseats, kicks or mutes the owner (only the owner acts on the owner's role).
+/// - an admin never unseats, kicks or mutes the owner (only the owner acts on the owner's role);
+/// - a display name is held by at most one member.
 public struct RoomEngine: Sendable {
     public let id: String
     public internal(set) var title: String
@@ -36,6 +37,9 @@ public struct RoomEngine: Sendable {
     var members: [String: MemberRecord] = [:]
     /// Member ids in join order.
     var joinOrder: [String] = []
+    /// Which member holds each display name (by `DisplayName.comparisonKey`): a later member
+    /// with the same name is shown with its user id, so no one can pass for another.
+    var nameHolders: [String: String] = [:]
     var requests: [String: SeatRequest] = [:]
     var requestOrder: [String] = []
     var invites: [String: SeatInvite] = [:]

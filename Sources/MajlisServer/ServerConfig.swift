@@ -29,6 +29,15 @@ public struct ServerConfig: Sendable {
     /// The largest text frame, in bytes.
     public var maxFrameBytes = 65_536
     public var roomLimits = RoomLimits()
+    /// Open connections one IP address may have.
+    public var maxConnectionsPerAddress = 256
+    /// Rooms one user may own (a server admin's token is not limited).
+    public var maxRoomsPerUser = 20
+    /// Chat history kept: at most this many messages per room, none older than this many days.
+    public var historyMessages = 10_000
+    public var historyDays = 90
+    /// Seconds an empty room with nothing pending stays in memory (it comes back from the store).
+    public var idleRoomSeconds = 60
     /// This server's name in `hello` answers.
     public var node = "majlis-1"
 

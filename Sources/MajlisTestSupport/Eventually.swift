@@ -11,3 +11,17 @@ public func eventually(within seconds: Double = 30, _ condition: () async -> Boo
         try? await Task.sleep(for: .milliseconds(20))
     }
 }
+
+/// Runs blocking work (waiting for a process, a judge, a long computation) on a thread of its
+/// own, so the test's task leaves the small shared pool of async threads to the other tests
+/// (and to the servers they talk to) meanwhile.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}
+
+/// `offPool` for work that throws.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await offPool { Result { try work() } }.get()
+}

@@ -22,6 +22,8 @@ public final class TestServer: Sendable {
         config.mediaPort = 0
         config.dataDirectory = directory
         config.keys = [Self.key: Self.secret]
+        // Server-side timers out of reach of a busy machine (a test of a timer sets its own).
+        config.helloTimeout = 120
         configure(&config)
         self.config = config
         self.dataDirectory = directory

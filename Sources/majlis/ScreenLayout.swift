@@ -7,8 +7,25 @@ struct ScreenLayout {
 
     static let keys = "t/1-9 take seat · l leave · r ask · a/x accept/reject · m mic · c chat · q quit"
 
-    func fit(_ text: String) -> String {
-        text.count <= columns ? text : String(text.prefix(max(0, columns - 1))) + "…"
+    /// One line of the screen: printable (whatever a room's members typed, no control or
+    /// format character reaches the terminal) and at most `columns` wide.
+    func fit(_ raw: String) -> String {
+        let text = Self.printable(raw)
+        return text.count <= columns ? text : String(text.prefix(max(0, columns - 1))) + "…"
+    }
+
+    /// `text` with control and format characters (escape sequences, bidi overrides) shown as `�`.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isUnprintable($0) ? "\u{FFFD}" : $0 }))
+    }
+
+    private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: return true
+        case .format: return scalar.value != 0x200C && scalar.value != 0x200D
+        default: return false
+        }
     }
 
     func rule(_ title: String = "") -> String {

@@ -10,9 +10,13 @@ enum ServeCommand {
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
                             [--data DIR] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL]
+                            [--max-connections-per-address N] [--max-rooms-per-user N]
+                            [--history-messages N] [--history-days DAYS]
         Runs signaling (ws://HOST:PORT/v1/signal), GET /healthz and the store (SQLite under --data).
         Defaults: --listen 127.0.0.1:7880, --media-listen 127.0.0.1:7882, --data ./majlis-data,
-        --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error).
+        --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error),
+        --max-connections-per-address 256, --max-rooms-per-user 20 (server admins: no limit),
+        --history-messages 10000 (per room), --history-days 90.
         Without --keys it runs in development mode on loopback only, with a random secret for key
         "devkey". Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
         """
@@ -33,6 +37,10 @@ enum ServeCommand {
         config.dataDirectory = args.string("data", default: "./majlis-data")
         config.resumeGrace = try args.int("resume-grace", default: 30, range: 0...86_400)
         config.heartbeat = try args.int("heartbeat", default: 20, range: 1...3600)
+        config.maxConnectionsPerAddress = try args.int("max-connections-per-address", default: 256, range: 1...1_000_000)
+        config.maxRoomsPerUser = try args.int("max-rooms-per-user", default: 20, range: 1...1_000_000)
+        config.historyMessages = try args.int("history-messages", default: 10_000, range: 1...100_000_000)
+        config.historyDays = try args.int("history-days", default: 90, range: 1...36_500)
         config.tlsCertificate = args.string("tls-cert")
         config.tlsKey = args.string("tls-key")
         let levelName = args.string("log-level", default: "info")

@@ -20,7 +20,7 @@ final class ServerProcess {
     init() throws {
         let arguments = [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(Self.key):\(Self.secret)",
-            "--log-level", "error",
+            "--log-level", "error", "--max-connections-per-address", "100000",
         ]
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         process.executableURL = URL(fileURLWithPath: executable)

@@ -13,12 +13,13 @@ import Testing
     /// twice what plain Opus with concealment makes of the same loss (PESQ-WB).
     @Test func speechSurvivesTwentyPercentLossOnEachLeg() async throws {
         // Two readings (22 s): one unlucky cluster of losses weighs half as much.
-        let reading = try SpeechSample.make()
+        let reading = try await offPool { try SpeechSample.make() }
         let speech = reading + [Int16](repeating: 0, count: 24_000) + reading
         let impairment = NetworkSimulator.Settings(loss: 0.2, delay: 40, jitter: 20, seed: 11)
         let trial = try await SpeechTrial.run(speech, impairment: impairment)
-        let plain = try PlainOpusBaseline.run(speech, impairment: impairment, seed: 11)
-        let scores = try PESQJudge.scores(reference: speech, degraded: [plain.pcm, trial.heard])
+        let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: impairment, seed: 11) }
+        let heard = trial.heard
+        let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain.pcm, heard]) }
         print(String(format: "PESQ-WB at 20%% loss per leg (%.0f%% end to end): plain Opus %.3f, Majlis %.3f", (trial.networkLoss ?? 0) * 100, scores[0], scores[1]))
         #expect(trial.networkLoss ?? 0 > 0.25, "the network really lost packets")
         #expect(trial.speaker.redundancy > 0, "the speaker turned redundancy on")

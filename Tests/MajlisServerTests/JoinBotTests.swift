@@ -25,11 +25,13 @@ import Testing
         func interrupt() { process.interrupt() }
 
         /// Waits for the exit; returns status, stdout and stderr.
-        func finish() -> (status: Int32, out: String, err: String) {
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        func finish() async -> (status: Int32, out: String, err: String) {
+            await offPool { [self] in
+                let out = output.fileHandleForReading.readDataToEndOfFile()
+                let err = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+            }
         }
     }
 
@@ -46,7 +48,7 @@ import Testing
         let chat = try await watcher.event("chat.message")
         #expect(chat["data"]?["text"] == "hello from a bot")
         try await watcher.call("chat.send", room: "lobby", ["text": "hi bot", "clientMsgId": "w1"])
-        let result = bot.finish()
+        let result = await bot.finish()
         #expect(result.status == 0, "\(result.err)")
         try await watcher.event("member.left") { $0["data"]?["user"] == "bot" }
         // Every line of --events is one JSON event.
@@ -66,12 +68,12 @@ import Testing
         try await host.call("request.accept", room: "stage", ["requestId": request["data"]!["request"]!["id"]!])
         let chat = try await host.event("chat.message")
         #expect(chat["data"]?["from"]?["id"] == "speaker")
-        #expect(bot.finish().status == 0)
+        #expect(await bot.finish().status == 0)
 
         let rejected = try Bot(["--url", server.url, "--token", token("other"), "--room", "stage", "--request", "--duration", "5"])
         let second = try await host.event("request.received") { $0["data"]?["request"]?["user"] == "other" }
         try await host.call("request.reject", room: "stage", ["requestId": second["data"]!["request"]!["id"]!])
-        let result = rejected.finish()
+        let result = await rejected.finish()
         #expect(result.status == 1)
         #expect(result.err.contains("rejected"))
     }
@@ -90,7 +92,7 @@ import Testing
             (["--url", server.url, "--room", "full"], "required"),
         ]
         for (arguments, expected) in cases {
-            let result = try Bot(arguments).finish()
+            let result = await (try Bot(arguments)).finish()
             #expect(result.status == 1, "\(arguments)")
             #expect(result.err.contains(expected), "\(arguments): \(result.err)")
             #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")
@@ -105,7 +107,7 @@ import Testing
         let bot = try Bot(["--url", server.url, "--token", token("pest"), "--room", "k", "--duration", "30"])
         try await host.event("member.joined") { $0["data"]?["member"]?["id"] == "pest" }
         try await host.call("member.kick", room: "k", ["user": "pest"])
-        let result = bot.finish()
+        let result = await bot.finish()
         #expect(result.status == 1)
         #expect(result.err.contains("kicked"))
     }
@@ -121,17 +123,15 @@ import Testing
         try await host.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
         server.stop()
         server = try TestServer(dataDirectory: directory) { $0.port = port }
-        defer {
-            bot.process.interrupt()
-            _ = bot.finish()
-            server.destroy()
-        }
+        defer { server.destroy() }
         let watcher = try await TestClient.signedIn(server, user: "watcher")
         let snapshot = try await watcher.call("room.join", room: "phoenix")
         // The bot reconnects and joins again by itself (before the watcher, or after it).
-        if snapshot["members"]?.arrayValue?.contains(where: { $0["id"] == "bot" }) != true {
-            try await watcher.event("member.joined", timeout: 20) { $0["data"]?["member"]?["id"] == "bot" }
-        }
+        var rejoined = snapshot["members"]?.arrayValue?.contains(where: { $0["id"] == "bot" }) == true
+        if !rejoined { rejoined = (try? await watcher.event("member.joined", timeout: 60) { $0["data"]?["member"]?["id"] == "bot" }) != nil }
+        #expect(rejoined)
         #expect(bot.process.isRunning)
+        bot.interrupt()
+        _ = await bot.finish()
     }
 }

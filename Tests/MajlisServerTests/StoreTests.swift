@@ -13,11 +13,11 @@ import Testing
         let path = directory()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try Store(directory: path)
-        #expect(store.schemaVersion == 1)
+        #expect(store.schemaVersion == 2)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
         let again = try Store(directory: path)
-        #expect(again.schemaVersion == 1)
+        #expect(again.schemaVersion == 2)
         #expect(try again.roomIds() == ["r"])
         // A database from a newer majlis is refused, not damaged.
         let newer = directory()
@@ -50,5 +50,27 @@ import Testing
         let loaded = try #require(try store.loadRoom("r", now: 0))
         #expect(loaded.lastMsgId == 5)
         #expect(loaded.recentChats.last.map { [$0.clientMsgId: $0.msgId] } == ["c5": 5])
+    }
+
+    /// Retention keeps at most N messages per room and none older than the cutoff, but always a
+    /// room's newest message, so message ids go on from it after a restart.
+    @Test func chatRetentionByCountAndAge() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(directory: path)
+        for room in ["busy", "quiet"] {
+            for id in 1...10 {
+                let message = ChatMessage(msgId: Int64(id), from: UserRef(id: "a", name: "A"), type: "text", text: "m\(id)", payload: nil, ts: Int64(id * 1000))
+                try store.insertChat(room: room, message: message, clientMsgId: "c\(id)")
+            }
+        }
+        // Older than 7 s in both rooms; and at most 5 per room.
+        #expect(try store.pruneChat(before: 7_000, keep: 5) == 12)
+        #expect(try store.history(room: "busy", before: nil, limit: 100).map(\.msgId) == [10, 9, 8, 7])
+        // Everything is past its age: the newest message stays.
+        try store.pruneChat(before: 1_000_000, keep: 5)
+        #expect(try store.history(room: "quiet", before: nil, limit: 100).map(\.msgId) == [10])
+        try store.saveRoom(RoomEngine(id: "quiet", settings: RoomSettings(), owner: "a", now: 0).stored)
+        #expect(try store.loadRoom("quiet", now: 0)?.lastMsgId == 10)
     }
 }

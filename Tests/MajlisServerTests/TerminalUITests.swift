@@ -58,23 +58,23 @@ import Testing
 
         /// Waits until the screen of `session` shows `text`; returns the screen.
         @discardableResult
-        func wait(_ session: String, for text: String, timeout: Double = 30) throws -> String {
+        func wait(_ session: String, for text: String, timeout: Double = 30) async throws -> String {
             let deadline = Date().addingTimeInterval(timeout)
             var last = ""
             while Date() < deadline {
                 last = try screen(session)
                 if last.contains(text) { return last }
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
             throw TestClient.Timeout(description: "\(session) never showed \"\(text)\"; screen:\n\(last)")
         }
 
         /// Waits until the program in `session` has ended (its tmux session is gone).
-        func waitGone(_ session: String, timeout: Double = 30) throws -> Bool {
+        func waitGone(_ session: String, timeout: Double = 30) async throws -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 guard (try? sessions())?.split(separator: "\n").contains(Substring(session)) == true else { return true }
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
             return false
         }
@@ -94,51 +94,51 @@ import Testing
             return "LANG=en_US.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(token) --room salon \(extra)"
         }
         try tmux.start("host", command("huda", "--create --mode request"))
-        try tmux.wait("host", for: "salon · 1 member · Ask to speak")
+        try await tmux.wait("host", for: "salon · 1 member · Ask to speak")
         try tmux.start("guest", command("omar"))
         try tmux.start("listener", command("sara"))
-        try tmux.wait("host", for: "3 members")
+        try await tmux.wait("host", for: "3 members")
 
         // The guest asks to speak; the host sees the request and accepts it.
         try tmux.keys("guest", "r")
-        try tmux.wait("host", for: "Omar wants to speak")
+        try await tmux.wait("host", for: "Omar wants to speak")
         try tmux.keys("host", "a")
-        try tmux.wait("guest", for: "1. You [mic]")
-        try tmux.wait("listener", for: "1. Omar [mic]")
+        try await tmux.wait("guest", for: "1. You [mic]")
+        try await tmux.wait("listener", for: "1. Omar [mic]")
 
         // Chat, seen by everyone.
         try tmux.keys("guest", "c")
         try tmux.type("guest", "salam alaikum")
         try tmux.keys("guest", "Enter")
-        try tmux.wait("listener", for: "Omar: salam alaikum")
-        try tmux.wait("guest", for: "› Omar: salam alaikum")
+        try await tmux.wait("listener", for: "Omar: salam alaikum")
+        try await tmux.wait("guest", for: "› Omar: salam alaikum")
 
         // Mic off, then leave the seat.
         try tmux.keys("guest", "m")
-        try tmux.wait("host", for: "1. Omar [off]")
+        try await tmux.wait("host", for: "1. Omar [off]")
         try tmux.keys("guest", "l")
-        try tmux.wait("host", for: "1. Seat 1")
+        try await tmux.wait("host", for: "1. Seat 1")
 
         // The listener cannot take a seat in request mode: the reason shows on the status line.
         try tmux.keys("listener", "t")
-        try tmux.wait("listener", for: "approval_required")
+        try await tmux.wait("listener", for: "approval_required")
 
         // The terminal is resized: the grid reflows.
         try tmux.run(["resize-window", "-t", "host", "-x", "60", "-y", "20"], capture: false)
-        let narrow = try tmux.wait("host", for: "3. Seat 3")
+        let narrow = try await tmux.wait("host", for: "3. Seat 3")
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 60 })
 
         // A bot asks to speak with a tone; once the host accepts, the screen shows who is speaking.
         let singer = try JoinBotTests.Bot(["--url", server.url, "--token", TestServer.token("singer", grants: Grants(), name: "Singer"),
                                           "--room", "salon", "--request", "--mic", "tone:440", "--duration", "3"])
-        try tmux.wait("host", for: "Singer wants to speak")
+        try await tmux.wait("host", for: "Singer wants to speak")
         try tmux.keys("host", "a")
-        try tmux.wait("listener", for: "Singer [mic] *")
-        #expect(singer.finish().status == 0)
+        try await tmux.wait("listener", for: "Singer [mic] *")
+        #expect(await singer.finish().status == 0)
 
         // Quitting leaves the room and ends the program.
         try tmux.keys("guest", "q")
-        try tmux.wait("host", for: "2 members")
-        #expect(try tmux.waitGone("guest"))
+        try await tmux.wait("host", for: "2 members")
+        #expect(try await tmux.waitGone("guest"))
     }
 }

@@ -23,9 +23,9 @@ import Testing
             bots.append(try JoinBotTests.Bot(["--url", server.url, "--token", token(speaker.user), "--room", "voice", "--seat", "\(index)",
                                               "--mic", "tone:\(speaker.tone)", "--duration", "\(seconds)"]))
         }
-        for bot in bots { #expect(bot.finish().status == 0) }
+        for bot in bots { #expect(await bot.finish().status == 0) }
         listener.interrupt()
-        let result = listener.finish()
+        let result = await listener.finish()
         #expect(result.status == 0, "\(result.err)")
         return try WAVFile.read(path).int16
     }
@@ -61,12 +61,13 @@ import Testing
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-pesq-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let original = try SpeechSample.make(
-            "The majlis is open tonight. Everyone is welcome to sit, listen, and take a seat to speak when the host invites them.")
+        let original = try await offPool {
+            try SpeechSample.make("The majlis is open tonight. Everyone is welcome to sit, listen, and take a seat to speak when the host invites them.")
+        }
         let speech = "\(work)/speech.wav"
         try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: speech)
         // Plain Opus, 32 kb/s, 20 ms frames: the baseline.
-        let plain = try PlainOpusBaseline.run(original, impairment: nil).pcm
+        let plain = try await offPool { try PlainOpusBaseline.run(original, impairment: nil).pcm }
 
         // Through Majlis: a speaker bot, the server, a listener bot's recording.
         let server = try TestServer()
@@ -78,11 +79,12 @@ import Testing
         let listener = try JoinBotTests.Bot(["--url", server.url, "--token", token("listener"), "--room", "voice", "--record", heardPath])
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
         let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", token("reader"), "--room", "voice", "--seat", "0", "--mic", speech, "--duration", "\(seconds)"])
-        #expect(speaker.finish().status == 0)
+        #expect(await speaker.finish().status == 0)
         listener.interrupt()
-        #expect(listener.finish().status == 0)
+        #expect(await listener.finish().status == 0)
 
-        let scores = try PESQJudge.scores(reference: original, degraded: [plain, try WAVFile.read(heardPath).int16])
+        let heard = try WAVFile.read(heardPath).int16
+        let scores = try await offPool { try PESQJudge.scores(reference: original, degraded: [plain, heard]) }
         #expect(scores[0] > 3.0, "plain Opus scored \(scores[0])")
         #expect(scores[1] >= 0.95 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
         print("PESQ-WB: plain Opus \(scores[0]), through Majlis \(scores[1])")

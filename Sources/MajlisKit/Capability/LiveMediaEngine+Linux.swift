@@ -66,6 +66,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var mutedRemotes: Set<UInt32> = []
         var policy: ProtectionPolicy
         var sentCache = PacketCache()
+        /// The binding handshake (nil until configured), and the bindings still unanswered.
+        var binding: MediaBinding?
         var bindings: [[UInt8]: Double] = [:]
         /// When a binding last went unanswered (2 s): this client's path loses packets.
         var pathLossSeen: Double?
@@ -163,6 +165,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             payloadType: settings.payloadType, levelExtension: settings.audioLevelExtension, redPayloadType: settings.redPayloadType)
         let start = withState { state -> Bool in
             state.config = config
+            state.binding = MediaBinding(ssrc: settings.ssrc, key: settings.key, receivesRED: settings.redPayloadType != nil)
             state.bound = false
             state.speakers = [:]
             state.lastAnswer = Self.now()
@@ -207,6 +210,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
         withState { state in
             state.socket = socket  // the receive thread lets go of the old one after its next wait
+            state.binding?.reset()
             state.bound = false
             state.lastAnswer = Self.now()
             state.statistics.rebinds += 1
@@ -229,18 +233,15 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private func sendBinding() {
-        let transaction = (0..<12).map { _ in UInt8.random(in: 0...255) }
-        guard let config = withState({ state -> Config? in
+        let transaction = MediaBinding.transactionId()
+        guard let request = withState({ state -> [UInt8]? in
             let now = Self.now()
             if state.bindings.values.contains(where: { now - $0 >= 2_000 }) { state.pathLossSeen = now }
             state.bindings = state.bindings.filter { now - $0.value < 2_000 }
             state.bindings[transaction] = Self.now()
-            return state.config
+            return state.binding?.request(transactionId: transaction)
         }) else { return }
-        var attributes = [STUNMessage.Attribute(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(config.ssrc).utf8))]
-        if config.redPayloadType != nil { attributes.append(.init(type: STUNMessage.AttributeType.receivesRED.rawValue, value: [])) }
-        let request = STUNMessage(type: .bindingRequest, transactionId: transaction, attributes: attributes)
-        send(STUNIntegrity.sign(request, key: config.key))
+        send(request)
     }
 
     private func receiveLoop() {
@@ -260,18 +261,22 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
     }
 
-    /// A binding answer: bound, and a round-trip sample.
+    /// A binding answer: bound, and a round-trip sample; or a challenge for this address, answered
+    /// at once with the nonce.
     private func answered(_ packet: [UInt8], at now: Double) {
-        withState { state in
-            guard let key = state.config?.key, STUNIntegrity.verify(packet, key: key), let message = try? STUNMessage(parsing: packet) else { return }
-            state.bound = true
+        let challenged = withState { state -> Bool in
+            guard let answer = state.binding?.receive(packet), answer != .ignored else { return false }
             state.lastAnswer = now
             state.lastHeard = now
-            if let sent = state.bindings.removeValue(forKey: message.transactionId) {
+            if let transaction = try? STUNMessage(parsing: packet).transactionId, let sent = state.bindings.removeValue(forKey: transaction) {
                 let sample = now - sent
                 state.statistics.roundTrip = state.statistics.roundTrip.map { $0 * 0.8 + sample * 0.2 } ?? sample
             }
+            guard case .bound = answer else { return true }
+            state.bound = true
+            return false
         }
+        if challenged { sendBinding() }
     }
 
     /// SRTCP from the server: reports on what this client sends, NACKs, sender reports.

@@ -422,7 +422,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         guard let session = data["session"]?.stringValue, let id = data["user"]?["id"]?.stringValue else { return nil }
         return SessionInfo(
             session: session, userId: id, userName: data["user"]?["name"]?.stringValue ?? id,
-            heartbeat: Int(data["heartbeat"]?.intValue ?? 20), expiresAt: data["expiresAt"]?.intValue ?? 0,
+            heartbeat: Int(min(max(data["heartbeat"]?.intValue ?? 20, 1), 3_600)), expiresAt: data["expiresAt"]?.intValue ?? 0,
             resumed: data["resumed"]?.boolValue ?? false, rooms: data["rooms"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 

@@ -45,8 +45,10 @@ struct ByteReader {
 }
 
 extension Array where Element == UInt8 {
-    mutating func put16(_ value: UInt16) { append(contentsOf: [UInt8(value >> 8), UInt8(value & 0xFF)]) }
-    mutating func put32(_ value: UInt32) {
+    /// Appends a big-endian 16-bit value.
+    public mutating func put16(_ value: UInt16) { append(contentsOf: [UInt8(value >> 8), UInt8(value & 0xFF)]) }
+    /// Appends a big-endian 32-bit value.
+    public mutating func put32(_ value: UInt32) {
         append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
     }
 }

@@ -17,6 +17,7 @@ public struct STUNMessage: Sendable, Equatable {
         case username = 0x0006
         case messageIntegrity = 0x0008
         case errorCode = 0x0009
+        case nonce = 0x0015
         case xorMappedAddress = 0x0020
         case fingerprint = 0x8028
         /// Majlis (comprehension-optional range): the client decodes RED (RFC 2198) packets.
@@ -94,6 +95,17 @@ public struct STUNMessage: Sendable, Equatable {
     }
 
     public var username: String? { attribute(.username).map { String(decoding: $0, as: UTF8.self) } }
+
+    /// The ERROR-CODE value (RFC 5389 section 15.6) for `code` (300-699) and a reason.
+    public static func errorCode(_ code: Int, reason: String) -> [UInt8] {
+        [0, 0, UInt8(code / 100), UInt8(code % 100)] + Array(reason.utf8)
+    }
+
+    /// The error code of an error response (300-699), if it carries one.
+    public var errorCode: Int? {
+        guard let value = attribute(.errorCode), value.count >= 4 else { return nil }
+        return Int(value[2] & 0x07) * 100 + Int(value[3])
+    }
 
     /// What MESSAGE-INTEGRITY is computed over, taken from the raw datagram: the bytes before
     /// that attribute, with the header's length counting up to the end of it (RFC 5389 section

@@ -24,6 +24,13 @@ public struct AccessClaims: Sendable, Equatable, Codable {
         self.grants = grants
     }
 
+    /// The Unix times (seconds) a token may carry: years 1970 to 9999, so that any arithmetic in
+    /// milliseconds stays far from overflow.
+    public static let validTimes: ClosedRange<Int64> = 0...253_402_300_799
+
+    /// Expiry in Unix milliseconds (clamped to `validTimes`).
+    public var expiresAtMilliseconds: Int64 { min(max(exp, Self.validTimes.lowerBound), Self.validTimes.upperBound) * 1000 }
+
     /// The grants, with the protocol's defaults for missing ones.
     public var effectiveGrants: Grants { grants ?? Grants() }
 

@@ -91,6 +91,20 @@ struct ArgsReader {
         return result
     }
 
+    /// Distinct user ids in the order first named; at most `maxCount` of them.
+    func identifierSet(_ key: String, maxCount: Int) throws(ProtocolError) -> [String] {
+        var seen = Set<String>()
+        var result: [String] = []
+        for id in try stringList(key) where seen.insert(id).inserted {
+            guard Identifier.isValid(id) else {
+                throw ProtocolError(.badRequest, "args.\(key) must hold user ids of 1 to 64 characters of A-Z a-z 0-9 _ . @ -")
+            }
+            guard result.count < maxCount else { throw ProtocolError(.badRequest, "args.\(key) may name at most \(maxCount) users") }
+            result.append(id)
+        }
+        return result
+    }
+
     func stringMap(_ key: String) throws(ProtocolError) -> [String: String] {
         guard case .object(let members)? = value(key) else {
             throw ProtocolError(.badRequest, "args.\(key) must be an object of strings")

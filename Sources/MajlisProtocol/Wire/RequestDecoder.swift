@@ -19,6 +19,8 @@ public enum RequestDecoder {
         public static let type = 64
         public static let clientId = 64
         public static let rid = 64
+        /// Distinct users one `signal.send` may name.
+        public static let signalTargets = 100
     }
 
     /// Decodes one frame.
@@ -48,6 +50,43 @@ public enum RequestDecoder {
         } catch {
             return .invalid(re: id, error)
         }
+    }
+
+    /// The frame's integer `id` found by a scan without decoding (for answering a frame that is
+    /// refused before any work is spent on it): the first `"id"` key followed by an integer.
+    public static func peekId(_ frame: Data) -> Int64? {
+        let bytes = [UInt8](frame)
+        let key: [UInt8] = Array("\"id\"".utf8)
+        var index = 0
+        while index + key.count <= bytes.count {
+            guard bytes[index] == key[0], bytes[index..<(index + key.count)].elementsEqual(key) else {
+                index += 1
+                continue
+            }
+            var cursor = index + key.count
+            func skipSpace() { while cursor < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 } }
+            skipSpace()
+            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else {
+                index += 1
+                continue
+            }
+            cursor += 1
+            skipSpace()
+            var negative = false
+            if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "-") {
+                negative = true
+                cursor += 1
+            }
+            var value: Int64 = 0
+            var digits = 0
+            while cursor < bytes.count, (0x30...0x39).contains(bytes[cursor]), digits < 18 {
+                value = value * 10 + Int64(bytes[cursor] - 0x30)
+                digits += 1
+                cursor += 1
+            }
+            return digits > 0 ? (negative ? -value : value) : nil
+        }
+        return nil
     }
 
     /// Every op this server understands.
@@ -146,7 +185,7 @@ public enum RequestDecoder {
                          limit: try args.optionalInt("limit", in: 1...200) ?? 100)
         },
         "member.update": room { args throws(ProtocolError) in
-            .updateMember(name: try args.optionalString("name", maxLength: Limits.name),
+            .updateMember(name: try args.optionalString("name", maxLength: Limits.name).map(DisplayName.clean),
                           avatar: try args.optionalString("avatar", maxLength: Limits.avatar))
         },
         "member.role": room { args throws(ProtocolError) in
@@ -204,7 +243,7 @@ public enum RequestDecoder {
             let target: SignalTarget
             switch args.raw("to") {
             case .string("room")?: target = .room
-            case .array?: target = .users(try args.stringList("to"))
+            case .array?: target = .users(try args.identifierSet("to", maxCount: Limits.signalTargets))
             default: throw ProtocolError(.badRequest, "args.to must be \"room\" or an array of user ids")
             }
             return .sendSignal(

@@ -45,6 +45,10 @@ final class MediaRouter: @unchecked Sendable {
         /// The worst of the intervals since the last quality report (nil: nothing measured).
         var worstUp: (loss: Double, jitter: Double)?
         var worstDown: (loss: Double, jitter: Double)?
+        /// Retransmissions this member may still ask for, per speaker's stream (at most the
+        /// stream's own packet rate), and binding challenges it may still cause.
+        var repairBudget: [UInt32: TokenBucket] = [:]
+        var challengeBudget: TokenBucket?
         private var inboundSession: SRTPTransform?
         private var outboundSession: SRTPTransform?
 
@@ -78,11 +82,20 @@ final class MediaRouter: @unchecked Sendable {
         /// Packets sent again on a listener's NACK, and NACKs sent to speakers.
         var retransmitted = 0
         var nacksSent = 0
+        /// Retransmissions refused because the listener's budget was spent.
+        var repairsRefused = 0
+        /// Bindings answered with a challenge (a new address), and those refused outright.
+        var challenges = 0
     }
 
     static let payloadType: UInt8 = 111
     static let redPayloadType: UInt8 = 63
     static let audioLevelExtension: UInt8 = 1
+    /// Retransmissions a listener may cause per speaker, per second (and in a burst): the
+    /// stream's own packet rate.
+    static let repairBudget = 50
+    /// Binding challenges per member per second (and in a burst).
+    static let challengeBudget = 5
 
     let socket: UDPSocket
     /// What clients are told to send to.
@@ -101,6 +114,7 @@ final class MediaRouter: @unchecked Sendable {
     private let fanOut = UDPBatch(capacity: 256)
     /// Receive to send, per forwarded copy (under `lock`).
     private var latency = LatencyHistogram()
+    private let challenge = BindingChallenge()
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -309,8 +323,17 @@ final class MediaRouter: @unchecked Sendable {
                 member.worstDown = (max(member.worstDown?.loss ?? 0, loss), max(member.worstDown?.jitter ?? 0, jitter))
             case .nack(_, let media, let lost):
                 guard let speaker = participants[media], speaker.room == member.room, let cache = speaker.sent, let address = member.address else { continue }
-                for sequence in lost {
-                    guard let original = cache.packet(sequence), let packet = member.receivesRED ? original : Self.primaryOnly(original),
+                let now = Int64(Self.now())
+                var budget = member.repairBudget[media] ?? TokenBucket(capacity: Self.repairBudget, now: now)
+                defer { member.repairBudget[media] = budget }
+                var asked = Set<UInt16>()
+                for sequence in lost where asked.insert(sequence).inserted {
+                    guard let original = cache.packet(sequence) else { continue }
+                    guard budget.take(capacity: Self.repairBudget, perSecond: Double(Self.repairBudget), now: now) else {
+                        count { $0.repairsRefused += 1 }
+                        break
+                    }
+                    guard let packet = member.receivesRED ? original : Self.primaryOnly(original),
                         let secured = try? member.outbound?.protect(rtp: packet)
                     else { continue }
                     socket.send(secured, to: address)
@@ -441,6 +464,10 @@ final class MediaRouter: @unchecked Sendable {
     }
 
     /// A STUN binding: USERNAME is the SSRC in decimal, MESSAGE-INTEGRITY is keyed with its key.
+    /// From the member's current address it is answered at once. From any other address (a first
+    /// binding, a new network, or a replay or forgery from elsewhere) it is answered 401 with a
+    /// nonce for that address, and the media moves there only when a binding carrying that nonce
+    /// comes back from it: proof that the address receives.
     private func bind(_ packet: [UInt8], from: UDPAddress) {
         guard let request = try? STUNMessage(parsing: packet), request.type == STUNMessage.MessageType.bindingRequest.rawValue,
             let name = request.username, let ssrc = UInt32(name)
@@ -448,22 +475,45 @@ final class MediaRouter: @unchecked Sendable {
             count { $0.droppedBadPacket += 1 }
             return
         }
+        let now = Int64(Self.now())
         lock.lock()
-        let participant = participants[ssrc]
-        let verified = participant.map { STUNIntegrity.verify(packet, key: $0.key) } ?? false
-        if verified {
-            participant?.address = from
-            participant?.receivesRED = request.attributes.contains { $0.type == STUNMessage.AttributeType.receivesRED.rawValue }
-        }
-        lock.unlock()
-        guard verified, let participant else {
+        guard let participant = participants[ssrc], STUNIntegrity.verify(packet, key: participant.key) else {
+            lock.unlock()
             count { $0.droppedBadPacket += 1 }
             return
         }
-        count { $0.bindings += 1 }
-        let answer = STUNMessage(
-            type: .bindingSuccess, transactionId: request.transactionId,
-            attributes: [.init(type: STUNMessage.AttributeType.xorMappedAddress.rawValue, value: STUNMessage.xorMappedAddress(ipv4: from.octets, port: from.port))])
-        socket.send(STUNIntegrity.sign(answer, key: participant.key), to: from)
+        let proven = participant.address == from
+            || request.attribute(.nonce).map { challenge.verify($0, ssrc: ssrc, address: from, now: now) } == true
+        if proven {
+            participant.address = from
+            participant.receivesRED = request.attributes.contains { $0.type == STUNMessage.AttributeType.receivesRED.rawValue }
+        } else {
+            var budget = participant.challengeBudget ?? TokenBucket(capacity: Self.challengeBudget, now: now)
+            let allowed = budget.take(capacity: Self.challengeBudget, perSecond: Double(Self.challengeBudget), now: now)
+            participant.challengeBudget = budget
+            guard allowed else {
+                lock.unlock()
+                count { $0.challenges += 1 }
+                return
+            }
+        }
+        let key = participant.key
+        lock.unlock()
+        let answer: STUNMessage
+        if proven {
+            count { $0.bindings += 1 }
+            answer = STUNMessage(
+                type: .bindingSuccess, transactionId: request.transactionId,
+                attributes: [.init(type: STUNMessage.AttributeType.xorMappedAddress.rawValue, value: STUNMessage.xorMappedAddress(ipv4: from.octets, port: from.port))])
+        } else {
+            count { $0.challenges += 1 }
+            answer = STUNMessage(
+                type: .bindingError, transactionId: request.transactionId,
+                attributes: [
+                    .init(type: STUNMessage.AttributeType.errorCode.rawValue, value: STUNMessage.errorCode(401, reason: "")),
+                    .init(type: STUNMessage.AttributeType.nonce.rawValue, value: challenge.nonce(ssrc: ssrc, address: from, now: now)),
+                ])
+        }
+        socket.send(STUNIntegrity.sign(answer, key: key), to: from)
     }
 }

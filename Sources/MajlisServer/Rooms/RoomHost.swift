@@ -8,11 +8,15 @@ import Synchronization
 /// `queue`, and carries out what the engine asks (store, answer, fan out). Because all changes
 /// go through one queue, every race (two users, one seat) has exactly one winner.
 final class RoomHost: @unchecked Sendable {
-    // Audited: `engine` and `ended` are read and written only on `queue`. `deadline` has its own lock.
+    // Audited: `engine`, `ended`, `unloaded` and `emptySince` are read and written only on `queue`. `deadline` has its own lock.
     let id: String
     let queue: DispatchQueue
     private var engine: RoomEngine
     private var ended = false
+    /// Unloaded while idle: requests that still reach this host go to the registry's new one.
+    private var unloaded = false
+    /// When the room last became empty (nil while it has members).
+    private var emptySince: Int64?
     private let context: ServerContext
     private let deadline = Mutex<Int64?>(nil)
 
@@ -21,6 +25,7 @@ final class RoomHost: @unchecked Sendable {
         self.engine = engine
         self.context = context
         self.queue = DispatchQueue(label: "majlis.room.\(engine.id)")
+        self.emptySince = engine.memberIds.isEmpty ? context.now() : nil
     }
 
     /// Applies a client's request and answers it on its session.
@@ -30,20 +35,33 @@ final class RoomHost: @unchecked Sendable {
                 session.send(WireEncoder.failure(re: re, ProtocolError(.roomNotFound, "room \(id) has ended")))
                 return
             }
+            if unloaded {
+                do {
+                    guard let current = try context.rooms.host(id, context: context) else { throw ProtocolError(.roomNotFound, "no room \(id)") }
+                    current.perform(re: re, rid: rid, command: command, session: session, caller: caller)
+                } catch {
+                    session.send(WireEncoder.failure(re: re, error as? ProtocolError ?? ProtocolError(.internal, "the server could not load room \(id)")))
+                }
+                return
+            }
             let now = context.now()
             let ridSince = now - Int64(context.config.ridLifetime) * 1000
             if let rid, let remembered = try? context.store.rememberedReply(user: caller.id, rid: rid, since: ridSince) {
                 session.send(WireEncoder.response(re: re, ok: remembered.ok, body: remembered.body))
                 return
             }
-            var outcome = engine.handle(command, from: caller, now: now)
+            // The change is made on a copy and kept only once the store has it: a failed write
+            // changes nothing, is answered `internal`, and is never acknowledged later.
+            var next = engine
+            var outcome = next.handle(command, from: caller, now: now)
             var failure: ProtocolError?
             do {
-                try storeEffects(outcome.effects)
+                try storeEffects(outcome.effects, of: next)
+                engine = next
             } catch {
                 context.logger.error("room \(id): store failed: \(error)")
                 failure = ProtocolError(.internal, "the server could not store the change")
-                outcome.deliveries = []
+                outcome = RoomOutcome()
             }
             var body: Data
             var ok = true
@@ -69,7 +87,7 @@ final class RoomHost: @unchecked Sendable {
                 ok = false
                 body = WireEncoder.encode(error)
             }
-            if let rid {
+            if let rid, failure == nil {
                 try? context.store.rememberReply(user: caller.id, rid: rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
             }
             if ok, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
@@ -108,7 +126,7 @@ final class RoomHost: @unchecked Sendable {
         queue.async { [self] in
             guard !ended else { return }
             let outcome = engine.terminate(reason: reason)
-            try? storeEffects(outcome.effects)
+            try? storeEffects(outcome.effects, of: engine)
             finish(outcome)
         }
     }
@@ -119,8 +137,20 @@ final class RoomHost: @unchecked Sendable {
         queue.async { [self] in
             guard !ended else { return }
             let outcome = engine.tick(now: context.now())
-            try? storeEffects(outcome.effects)
+            try? storeEffects(outcome.effects, of: engine)
             finish(outcome)
+        }
+    }
+
+    /// Leaves memory if the room has been empty, with nothing pending, for `idleMilliseconds`;
+    /// everything that matters is in the store.
+    func unloadIfIdle(now: Int64, idleMilliseconds: Int64) {
+        queue.async { [self] in
+            guard !ended, !unloaded, let since = emptySince, now - since >= idleMilliseconds, engine.memberIds.isEmpty,
+                engine.nextDeadline == nil
+            else { return }
+            unloaded = true
+            context.rooms.remove(id, host: self)
         }
     }
 
@@ -138,10 +168,11 @@ final class RoomHost: @unchecked Sendable {
 
     // MARK: On the queue
 
-    private func storeEffects(_ effects: [RoomEffect]) throws {
+    /// Writes what `effects` ask of the store, from `state` (the engine as it will be).
+    private func storeEffects(_ effects: [RoomEffect], of state: RoomEngine) throws {
         for effect in effects {
             switch effect {
-            case .saveRoom: try context.store.saveRoom(engine.stored)
+            case .saveRoom: try context.store.saveRoom(state.stored)
             case .saveBan(let user, let until): try context.store.saveBan(room: id, user: user, until: until)
             case .storeChat(let message, let clientMsgId): try context.store.insertChat(room: id, message: message, clientMsgId: clientMsgId)
             case .deleteRoom: try context.store.deleteRoom(id)
@@ -202,6 +233,11 @@ final class RoomHost: @unchecked Sendable {
     private func updateDeadline() {
         let next = engine.nextDeadline
         deadline.withLock { $0 = next }
+        if engine.memberIds.isEmpty {
+            if emptySince == nil { emptySince = context.now() }
+        } else {
+            emptySince = nil
+        }
     }
 
     /// Seats with the SSRC of whoever sits there.

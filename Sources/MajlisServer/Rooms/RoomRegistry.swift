@@ -22,11 +22,15 @@ final class RoomRegistry: Sendable {
         }
     }
 
-    /// Creates and stores a new room owned by `owner`; `room_exists` if the id is taken.
-    func create(_ id: String, settings: RoomSettings, owner: String, context: ServerContext) throws -> RoomHost {
+    /// Creates and stores a new room owned by `owner`; `room_exists` if the id is taken,
+    /// `forbidden` if `owner` already owns `ownedLimit` rooms (nil: no limit).
+    func create(_ id: String, settings: RoomSettings, owner: String, ownedLimit: Int?, context: ServerContext) throws -> RoomHost {
         try hosts.withLock { hosts in
             if try hosts[id] != nil || context.store.roomExists(id) {
                 throw ProtocolError(.roomExists, "room \(id) exists")
+            }
+            if let ownedLimit, try context.store.roomCount(ownedBy: owner) >= ownedLimit {
+                throw ProtocolError(.forbidden, "you already own \(ownedLimit) rooms, the most one user may; end one first")
             }
             let engine = RoomEngine(id: id, settings: settings, owner: owner, now: context.now(), limits: context.config.roomLimits)
             try context.store.saveRoom(engine.stored)
@@ -36,6 +40,7 @@ final class RoomRegistry: Sendable {
         }
     }
 
+    /// Forgets `host` (ended, or unloaded while idle: the next use loads it from the store).
     func remove(_ id: String, host: RoomHost) {
         hosts.withLock { hosts in
             if hosts[id] === host { hosts[id] = nil }

@@ -13,9 +13,12 @@ final class Session: Sendable {
         var claims: AccessClaims?
         var openedAt: Int64
         var expiryWarned = false
-        var tokens: Double
-        var tokensAt: Int64
-        var overLimit = 0
+        var requests: TokenBucket
+        /// Chat across all the user's rooms: the per-room limit may not be multiplied by rooms.
+        var chat: TokenBucket
+        /// Frames refused for rate in the current ten-second window, and when it began.
+        var refused = 0
+        var refusedSince: Int64
         var lastPing: Int64 = 0
         var leaving = false
     }
@@ -23,9 +26,11 @@ final class Session: Sendable {
     let connection: WebSocketConnection
     let state: Mutex<State>
 
-    init(connection: WebSocketConnection, now: Int64, burst: Int) {
+    init(connection: WebSocketConnection, now: Int64, burst: Int, chatBurst: Int) {
         self.connection = connection
-        self.state = Mutex(State(openedAt: now, tokens: Double(burst), tokensAt: now))
+        self.state = Mutex(State(
+            openedAt: now, requests: TokenBucket(capacity: burst, now: now), chat: TokenBucket(capacity: chatBurst, now: now),
+            refusedSince: now))
     }
 
     var claims: AccessClaims? { state.withLock { $0.claims } }
@@ -35,24 +40,27 @@ final class Session: Sendable {
     /// The caller the room engine sees.
     var caller: Caller? {
         state.withLock { state in
-            state.claims.map { Caller(id: $0.sub, name: $0.name ?? $0.sub, grants: $0.effectiveGrants) }
+            state.claims.map { Caller(id: $0.sub, name: DisplayName.clean($0.name ?? $0.sub), grants: $0.effectiveGrants) }
         }
     }
 
-    /// Takes one request token; false when the connection is over its rate.
+    /// Takes one request token for a frame (valid or not); false when the connection is over its
+    /// rate. Abusive: more frames refused within ten seconds than the burst, twice over.
     func admit(now: Int64, perSecond: Double, burst: Int) -> (allowed: Bool, abusive: Bool) {
         state.withLock { state in
-            let elapsed = Double(max(0, now - state.tokensAt)) / 1000
-            state.tokens = min(Double(burst), state.tokens + elapsed * perSecond)
-            state.tokensAt = now
-            if state.tokens >= 1 {
-                state.tokens -= 1
-                state.overLimit = 0
-                return (true, false)
+            if state.requests.take(capacity: burst, perSecond: perSecond, now: now) { return (true, false) }
+            if now - state.refusedSince > 10_000 {
+                state.refused = 0
+                state.refusedSince = now
             }
-            state.overLimit += 1
-            return (false, state.overLimit > burst * 2)
+            state.refused += 1
+            return (false, state.refused > burst * 2)
         }
+    }
+
+    /// Takes one chat token of the user's limit across rooms.
+    func admitChat(now: Int64, limits: RoomLimits) -> Bool {
+        state.withLock { $0.chat.take(capacity: limits.chatBurst, perSecond: limits.chatPerSecond, now: now) }
     }
 
     func send(_ data: Data) { connection.send(data) }

@@ -17,6 +17,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     let context: ServerContext
     private let sessions = Mutex<[UInt64: Session]>([:])
+    /// Open connections by peer address.
+    private let perAddress = Mutex<[String: Int]>([:])
     private let webSocket = Mutex<WebSocketServer?>(nil)
     /// The sweeper timer; set once by `start`, cancelled by `stop`.
     private nonisolated(unsafe) var sweeper: DispatchSourceTimer?
@@ -123,15 +125,33 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     // MARK: WebSocketDelegate (service thread)
 
     public func webSocketDidOpen(_ connection: WebSocketConnection) {
-        let session = Session(connection: connection, now: context.now(), burst: context.config.requestBurst)
+        let session = Session(
+            connection: connection, now: context.now(), burst: context.config.requestBurst, chatBurst: context.config.roomLimits.chatBurst)
         sessions.withLock { $0[connection.id] = session }
-        if stopping.load(ordering: .relaxed) { connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down") }
+        let fromAddress = perAddress.withLock { counts in
+            counts[connection.peer, default: 0] += 1
+            return counts[connection.peer] ?? 0
+        }
+        if stopping.load(ordering: .relaxed) {
+            connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down")
+        } else if fromAddress > context.config.maxConnectionsPerAddress {
+            connection.close(code: CloseCode.policy.rawValue, reason: "too many connections from your address (at most \(context.config.maxConnectionsPerAddress))")
+        }
     }
 
     public func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
         guard let session = sessions.withLock({ $0[connection.id] }) else { return }
         let config = context.config
+        // Every frame counts against the rate, decodable or not, before any work is spent on it.
         let admission = session.admit(now: context.now(), perSecond: config.requestsPerSecond, burst: config.requestBurst)
+        guard admission.allowed else {
+            if admission.abusive {
+                connection.close(code: CloseCode.policy.rawValue, reason: "request rate abuse")
+            } else {
+                session.send(WireEncoder.failure(re: RequestDecoder.peekId(message), ProtocolError(.rateLimited, "too many requests")))
+            }
+            return
+        }
         switch RequestDecoder.decode(message) {
         case .invalid(let re, let error):
             if session.claims == nil && error.code != .badRequest {
@@ -140,17 +160,16 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             session.send(WireEncoder.failure(re: re, error))
         case .request(let request):
-            guard admission.allowed else {
-                session.send(WireEncoder.failure(re: request.id, ProtocolError(.rateLimited, "too many requests")))
-                if admission.abusive { connection.close(code: CloseCode.policy.rawValue, reason: "request rate abuse") }
-                return
-            }
             handle(request, session: session)
         }
     }
 
     public func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
         guard let session = sessions.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
+        perAddress.withLock { counts in
+            counts[connection.peer, default: 1] -= 1
+            if counts[connection.peer] ?? 0 <= 0 { counts[connection.peer] = nil }
+        }
         guard let user = session.userId else { return }
         let leaving = session.state.withLock { $0.leaving }
         guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
@@ -200,13 +219,19 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             fail(ProtocolError(.forbidden, "your token is for room \(claims.room ?? "")"))
             return
         }
+        if case .sendChat = command, !session.admitChat(now: context.now(), limits: context.config.roomLimits) {
+            let limits = context.config.roomLimits
+            fail(ProtocolError(.rateLimited, "too many messages: at most \(limits.chatPerSecond) per second across all rooms"))
+            return
+        }
+        let ownedLimit = caller.grants.admin ? nil : context.config.maxRoomsPerUser
         do {
             var host: RoomHost?
             var effective = command
             switch command {
             case .create(let settings):
                 guard caller.grants.create else { throw ProtocolError(.forbidden, "your token does not grant create") }
-                host = try context.rooms.create(roomId, settings: settings, owner: caller.id, context: context)
+                host = try context.rooms.create(roomId, settings: settings, owner: caller.id, ownedLimit: ownedLimit, context: context)
                 effective = .join(create: nil)
             case .join(let create):
                 guard caller.grants.join else { throw ProtocolError(.forbidden, "your token does not grant join") }
@@ -214,7 +239,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 if host == nil, let create {
                     guard caller.grants.create else { throw ProtocolError(.forbidden, "your token does not grant create") }
                     do {
-                        host = try context.rooms.create(roomId, settings: create, owner: caller.id, context: context)
+                        host = try context.rooms.create(roomId, settings: create, owner: caller.id, ownedLimit: ownedLimit, context: context)
                     } catch let error as ProtocolError where error.code == .roomExists {
                         host = try context.rooms.host(roomId, context: context)
                     }
@@ -269,7 +294,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             var rooms: [String]
         }
         let data = HelloData(
-            session: sessionId, user: .init(id: claims.sub, name: claims.name ?? claims.sub),
+            session: sessionId, user: .init(id: claims.sub, name: DisplayName.clean(claims.name ?? claims.sub)),
             server: .init(version: Self.version, node: context.config.node), heartbeat: context.config.heartbeat,
             expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted())
         session.send(WireEncoder.success(re: re, data: data))
@@ -306,8 +331,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                     return now - state.openedAt > Int64(config.helloTimeout) * 1000
                         ? .close(CloseCode.unauthorized.rawValue, "no hello within \(config.helloTimeout) s") : .none
                 }
-                if claims.exp * 1000 <= now { return .close(CloseCode.unauthorized.rawValue, "token expired") }
-                if !state.expiryWarned && claims.exp * 1000 - 30_000 <= now {
+                let expiry = claims.expiresAtMilliseconds
+                if expiry <= now { return .close(CloseCode.unauthorized.rawValue, "token expired") }
+                if !state.expiryWarned && expiry - 30_000 <= now {
                     state.expiryWarned = true
                     return .warn(claims.exp)
                 }
@@ -343,7 +369,18 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
         }
         sweeps += 1
-        if sweeps % 240 == 0 { try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000) }
+        if sweeps % 16 == 8 {
+            for host in context.rooms.all { host.unloadIfIdle(now: now, idleMilliseconds: Int64(config.idleRoomSeconds) * 1000) }
+        }
+        if sweeps % 240 == 0 {
+            try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000)
+            do {
+                let pruned = try context.store.pruneChat(before: now - Int64(config.historyDays) * 86_400_000, keep: config.historyMessages)
+                if pruned > 0 { context.logger.info("chat history: \(pruned) messages past retention deleted") }
+            } catch {
+                context.logger.error("chat history retention failed: \(error)")
+            }
+        }
         if sweeps % 8 == 0 { MemoryTrimmer.trim() }
     }
 

@@ -43,7 +43,11 @@ public final class Store: @unchecked Sendable {
             user TEXT NOT NULL, rid TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, body TEXT NOT NULL,
             PRIMARY KEY (user, rid));
         CREATE INDEX request_replies_at ON request_replies (at);
+        """,
         """
+        CREATE INDEX rooms_owner ON rooms (owner);
+        CREATE INDEX chat_ts ON chat (ts);
+        """,
     ]
 
     /// Opens (creating if needed) the database in `directory`.
@@ -68,6 +72,12 @@ public final class Store: @unchecked Sendable {
     /// The schema version in use.
     public var schemaVersion: Int {
         (try? withDatabase { try $0.query("PRAGMA user_version").first?.first?.int }).flatMap { $0 }.map(Int.init) ?? 0
+    }
+
+    /// Refuses (true) or allows writes from now on, as a full or read-only disk would: for
+    /// operators' drills and for tests of what a failed write does.
+    public func setReadOnly(_ readOnly: Bool) throws {
+        try withDatabase { try $0.execute("PRAGMA query_only = \(readOnly ? "ON" : "OFF")") }
     }
 
     @discardableResult
@@ -100,6 +110,11 @@ public final class Store: @unchecked Sendable {
 
     public func roomExists(_ id: String) throws -> Bool {
         try withDatabase { try !$0.query("SELECT 1 FROM rooms WHERE id = ?", .text(id)).isEmpty }
+    }
+
+    /// How many stored rooms `owner` owns.
+    public func roomCount(ownedBy owner: String) throws -> Int {
+        try withDatabase { Int(try $0.query("SELECT COUNT(*) FROM rooms WHERE owner = ?", .text(owner)).first?.first?.int ?? 0) }
     }
 
     /// Ids of every stored room.
@@ -189,6 +204,19 @@ public final class Store: @unchecked Sendable {
     /// Forgets idempotency keys older than `before`.
     public func pruneReplies(before: Int64) throws {
         try withDatabase { db in _ = try db.run("DELETE FROM request_replies WHERE at < ?", .int(before)) }
+    }
+
+    /// Chat history retention: deletes messages older than `before` (Unix ms) and all but the
+    /// newest `keep` of each room, but never a room's newest message (message ids go on from it).
+    /// Returns how many were deleted.
+    @discardableResult
+    public func pruneChat(before: Int64, keep: Int) throws -> Int {
+        try withDatabase { db in
+            let newest = "(SELECT MAX(m.msg_id) FROM chat m WHERE m.room = chat.room)"
+            let old = try db.run("DELETE FROM chat WHERE ts < ? AND msg_id < \(newest)", .int(before))
+            let surplus = try db.run("DELETE FROM chat WHERE msg_id <= \(newest) - ?", .int(Int64(max(1, keep))))
+            return old + surplus
+        }
     }
 
     /// Checkpoints the write-ahead log into the database file.

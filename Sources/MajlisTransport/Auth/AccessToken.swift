@@ -23,7 +23,8 @@ public enum AccessToken {
     /// Verifies a token against the server's keys (`kid` -> secret) at `now` (Unix seconds).
     ///
     /// Refuses (`unauthorized`) a malformed token, an `alg` other than HS256, an unknown `kid`, a
-    /// wrong signature, a bad `sub` or a token not yet valid; an expired one is `token_expired`.
+    /// wrong signature, a bad `sub`, a time outside years 1970-9999 or a token not yet valid; an
+    /// expired one is `token_expired`.
     public static func verify(_ token: String, keys: [String: String], now: Int64) throws(ProtocolError) -> AccessClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let bodyData = Base64URL.decode(parts[1]),
@@ -48,6 +49,11 @@ public enum AccessToken {
         }
         guard Identifier.isValid(claims.sub) else {
             throw ProtocolError(.unauthorized, "the token sub must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -")
+        }
+        for (name, time) in [("exp", claims.exp), ("nbf", claims.nbf), ("iat", claims.iat)] {
+            if let time, !AccessClaims.validTimes.contains(time) {
+                throw ProtocolError(.unauthorized, "the token \(name) \(time) is not a Unix time in seconds between 1970 and 9999")
+            }
         }
         if claims.exp <= now { throw ProtocolError(.tokenExpired, "the token expired at \(claims.exp)") }
         if let nbf = claims.nbf, nbf > now { throw ProtocolError(.unauthorized, "the token is not valid before \(nbf)") }

@@ -1,15 +1,15 @@
 /// A token bucket for rate limits, driven by the time passed in.
-struct TokenBucket: Sendable, Equatable {
-    private(set) var tokens: Double
+public struct TokenBucket: Sendable, Equatable {
+    public private(set) var tokens: Double
     private var updatedAt: Int64
 
-    init(capacity: Int, now: Int64) {
+    public init(capacity: Int, now: Int64) {
         tokens = Double(capacity)
         updatedAt = now
     }
 
     /// Takes one token if there is one, refilling at `perSecond` up to `capacity` first.
-    mutating func take(capacity: Int, perSecond: Double, now: Int64) -> Bool {
+    public mutating func take(capacity: Int, perSecond: Double, now: Int64) -> Bool {
         let elapsed = Double(max(0, now - updatedAt)) / 1000
         tokens = min(Double(capacity), tokens + elapsed * perSecond)
         updatedAt = now
