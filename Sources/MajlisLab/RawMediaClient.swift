@@ -69,6 +69,12 @@ public final class RawMediaClient: @unchecked Sendable {
         return nil
     }
 
+    /// The next datagram received, as it came; nil after the receive timeout.
+    public func receiveRaw() -> [UInt8]? {
+        guard let (length, _) = socket.receive(into: &buffer) else { return nil }
+        return Array(buffer.prefix(length))
+    }
+
     /// The next RTCP packets received (RTP passed over); nil after the receive timeout.
     public func receiveControl() throws -> [RTCPPacket]? {
         while let (length, _) = socket.receive(into: &buffer) {

@@ -179,10 +179,10 @@ import Testing
 
 extension RawMediaClient {
     /// A raw client for the member whose join answer is `snapshot`.
-    convenience init(snapshot: JSONValue) throws {
+    convenience init(snapshot: JSONValue, receiveTimeoutMilliseconds: Int = 3_000) throws {
         let settings = try #require(MediaSettings(snapshot["media"]))
         #expect(settings.payloadType == 111 && settings.audioLevelExtension == 1)
-        try self.init(settings: settings)
+        try self.init(settings: settings, receiveTimeoutMilliseconds: receiveTimeoutMilliseconds)
     }
 
     /// Packets until one whose payload is `marker`; returns those before it.

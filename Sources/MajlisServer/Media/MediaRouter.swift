@@ -72,21 +72,7 @@ final class MediaRouter: @unchecked Sendable {
         }
     }
 
-    /// What the router counted.
-    struct Counters: Sendable, Equatable {
-        var forwarded = 0
-        var droppedNotAllowed = 0
-        var droppedUnbound = 0
-        var droppedBadPacket = 0
-        var bindings = 0
-        /// Packets sent again on a listener's NACK, and NACKs sent to speakers.
-        var retransmitted = 0
-        var nacksSent = 0
-        /// Retransmissions refused because the listener's budget was spent.
-        var repairsRefused = 0
-        /// Bindings answered with a challenge (a new address), and those refused outright.
-        var challenges = 0
-    }
+    typealias Counters = MediaCounters
 
     static let payloadType: UInt8 = 111
     static let redPayloadType: UInt8 = 63

@@ -50,6 +50,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// The store, for tools and tests.
     public var store: Store { context.store }
 
+    /// Rooms in memory now (idle rooms leave it, and come back from the store when used).
+    public var loadedRooms: Int { context.rooms.count }
+
+    /// What the media router counted, for tools and tests.
+    public var mediaCounters: MediaCounters { context.media.counted }
+
     /// Starts listening and the sweeper.
     public func start() throws {
         let config = context.config

@@ -1,0 +1,15 @@
+/// What the media router counted since the start.
+public struct MediaCounters: Sendable, Equatable {
+    public var forwarded = 0
+    public var droppedNotAllowed = 0
+    public var droppedUnbound = 0
+    public var droppedBadPacket = 0
+    public var bindings = 0
+    /// Packets sent again on a listener's NACK, and NACKs sent to speakers.
+    public var retransmitted = 0
+    public var nacksSent = 0
+    /// Retransmissions refused because the listener's budget was spent.
+    public var repairsRefused = 0
+    /// Bindings from an unproven address: answered with a challenge, or (over budget) dropped.
+    public var challenges = 0
+}
