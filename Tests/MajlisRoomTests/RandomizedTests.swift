@@ -79,6 +79,7 @@ struct SeededGenerator: RandomNumberGenerator {
                 let command = Self.randomCommand(&rng, engine: engine)
                 if command == .end { continue }
                 outcome = engine.handle(command, from: caller, now: now)
+                if !command.mayStore { #expect(outcome.effects.allSatisfy { if case .memberRemoved = $0 { true } else { false } }, "\(command)") }
             }
             if case .failure = outcome.reply {
                 failures += 1

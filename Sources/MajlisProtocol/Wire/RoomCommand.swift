@@ -39,6 +39,20 @@ public enum RoomCommand: Sendable, Equatable {
     case attributes([AttributeOperation], force: Bool, atomic: Bool)
     case sendSignal(to: SignalTarget, type: String, payload: JSONValue)
 
+    /// Whether the op may write to the store (room settings, seat locks and mutes, roles, bans,
+    /// chat, the end of the room). A server keeps a copy of the room to roll back to only for
+    /// these; the randomized engine test checks no other op asks for a write.
+    public var mayStore: Bool {
+        switch self {
+        case .create, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .setRole, .transferOwner, .kickMember, .sendChat:
+            return true
+        case .join, .leave, .sync, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .inviteToSeat, .replyToInvite, .setMic,
+            .createRequest, .cancelRequest, .acceptRequest, .rejectRequest, .listMembers, .updateMember, .muteChat, .chatHistory,
+            .attributes, .sendSignal:
+            return false
+        }
+    }
+
     /// Whether the op needs the caller to be a member already.
     public var requiresMembership: Bool {
         switch self {

@@ -50,14 +50,21 @@ final class RoomHost: @unchecked Sendable {
                 session.send(WireEncoder.response(re: re, ok: remembered.ok, body: remembered.body))
                 return
             }
-            // The change is made on a copy and kept only once the store has it: a failed write
-            // changes nothing, is answered `internal`, and is never acknowledged later.
-            var next = engine
-            var outcome = next.handle(command, from: caller, now: now)
+            // A change the store must hold is made on a copy, kept only once the store has it:
+            // a failed write changes nothing, is answered `internal`, and is never acknowledged
+            // later. (Other ops need no copy: the engine changes nothing when an op fails.)
+            var outcome: RoomOutcome
             var failure: ProtocolError?
             do {
-                try storeEffects(outcome.effects, of: next)
-                engine = next
+                if command.mayStore {
+                    var next = engine
+                    outcome = next.handle(command, from: caller, now: now)
+                    try storeEffects(outcome.effects, of: next)
+                    engine = next
+                } else {
+                    outcome = engine.handle(command, from: caller, now: now)
+                    try storeEffects(outcome.effects, of: engine)
+                }
             } catch {
                 context.logger.error("room \(id): store failed: \(error)")
                 failure = ProtocolError(.internal, "the server could not store the change")
