@@ -268,7 +268,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             guard let answer = state.binding?.receive(packet), answer != .ignored else { return false }
             state.lastAnswer = now
             state.lastHeard = now
-            if let transaction = try? STUNMessage(parsing: packet).transactionId, let sent = state.bindings.removeValue(forKey: transaction) {
+            if let sent = state.bindings.removeValue(forKey: Array(packet[8..<20])) {  // the transaction id (it is STUN, checked)
                 let sample = now - sent
                 state.statistics.roundTrip = state.statistics.roundTrip.map { $0 * 0.8 + sample * 0.2 } ?? sample
             }

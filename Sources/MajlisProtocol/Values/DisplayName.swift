@@ -4,7 +4,7 @@
 public enum DisplayName {
     /// `raw` cleaned: C0/C1 controls, format characters (except the joiners that emoji and
     /// Persian script need), line and paragraph separators and unassigned code points removed;
-    /// runs of whitespace made one space; trimmed; at most 64 characters.
+    /// runs of whitespace made one space; trimmed; at most `RequestDecoder.Limits.name` characters.
     public static func clean(_ raw: String) -> String {
         var scalars = String.UnicodeScalarView()
         var pendingSpace = false
@@ -27,7 +27,7 @@ public enum DisplayName {
             }
             scalars.append(scalar)
         }
-        return String(String(scalars).prefix(64))
+        return String(String(scalars).prefix(RequestDecoder.Limits.name))
     }
 
     /// The form two names are compared in: names equal in it are the same name to a reader.
