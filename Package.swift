@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "MajlisServer", targets: ["MajlisServer"]),
         .library(name: "MajlisKit", targets: ["MajlisKit"]),
         .library(name: "MajlisAudio", targets: ["MajlisAudio"]),
+        .library(name: "MajlisTransport", targets: ["MajlisTransport"]),
     ],
     targets: [
         // C libraries from the system, one target each.
