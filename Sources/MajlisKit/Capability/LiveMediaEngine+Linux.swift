@@ -168,7 +168,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             state.binding = MediaBinding(ssrc: settings.ssrc, key: settings.key, receivesRED: settings.redPayloadType != nil)
             state.bound = false
             state.speakers = [:]
-            state.lastAnswer = Self.now()
+            state.lastAnswer = MonotonicClock.milliseconds()
             defer { state.running = true }
             return !state.running
         }
@@ -212,7 +212,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             state.socket = socket  // the receive thread lets go of the old one after its next wait
             state.binding?.reset()
             state.bound = false
-            state.lastAnswer = Self.now()
+            state.lastAnswer = MonotonicClock.milliseconds()
             state.statistics.rebinds += 1
         }
         logger.info("media rebinding: \(reason)")
@@ -220,12 +220,6 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     // MARK: Threads
-
-    private static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
-    }
 
     private func send(_ bytes: [UInt8]) {
         let (socket, server) = withState { ($0.socket, $0.config?.server) }
@@ -235,10 +229,10 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private func sendBinding() {
         let transaction = MediaBinding.transactionId()
         guard let request = withState({ state -> [UInt8]? in
-            let now = Self.now()
+            let now = MonotonicClock.milliseconds()
             if state.bindings.values.contains(where: { now - $0 >= 2_000 }) { state.pathLossSeen = now }
             state.bindings = state.bindings.filter { now - $0.value < 2_000 }
-            state.bindings[transaction] = Self.now()
+            state.bindings[transaction] = MonotonicClock.milliseconds()
             return state.binding?.request(transactionId: transaction)
         }) else { return }
         send(request)
@@ -250,13 +244,12 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             let socket = withState { $0.socket }
             guard let (length, _) = socket.receive(into: &buffer) else { continue }
             let packet = Array(buffer.prefix(length))
-            let now = Self.now()
-            if STUNMessage.looksLikeSTUN(packet) {
-                answered(packet, at: now)
-            } else if packet.count >= 8, (200...206).contains(packet[1]) {
-                control(packet, at: now)
-            } else {
-                media(packet, at: now)
+            let now = MonotonicClock.milliseconds()
+            switch MediaPacketKind(packet) {
+            case .stun: answered(packet, at: now)
+            case .rtcp where packet.count >= 8: control(packet, at: now)
+            case .rtp where packet.count >= 12: media(packet, at: now)
+            case .rtp, .rtcp, .dtls, .unknown: break
             }
         }
     }
@@ -331,11 +324,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private func clockLoop() {
-        var next = Self.now()
+        var next = MonotonicClock.milliseconds()
         var tick = 0
         while withState({ $0.running }) {
             next += Double(AudioFormat.frameMilliseconds)
-            let wait = next - Self.now()
+            let wait = next - MonotonicClock.milliseconds()
             if wait > 0 { usleep(UInt32(wait * 1000)) }
             tick += 1
             if tick % 50 == 0 { keepBinding() }  // every second: keeps the binding (and NAT) alive
@@ -349,7 +342,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     /// Sends a binding; three seconds without an answer or anything else from the server (which
     /// reports every second) means this path is dead: rebind.
     private func keepBinding() {
-        let silent = withState { Self.now() - max($0.lastAnswer, $0.lastHeard) }
+        let silent = withState { MonotonicClock.milliseconds() - max($0.lastAnswer, $0.lastHeard) }
         if silent > 3_000 {
             rebind(reason: "no binding answer for \(Int(silent)) ms")
         } else {
@@ -360,7 +353,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     /// Tells the server how much of each speaker arrived in the last second (RTCP RR), with a
     /// block for the server's own reports so it can measure the round trip.
     private func sendReceiverReport() {
-        let now = Self.now()
+        let now = MonotonicClock.milliseconds()
         let (config, blocks) = withState { state -> (Config?, [RTCPReportBlock]) in
             var blocks: [RTCPReportBlock] = []
             for (ssrc, speaker) in state.speakers {
@@ -384,7 +377,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     /// Asks the server again for what each speaker's stream is missing.
     private func sendNacks() {
-        let now = Self.now()
+        let now = MonotonicClock.milliseconds()
         let (config, requests) = withState { state -> (Config?, [(UInt32, [UInt16])]) in
             var requests: [(UInt32, [UInt16])] = []
             for (ssrc, speaker) in state.speakers {
@@ -461,7 +454,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private func playFrame() {
-        let now = Self.now()
+        let now = MonotonicClock.milliseconds()
         let (speakers, muted, volume) = withState { state -> ([RemoteSpeaker], Set<UInt32>, Int) in
             // A speaker's buffer outlives pauses, so what it learned of the path is ready when
             // they speak again.

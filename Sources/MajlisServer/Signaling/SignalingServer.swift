@@ -326,7 +326,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     private func sweep() {
         let now = context.now()
-        let monotonic = Self.monotonicMilliseconds()
+        let monotonic = MonotonicClock.wholeMilliseconds()
         let config = context.config
         let heartbeat = Int64(config.heartbeat) * 1000
         for session in sessions.withLock({ Array($0.values) }) {
@@ -366,13 +366,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             (try? context.rooms.host(room, context: context))?.broadcast(.speakerLevels(levels[room] ?? []))
         }
         roomsWithLevels = Set(levels.keys)
-        if sweeps % 4 == 2 { context.media.sendReports() }
-        // Network quality every two seconds, for members who sent or reported anything.
-        if sweeps % 8 == 4 {
-            for (room, members) in context.media.takeQuality() {
-                guard let host = try? context.rooms.host(room, context: context) else { continue }
-                for member in members { host.broadcast(.networkQuality(user: member.user, up: member.up, down: member.down)) }
-            }
+        // Network quality (every two seconds from the router), for members who sent or reported anything.
+        for (room, members) in context.media.takeQuality() {
+            guard let host = try? context.rooms.host(room, context: context) else { continue }
+            for member in members { host.broadcast(.networkQuality(user: member.user, up: member.up, down: member.down)) }
         }
         sweeps += 1
         if sweeps % 16 == 8 {
@@ -388,11 +385,5 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
         }
         if sweeps % 8 == 0 { MemoryTrimmer.trim() }
-    }
-
-    static func monotonicMilliseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 }

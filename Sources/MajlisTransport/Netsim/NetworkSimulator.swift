@@ -85,12 +85,6 @@ public final class NetworkSimulator: @unchecked Sendable {
 
     private var isRunning: Bool { lock.withLock { running } }
 
-    static func milliseconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
-    }
-
     private func impairment() -> PathImpairment {
         nextSeed &+= 1
         return PathImpairment(loss: settings.loss, meanBurst: settings.meanBurst, delay: settings.delay, jitter: settings.jitter,
@@ -103,7 +97,7 @@ public final class NetworkSimulator: @unchecked Sendable {
         while isRunning {
             guard let (length, from) = socket.receive(into: &buffer) else { continue }
             let bytes = Array(buffer.prefix(length))
-            let now = Self.milliseconds()
+            let now = MonotonicClock.milliseconds()
             lock.lock()
             if let flow {
                 if isCut(flow.client) {
@@ -140,7 +134,7 @@ public final class NetworkSimulator: @unchecked Sendable {
 
     private func sendLoop() {
         while isRunning {
-            let now = Self.milliseconds()
+            let now = MonotonicClock.milliseconds()
             let due: [Pending] = lock.withLock {
                 let ready = queue.filter { $0.at <= now }.sorted { $0.at < $1.at }
                 queue.removeAll { $0.at <= now }

@@ -55,12 +55,6 @@ final class ServiceLoop: @unchecked Sendable {
         self.httpHandler = httpHandler
     }
 
-    static func monotonicMilliseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-    }
-
     static func makeConnectionId() -> UInt64 { nextConnectionId.add(1, ordering: .relaxed).oldValue }
 
     /// Starts the service thread for an already created context.

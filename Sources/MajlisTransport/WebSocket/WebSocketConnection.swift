@@ -40,7 +40,7 @@ public final class WebSocketConnection: Sendable {
         self.id = id
         self.peer = peer
         self.loop = loop
-        self.state = Mutex(State(lastReceived: ServiceLoop.monotonicMilliseconds()))
+        self.state = Mutex(State(lastReceived: MonotonicClock.wholeMilliseconds()))
         self.delegateBox = Mutex(delegate)
     }
 
@@ -91,7 +91,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     func touch() {
-        let now = ServiceLoop.monotonicMilliseconds()
+        let now = MonotonicClock.wholeMilliseconds()
         state.withLock { $0.lastReceived = now }
     }
 }

@@ -1,11 +1,13 @@
 /// Forwarding latencies in microseconds, counted in fixed buckets (1 µs wide up to 10 ms), so
 /// recording one allocates nothing.
-struct LatencyHistogram: Sendable {
+public struct LatencyHistogram: Sendable {
     private var buckets = [Int](repeating: 0, count: 10_001)
-    private(set) var count = 0
-    private(set) var maximum = 0
+    public private(set) var count = 0
+    public private(set) var maximum = 0
 
-    mutating func record(microseconds: Int) {
+    public init() {}
+
+    public mutating func record(microseconds: Int) {
         let value = max(0, microseconds)
         buckets[min(value, buckets.count - 1)] += 1
         count += 1
@@ -14,7 +16,7 @@ struct LatencyHistogram: Sendable {
 
     /// The value below which `fraction` of the samples lie (0 when empty; 10,000 means "10 ms
     /// or more").
-    func percentile(_ fraction: Double) -> Int {
+    public func percentile(_ fraction: Double) -> Int {
         guard count > 0 else { return 0 }
         let rank = Int((Double(count) * fraction).rounded(.up))
         var seen = 0

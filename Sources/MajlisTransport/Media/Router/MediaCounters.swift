@@ -12,4 +12,6 @@ public struct MediaCounters: Sendable, Equatable {
     public var repairsRefused = 0
     /// Bindings from an unproven address: answered with a challenge, or (over budget) dropped.
     public var challenges = 0
+
+    public init() {}
 }

@@ -1,0 +1,54 @@
+import MajlisProtocol
+
+/// One member's media state in the router. Its SRTP sessions are made on first use (a binding,
+/// a packet), so members who never use voice cost a few bytes. Owned by the router's thread.
+final class MediaParticipant {
+    let room: String
+    let user: String
+    let ssrc: UInt32
+    let key: [UInt8]
+    /// Where its media comes from and goes to, once proven by a binding.
+    var address: UDPAddress?
+    /// Whether it decodes RED (said in its binding); others get the primary frame only.
+    var receivesRED = false
+    /// Uplink: what arrived of what it sent, and what to ask it for again.
+    var uplink = ReceptionCounter()
+    var uplinkNack = NackTracker()
+    /// Its last packets (plain RTP), for the NACKs of its listeners; made when it first speaks.
+    var sent: PacketCache?
+    /// The last reporting interval: uplink loss and jitter (nil: it sent nothing), downlink
+    /// loss from its receiver report (nil: none came), round trip (ms).
+    var upLoss: Double?
+    var upHighest: UInt16 = 0
+    var upJitter: Double = 0
+    var downLoss: Double?
+    var roundTrip: Double?
+    /// The worst of the intervals since the last quality report (nil: nothing measured).
+    var worstUp: (loss: Double, jitter: Double)?
+    var worstDown: (loss: Double, jitter: Double)?
+    /// Retransmissions this member may still ask for, per speaker's stream (at most the
+    /// stream's own packet rate), and binding challenges it may still cause.
+    var repairBudget: [UInt32: TokenBucket] = [:]
+    var challengeBudget: TokenBucket?
+    private var inboundSession: SRTPTransform?
+    private var outboundSession: SRTPTransform?
+
+    init(room: String, user: String, ssrc: UInt32, key: [UInt8]) {
+        self.room = room
+        self.user = user
+        self.ssrc = ssrc
+        self.key = key
+    }
+
+    /// Unprotects what this member sends.
+    var inbound: SRTPTransform? {
+        if inboundSession == nil { inboundSession = try? SRTPTransform(key: key, direction: .inbound) }
+        return inboundSession
+    }
+
+    /// Protects what is forwarded to this member.
+    var outbound: SRTPTransform? {
+        if outboundSession == nil { outboundSession = try? SRTPTransform(key: key, direction: .outbound) }
+        return outboundSession
+    }
+}

@@ -1,0 +1,169 @@
+import MajlisProtocol
+
+/// The selective forwarding unit's state machine: it takes room commands, datagrams and the
+/// time, and answers through a `RouterOutput`; it knows nothing of sockets or threads.
+///
+/// Each member of a room has an SSRC and an SRTP key (from its snapshot); it proves it owns
+/// its UDP address with a STUN binding signed with that key, then sends SRTP. A packet is
+/// forwarded only from a member the room says may be heard (seated, seat not host-muted, mic
+/// on, `publish` granted), re-protected for each other bound member of the room; everything
+/// else is dropped and counted.
+///
+/// Each leg is repaired on its own (docs/protocol.md section 12): the router asks speakers for
+/// what their uplink lost (NACK) and answers listeners' NACKs from a cache of each speaker's
+/// last packets. Once a second (`sendReports`) it tells every member, in an RTCP sender report,
+/// the loss its listeners see, from which senders choose FEC and RED; RED goes only to members
+/// that decode it.
+///
+/// One owner: the router's thread, which alone calls every method, so nothing here locks.
+public final class MediaRouterCore {
+    public static let payloadType: UInt8 = 111
+    public static let redPayloadType: UInt8 = 63
+    public static let audioLevelExtension: UInt8 = 1
+    /// Retransmissions a listener may cause per speaker, per second (and in a burst): the
+    /// stream's own packet rate.
+    public static let repairBudget = 50
+    /// Binding challenges per member per second (and in a burst).
+    public static let challengeBudget = 5
+
+    var participants: [UInt32: MediaParticipant] = [:]
+    /// Room → user → SSRC.
+    var rooms: [String: [String: UInt32]] = [:]
+    var speakers: [String: Set<UInt32>] = [:]
+    /// Loudest level (0...100) and voice flag heard from each SSRC since the last `takeLevels`.
+    var heard: [UInt32: (level: Int, vad: Bool)] = [:]
+    let challenge: BindingChallenge
+    /// What was counted since the start.
+    public internal(set) var counters = MediaCounters()
+
+    public init(challenge: BindingChallenge = BindingChallenge()) {
+        self.challenge = challenge
+    }
+
+    // MARK: Rooms
+
+    public func apply(_ command: RouterCommand) {
+        switch command {
+        case .join(let room, let user, let ssrc, let key):
+            if let old = rooms[room]?[user] {
+                participants[old] = nil
+                speakers[room]?.remove(old)
+            }
+            participants[ssrc] = MediaParticipant(room: room, user: user, ssrc: ssrc, key: key)
+            rooms[room, default: [:]][user] = ssrc
+        case .leave(let room, let user):
+            guard let ssrc = rooms[room]?.removeValue(forKey: user) else { return }
+            participants[ssrc] = nil
+            heard[ssrc] = nil
+            speakers[room]?.remove(ssrc)
+            if rooms[room]?.isEmpty == true {
+                rooms[room] = nil
+                speakers[room] = nil
+            }
+        case .setSpeakers(let room, let users):
+            let map = rooms[room] ?? [:]
+            speakers[room] = Set(users.compactMap { map[$0] })
+        }
+    }
+
+    /// Members with media state, in every room.
+    public var memberCount: Int { participants.count }
+
+    // MARK: Packets
+
+    /// Handles the datagram in `buffer[0..<length]` from `from` at `now` (monotonic
+    /// milliseconds). The buffer may be changed (an SRTP packet is unprotected in place).
+    public func receive(_ buffer: inout [UInt8], length: Int, from: UDPAddress, now: Double, output: inout some RouterOutput) {
+        guard length >= 2, length <= buffer.count else {
+            counters.droppedBadPacket += 1
+            return
+        }
+        switch MediaPacketKind(first: buffer[0], second: buffer[1]) {
+        case .stun:
+            bind(Array(buffer.prefix(length)), from: from, now: now, output: &output)
+        case .rtcp where length >= 8:
+            receiveReport(Array(buffer.prefix(length)), from: from, now: now, output: &output)
+        case .rtp where length >= 12:
+            forward(&buffer, length: length, from: from, now: now, output: &output)
+        case .dtls, .unknown, .rtp, .rtcp:
+            counters.droppedBadPacket += 1
+        }
+    }
+
+    /// Forwards the SRTP packet in `buffer[0..<length]` to every other bound member of the
+    /// sender's room, if the sender may be heard.
+    private func forward(_ buffer: inout [UInt8], length: Int, from: UDPAddress, now: Double, output: inout some RouterOutput) {
+        let ssrc = UInt32(buffer[8]) << 24 | UInt32(buffer[9]) << 16 | UInt32(buffer[10]) << 8 | UInt32(buffer[11])
+        guard let sender = participants[ssrc], sender.address == from, let session = sender.inbound else {
+            counters.droppedUnbound += 1
+            return
+        }
+        guard let plainLength = try? buffer.withUnsafeMutableBytes({ try session.unprotect(srtpIn: $0, length: length) }) else {
+            counters.droppedBadPacket += 1
+            return
+        }
+        guard speakers[sender.room]?.contains(ssrc) == true else {
+            counters.droppedNotAllowed += 1
+            return
+        }
+        let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
+        let timestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
+        let retransmission = sender.uplinkNack.received(sequence, at: now)
+        if !retransmission {
+            sender.uplink.count(sequence, timestamp: timestamp, arrival: now)
+            let level = buffer.withUnsafeBytes { RTPPacket.audioLevel(in: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength]), extensionId: Self.audioLevelExtension) }
+            if let level {
+                let percent = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
+                let previous = heard[ssrc]
+                heard[ssrc] = (max(previous?.level ?? 0, percent), (previous?.vad ?? false) || level.voice)
+            }
+        }
+        if sender.sent == nil { sender.sent = PacketCache() }
+        buffer.withUnsafeBytes { sender.sent?.store(sequence, UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
+        let isRED = buffer[1] & 0x7F == Self.redPayloadType
+        var primaryOnly: [UInt8]??
+        for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
+            guard let receiver = participants[other], let address = receiver.address, let out = receiver.outbound else { continue }
+            let packet: [UInt8]?
+            if receiver.receivesRED || !isRED {
+                packet = nil  // the plain packet as it lies in `buffer`
+            } else {
+                if primaryOnly == nil { primaryOnly = .some(Self.primaryOnly(Array(buffer.prefix(plainLength)))) }
+                guard let stripped = primaryOnly ?? nil else { continue }
+                packet = stripped
+            }
+            output.forward(to: address) { slot in
+                let length: Int
+                if let packet {
+                    guard packet.count <= slot.count else { return nil }
+                    packet.withUnsafeBytes { slot.copyMemory(from: $0) }
+                    length = packet.count
+                } else {
+                    guard plainLength <= slot.count else { return nil }
+                    buffer.withUnsafeBytes { slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
+                    length = plainLength
+                }
+                return try? out.protect(rtpIn: slot, length: length)
+            }
+        }
+        counters.forwarded += output.flush()
+        // Ask the speaker again for what its uplink lost.
+        let lost = sender.uplinkNack.due(at: now)
+        if !lost.isEmpty, let address = sender.address,
+            let secured = try? sender.outbound?.protect(rtcp: RTCPPacket.serializeCompound([.nack(ssrc: MediaSettings.serverSSRC, mediaSSRC: ssrc, lost: lost)]))
+        {
+            output.send(secured, to: address)
+            counters.nacksSent += 1
+        }
+    }
+
+    /// A RED packet turned into a plain Opus packet of its primary frame (other packets as
+    /// they are), for members that do not decode RED.
+    public static func primaryOnly(_ plain: [UInt8]) -> [UInt8]? {
+        guard plain.count >= 2, plain[1] & 0x7F == redPayloadType else { return plain }
+        guard var rtp = try? RTPPacket(parsing: plain), let red = try? REDPayload(parsing: rtp.payload) else { return nil }
+        rtp.payloadType = red.primaryPayloadType
+        rtp.payload = red.primary
+        return rtp.serialized()
+    }
+}

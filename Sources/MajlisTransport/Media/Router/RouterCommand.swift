@@ -1,0 +1,9 @@
+/// What a room tells the media router: who is in it, with which SSRC and key, and who may be
+/// heard. Applied in the order they were given, before any packet that arrives after them.
+public enum RouterCommand: Sendable, Equatable {
+    /// `user` is in `room` with this SSRC and SRTP key (a rejoin replaces the old ones).
+    case join(room: String, user: String, ssrc: UInt32, key: [UInt8])
+    case leave(room: String, user: String)
+    /// Exactly these members of `room` may be heard now.
+    case setSpeakers(room: String, users: [String])
+}

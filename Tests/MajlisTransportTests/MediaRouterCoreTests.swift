@@ -1,0 +1,201 @@
+import MajlisProtocol
+import Testing
+
+@testable import MajlisTransport
+
+/// The router's state machine driven without sockets: datagrams and time in, recorded
+/// datagrams out.
+@Suite struct MediaRouterCoreTests {
+    /// Everything the router sent, in order.
+    struct Recorder: RouterOutput {
+        var sent: [(bytes: [UInt8], to: UDPAddress)] = []
+        private var copies: [(bytes: [UInt8], to: UDPAddress)] = []
+        private var slot = [UInt8](repeating: 0, count: 1_600)
+
+        mutating func send(_ bytes: [UInt8], to address: UDPAddress) { sent.append((bytes, address)) }
+
+        mutating func forward(to address: UDPAddress, _ fill: (UnsafeMutableRawBufferPointer) -> Int?) {
+            guard let length = slot.withUnsafeMutableBytes(fill) else { return }
+            copies.append((Array(slot.prefix(length)), address))
+        }
+
+        mutating func flush() -> Int {
+            defer { copies = [] }
+            sent += copies
+            return copies.count
+        }
+
+        mutating func take() -> [(bytes: [UInt8], to: UDPAddress)] {
+            defer { sent = [] }
+            return sent
+        }
+    }
+
+    /// A member as a client sees itself: its SSRC, key, address and SRTP contexts.
+    struct Member {
+        let user: String
+        let ssrc: UInt32
+        let key = HMACSHA256.randomBytes(SRTPSession.keyLength)
+        let address: UDPAddress
+        let outbound: SRTPSession
+        let inbound: SRTPSession
+        var sequence: UInt16 = 0
+
+        init(_ user: String, ssrc: UInt32, port: Int) throws {
+            self.user = user
+            self.ssrc = ssrc
+            address = UDPAddress(host: "127.0.0.1", port: port)!
+            outbound = try SRTPSession(key: key, direction: .outbound)
+            inbound = try SRTPSession(key: key, direction: .inbound)
+        }
+
+        var join: RouterCommand { .join(room: "r", user: user, ssrc: ssrc, key: key) }
+
+        mutating func packet(payloadType: UInt8 = 111, payload: [UInt8] = [1, 2, 3], level: UInt8 = 30) throws -> [UInt8] {
+            sequence &+= 1
+            let rtp = RTPPacket(
+                payloadType: payloadType, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 960, ssrc: ssrc,
+                extensions: [RTPPacket.audioLevelExtension(id: 1, voice: true, level: level)], payload: payload)
+            return try outbound.protect(rtp: rtp.serialized())
+        }
+    }
+
+    let core = MediaRouterCore()
+    var output = Recorder()
+    var now = 1_000_000.0
+
+    mutating func deliver(_ bytes: [UInt8], from: UDPAddress) -> [(bytes: [UInt8], to: UDPAddress)] {
+        var buffer = bytes + [UInt8](repeating: 0, count: 64)
+        core.receive(&buffer, length: bytes.count, from: from, now: now, output: &output)
+        return output.take()
+    }
+
+    /// Binds `member` as a client does: a binding, the challenge, the binding with the nonce.
+    mutating func bind(_ member: Member, receivesRED: Bool = false) -> Bool {
+        var binding = MediaBinding(ssrc: member.ssrc, key: member.key, receivesRED: receivesRED)
+        for _ in 0..<2 {
+            let answers = deliver(binding.request(transactionId: MediaBinding.transactionId()), from: member.address)
+            guard answers.count == 1, answers[0].to == member.address else { return false }
+            switch binding.receive(answers[0].bytes) {
+            case .bound: return true
+            case .challenged: continue
+            case .ignored: return false
+            }
+        }
+        return false
+    }
+
+    @Test mutating func aMemberIsHeardOnlyOnceBoundAndAllowed() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let listener = try Member("l", ssrc: 200, port: 5001)
+        core.apply(speaker.join)
+        core.apply(listener.join)
+        #expect(deliver(try speaker.packet(), from: speaker.address).isEmpty)
+        #expect(core.counters.droppedUnbound == 1)
+        #expect(bind(speaker) && bind(listener))
+        #expect(core.counters.challenges == 2 && core.counters.bindings == 2)
+        #expect(deliver(try speaker.packet(), from: speaker.address).isEmpty, "not a speaker yet")
+        #expect(core.counters.droppedNotAllowed == 1)
+        core.apply(.setSpeakers(room: "r", users: ["s"]))
+        let copies = deliver(try speaker.packet(payload: [9, 8, 7]), from: speaker.address)
+        try #require(copies.count == 1)
+        #expect(copies[0].to == listener.address)
+        let heard = try RTPPacket(parsing: try listener.inbound.unprotect(srtp: copies[0].bytes))
+        #expect(heard.ssrc == speaker.ssrc && heard.payload == [9, 8, 7])
+        #expect(core.takeLevels()["r"]?.first == SpeakerLevel(user: "s", level: 76, vad: true))
+        // A packet claiming the speaker's SSRC from elsewhere, and a speaker who left, are not heard.
+        #expect(deliver(try speaker.packet(), from: listener.address).isEmpty)
+        core.apply(.leave(room: "r", user: "s"))
+        #expect(deliver(try speaker.packet(), from: speaker.address).isEmpty)
+        #expect(core.counters.droppedUnbound == 3 && core.counters.forwarded == 1)
+    }
+
+    @Test mutating func aRejoinRotatesTheSSRCAndDropsTheOldRights() throws {
+        let first = try Member("s", ssrc: 100, port: 5000)
+        var second = try Member("s", ssrc: 101, port: 5000)
+        let listener = try Member("l", ssrc: 200, port: 5001)
+        for command in [first.join, listener.join, .setSpeakers(room: "r", users: ["s"]), second.join] { core.apply(command) }
+        #expect(core.memberCount == 2)
+        #expect(bind(second) && bind(listener))
+        #expect(deliver(try second.packet(), from: second.address).isEmpty, "rights were for the old SSRC")
+        core.apply(.setSpeakers(room: "r", users: ["s"]))
+        #expect(deliver(try second.packet(), from: second.address).count == 1)
+    }
+
+    @Test mutating func redReachesOnlyThoseWhoDecodeIt() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let plain = try Member("p", ssrc: 200, port: 5001)
+        let red = try Member("d", ssrc: 300, port: 5002)
+        for command in [speaker.join, plain.join, red.join, .setSpeakers(room: "r", users: ["s"])] { core.apply(command) }
+        #expect(bind(speaker) && bind(plain) && bind(red, receivesRED: true))
+        let redPayload = REDPayload(redundant: [.init(payloadType: 111, timestampOffset: 960, data: [6, 6])], primaryPayloadType: 111, primary: [7, 7])
+        let copies = deliver(try speaker.packet(payloadType: 63, payload: redPayload.serialized()), from: speaker.address)
+        try #require(copies.count == 2)
+        for copy in copies {
+            let member = copy.to == red.address ? red : plain
+            let rtp = try RTPPacket(parsing: try member.inbound.unprotect(srtp: copy.bytes))
+            if member.user == "d" {
+                #expect(rtp.payloadType == 63 && rtp.payload == redPayload.serialized())
+            } else {
+                #expect(rtp.payloadType == 111 && rtp.payload == [7, 7])
+            }
+        }
+    }
+
+    @Test mutating func nackRepairIsAnsweredFromTheCacheWithinTheBudget() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let listener = try Member("l", ssrc: 200, port: 5001)
+        for command in [speaker.join, listener.join, .setSpeakers(room: "r", users: ["s"])] { core.apply(command) }
+        #expect(bind(speaker) && bind(listener))
+        for _ in 0..<100 { _ = deliver(try speaker.packet(), from: speaker.address) }
+        let nack = RTCPPacket.serializeCompound([.nack(ssrc: listener.ssrc, mediaSSRC: speaker.ssrc, lost: Array(1...100) + [5, 5, 5])])
+        let listenerOut = try SRTPSession(key: listener.key, direction: .outbound)
+        let repairs = deliver(try listenerOut.protect(rtcp: nack), from: listener.address)
+        #expect(repairs.count == MediaRouterCore.repairBudget, "the burst, each sequence once")
+        #expect(core.counters.repairsRefused == 1)
+        let first = try RTPPacket(parsing: try listener.inbound.unprotect(srtp: repairs[0].bytes))
+        #expect(first.sequenceNumber == 1 && first.ssrc == speaker.ssrc)
+        // A second later the budget has refilled by a second of the stream.
+        now += 1_000
+        let later = deliver(try listenerOut.protect(rtcp: RTCPPacket.serializeCompound([.nack(ssrc: listener.ssrc, mediaSSRC: speaker.ssrc, lost: Array(51...100))])), from: listener.address)
+        #expect(later.count == 50)
+    }
+
+    @Test mutating func uplinkLossIsAskedForAndReportedBack() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let listener = try Member("l", ssrc: 200, port: 5001)
+        for command in [speaker.join, listener.join, .setSpeakers(room: "r", users: ["s"])] { core.apply(command) }
+        #expect(bind(speaker) && bind(listener))
+        var nacked: [UInt16] = []
+        for index in 0..<50 {
+            let packet = try speaker.packet()
+            now += 20
+            guard index % 5 != 2 else { continue }  // every fifth packet lost on the way up
+            for answer in deliver(packet, from: speaker.address) where answer.to == speaker.address {
+                let plain = try speaker.inbound.unprotect(srtcp: answer.bytes)
+                for case .nack(_, let media, let lost) in try RTCPPacket.parseCompound(plain) where media == speaker.ssrc { nacked += lost }
+            }
+        }
+        #expect(Set(nacked).isSuperset(of: [3, 8, 13]), "the router asked the speaker again")
+        core.sendReports(now: now, output: &output)
+        let reports = output.take()
+        #expect(reports.count == 2)
+        let toSpeaker = try #require(reports.first { $0.to == speaker.address })
+        let parsed = try RTCPPacket.parseCompound(try speaker.inbound.unprotect(srtcp: toSpeaker.bytes))
+        guard case .senderReport(_, _, _, _, _, let blocks) = parsed.first else {
+            Issue.record("no sender report")
+            return
+        }
+        let loss = Double(try #require(blocks.first { $0.ssrc == speaker.ssrc }).fractionLost) / 256
+        #expect(loss > 0.15 && loss < 0.25, "20% lost upstream: \(loss)")
+        #expect(core.takeQuality()["r"]?.map(\.user) == ["s"])
+    }
+
+    @Test mutating func garbageOfEveryKindIsCountedAndDropped() throws {
+        let member = try Member("s", ssrc: 100, port: 5000)
+        core.apply(member.join)
+        let samples: [[UInt8]] = [[], [0], [22, 254, 253, 0, 0], [0x80, 111, 0, 1], [0x80, 200, 0, 1, 0, 0, 0, 100, 9, 9], [0, 1, 0, 0] + [UInt8](repeating: 0, count: 16), [64, 64, 64]]
+        for sample in samples { #expect(deliver(sample, from: member.address).isEmpty) }
+        #expect(core.counters.droppedBadPacket == samples.count)
+    }
+}
