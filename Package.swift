@@ -39,10 +39,12 @@ let package = Package(
         .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),
         .target(name: "COpusShim", dependencies: ["COpus"]),
         .target(name: "CNetShim"),
+        // DTLS-SRTP over OpenSSL's libssl, behind a small C interface.
+        .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "MajlisAudio", dependencies: ["COpus", "COpusShim", "CSampleRate"]),
         .target(
             name: "MajlisTransport",
-            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim"]),
+            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim", "CDTLS"]),
         .target(
             name: "MajlisServer",
             dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),
