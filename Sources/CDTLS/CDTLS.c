@@ -152,6 +152,10 @@ int majlis_dtls_feed(majlis_dtls *dtls, const uint8_t *data, int length) {
     return MAJLIS_DTLS_CONNECTED;
 }
 
+void majlis_dtls_close(majlis_dtls *dtls) {
+    if (SSL_is_init_finished(dtls->ssl)) SSL_shutdown(dtls->ssl);
+}
+
 int majlis_dtls_handle_timeout(majlis_dtls *dtls) { return DTLSv1_handle_timeout(dtls->ssl) > 0; }
 
 int majlis_dtls_take_output(majlis_dtls *dtls, uint8_t *out, int capacity) {

@@ -136,6 +136,8 @@ extension RoomEngine {
         case .sendSignal(let target, let type, let payload):
             try sendSignal(caller, to: target, type: type, payload: payload, out: &out)
             return .done
+        case .offerWebRTC(let sdp):
+            return .webrtcOffer(sdp: sdp, seats: seats.count)
         }
     }
 

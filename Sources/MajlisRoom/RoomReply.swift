@@ -11,6 +11,8 @@ public enum RoomReply: Sendable, Equatable, Encodable {
     case attributes(failed: [String])
     /// The caller may read history: the driver answers from the store.
     case history(before: Int64?, limit: Int)
+    /// The caller may negotiate WebRTC media for a room of `seats` seats: the driver answers.
+    case webrtcOffer(sdp: String, seats: Int)
 
     private enum Keys: String, CodingKey { case requestId, msgId, ts, members, next, failed }
 
@@ -18,7 +20,7 @@ public enum RoomReply: Sendable, Equatable, Encodable {
         switch self {
         case .snapshot(let snapshot):
             try snapshot.encode(to: encoder)
-        case .done, .history:
+        case .done, .history, .webrtcOffer:
             _ = encoder.container(keyedBy: Keys.self)
         case .requestCreated(let id):
             var c = encoder.container(keyedBy: Keys.self)

@@ -36,7 +36,7 @@ import Testing
             "room.muteChatAll", "room.end", "seat.take", "seat.leave", "seat.switch", "seat.lock", "seat.mute", "seat.kick",
             "seat.invite", "seat.inviteReply", "mic.set", "request.create", "request.cancel", "request.accept",
             "request.reject", "member.list", "member.update", "member.role", "member.transferOwner", "member.kick",
-            "member.muteChat", "chat.send", "chat.history", "attr.set", "attr.delete", "attr.batch", "signal.send",
+            "member.muteChat", "chat.send", "chat.history", "attr.set", "attr.delete", "attr.batch", "signal.send", "webrtc.offer",
         ]
         #expect(RequestDecoder.ops == expected.sorted())
     }

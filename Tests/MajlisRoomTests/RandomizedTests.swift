@@ -24,7 +24,7 @@ struct SeededGenerator: RandomNumberGenerator {
         let requestId = "q\(Int.random(in: 1...40, using: &rng))"
         let inviteId = "i\(Int.random(in: 1...40, using: &rng))"
         let key = "k\(Int.random(in: 0...5, using: &rng))"
-        switch Int.random(in: 0..<30, using: &rng) {
+        switch Int.random(in: 0..<31, using: &rng) {
         case 0, 1: return .join(create: nil)
         case 2: return .leave
         case 3, 4: return .takeSeat(index: maybeIndex)
@@ -52,6 +52,7 @@ struct SeededGenerator: RandomNumberGenerator {
         case 26: return .sendSignal(to: .users([user]), type: "t", payload: .null)
         case 27: return .listMembers(after: Bool.random(using: &rng) ? user : nil, limit: 5)
         case 28: return .updateMember(name: "n\(index)", avatar: nil)
+        case 29: return .offerWebRTC(sdp: "v=0")
         default: return .sync
         }
     }

@@ -96,7 +96,7 @@ import Testing
         #expect(core.counters.challenges == 2 && core.counters.bindings == 2)
         #expect(deliver(try speaker.packet(), from: speaker.address).isEmpty, "not a speaker yet")
         #expect(core.counters.droppedNotAllowed == 1)
-        core.apply(.setSpeakers(room: "r", users: ["s"]))
+        core.apply(.setSpeakers(room: "r", seats: ["s": 0]))
         let copies = deliver(try speaker.packet(payload: [9, 8, 7]), from: speaker.address)
         try #require(copies.count == 1)
         #expect(copies[0].to == listener.address)
@@ -114,11 +114,11 @@ import Testing
         let first = try Member("s", ssrc: 100, port: 5000)
         var second = try Member("s", ssrc: 101, port: 5000)
         let listener = try Member("l", ssrc: 200, port: 5001)
-        for command in [first.join, listener.join, .setSpeakers(room: "r", users: ["s"]), second.join] { core.apply(command) }
+        for command in [first.join, listener.join, .setSpeakers(room: "r", seats: ["s": 0]), second.join] { core.apply(command) }
         #expect(core.memberCount == 2)
         #expect(bind(second) && bind(listener))
         #expect(deliver(try second.packet(), from: second.address).isEmpty, "rights were for the old SSRC")
-        core.apply(.setSpeakers(room: "r", users: ["s"]))
+        core.apply(.setSpeakers(room: "r", seats: ["s": 0]))
         #expect(deliver(try second.packet(), from: second.address).count == 1)
     }
 
@@ -126,7 +126,7 @@ import Testing
         var speaker = try Member("s", ssrc: 100, port: 5000)
         let plain = try Member("p", ssrc: 200, port: 5001)
         let red = try Member("d", ssrc: 300, port: 5002)
-        for command in [speaker.join, plain.join, red.join, .setSpeakers(room: "r", users: ["s"])] { core.apply(command) }
+        for command in [speaker.join, plain.join, red.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
         #expect(bind(speaker) && bind(plain) && bind(red, receivesRED: true))
         let redPayload = REDPayload(redundant: [.init(payloadType: 111, timestampOffset: 960, data: [6, 6])], primaryPayloadType: 111, primary: [7, 7])
         let copies = deliver(try speaker.packet(payloadType: 63, payload: redPayload.serialized()), from: speaker.address)
@@ -145,7 +145,7 @@ import Testing
     @Test mutating func nackRepairIsAnsweredFromTheCacheWithinTheBudget() throws {
         var speaker = try Member("s", ssrc: 100, port: 5000)
         let listener = try Member("l", ssrc: 200, port: 5001)
-        for command in [speaker.join, listener.join, .setSpeakers(room: "r", users: ["s"])] { core.apply(command) }
+        for command in [speaker.join, listener.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
         #expect(bind(speaker) && bind(listener))
         for _ in 0..<100 { _ = deliver(try speaker.packet(), from: speaker.address) }
         let nack = RTCPPacket.serializeCompound([.nack(ssrc: listener.ssrc, mediaSSRC: speaker.ssrc, lost: Array(1...100) + [5, 5, 5])])
@@ -164,7 +164,7 @@ import Testing
     @Test mutating func uplinkLossIsAskedForAndReportedBack() throws {
         var speaker = try Member("s", ssrc: 100, port: 5000)
         let listener = try Member("l", ssrc: 200, port: 5001)
-        for command in [speaker.join, listener.join, .setSpeakers(room: "r", users: ["s"])] { core.apply(command) }
+        for command in [speaker.join, listener.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
         #expect(bind(speaker) && bind(listener))
         var nacked: [UInt16] = []
         for index in 0..<50 {

@@ -34,6 +34,8 @@ majlis_dtls *majlis_dtls_new(majlis_dtls_identity *identity, int mtu, int client
 void majlis_dtls_free(majlis_dtls *dtls);
 /// Feeds one received datagram; returns a MAJLIS_DTLS_ state.
 int majlis_dtls_feed(majlis_dtls *dtls, const uint8_t *data, int length);
+/// Ends the association: queues a close_notify alert to send.
+void majlis_dtls_close(majlis_dtls *dtls);
 /// Retransmits the last flight if its timer ran out; returns 1 if it did.
 int majlis_dtls_handle_timeout(majlis_dtls *dtls);
 /// Takes up to `capacity` bytes of records waiting to be sent; returns how many.

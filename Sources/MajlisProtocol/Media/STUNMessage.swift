@@ -19,7 +19,11 @@ public struct STUNMessage: Sendable, Equatable {
         case errorCode = 0x0009
         case nonce = 0x0015
         case xorMappedAddress = 0x0020
+        case priority = 0x0024
+        case useCandidate = 0x0025
         case fingerprint = 0x8028
+        case iceControlled = 0x8029
+        case iceControlling = 0x802A
         /// Majlis (comprehension-optional range): the client decodes RED (RFC 2198) packets.
         case receivesRED = 0xC0DE
     }
@@ -125,6 +129,30 @@ public struct STUNMessage: Sendable, Equatable {
         input[2] = UInt8(length >> 8)
         input[3] = UInt8(length & 0xFF)
         return input
+    }
+
+    /// `raw` (a whole message) with a FINGERPRINT attribute appended (RFC 5389 section 15.5):
+    /// CRC-32 of everything before it, with the length counting it, XOR 0x5354554E.
+    public static func appendingFingerprint(_ raw: [UInt8]) -> [UInt8] {
+        guard raw.count >= 20 else { return raw }
+        var out = raw
+        let length = raw.count - 20 + 8
+        out[2] = UInt8(length >> 8)
+        out[3] = UInt8(length & 0xFF)
+        let crc = CRC32.checksum(out) ^ 0x5354_554E
+        out.put16(AttributeType.fingerprint.rawValue)
+        out.put16(4)
+        out.put32(crc)
+        return out
+    }
+
+    /// Whether `raw` ends with a FINGERPRINT attribute that matches the rest of it.
+    public static func hasValidFingerprint(_ raw: [UInt8]) -> Bool {
+        guard raw.count >= 28 else { return false }
+        let start = raw.count - 8
+        guard UInt16(raw[start]) << 8 | UInt16(raw[start + 1]) == AttributeType.fingerprint.rawValue, raw[start + 2] == 0, raw[start + 3] == 4 else { return false }
+        let stored = UInt32(raw[start + 4]) << 24 | UInt32(raw[start + 5]) << 16 | UInt32(raw[start + 6]) << 8 | UInt32(raw[start + 7])
+        return CRC32.checksum(raw[..<start]) ^ 0x5354_554E == stored
     }
 
     /// The XOR-MAPPED-ADDRESS value for an IPv4 address and port.

@@ -239,6 +239,7 @@ public enum RequestDecoder {
             }
             return .attributes(steps, force: try args.optionalBool("force") ?? false, atomic: true)
         },
+        "webrtc.offer": room { args throws(ProtocolError) in .offerWebRTC(sdp: try args.string("sdp", maxLength: 65_536)) },
         "signal.send": room { args throws(ProtocolError) in
             let target: SignalTarget
             switch args.raw("to") {

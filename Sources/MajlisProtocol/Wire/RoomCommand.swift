@@ -38,6 +38,8 @@ public enum RoomCommand: Sendable, Equatable {
     /// all or nothing.
     case attributes([AttributeOperation], force: Bool, atomic: Bool)
     case sendSignal(to: SignalTarget, type: String, payload: JSONValue)
+    /// A browser's SDP offer (`webrtc.offer`): the server answers it and sets up its media.
+    case offerWebRTC(sdp: String)
 
     /// Whether the op may write to the store (room settings, seat locks and mutes, roles, bans,
     /// chat, the end of the room). A server keeps a copy of the room to roll back to only for
@@ -48,7 +50,7 @@ public enum RoomCommand: Sendable, Equatable {
             return true
         case .join, .leave, .sync, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .inviteToSeat, .replyToInvite, .setMic,
             .createRequest, .cancelRequest, .acceptRequest, .rejectRequest, .listMembers, .updateMember, .muteChat, .chatHistory,
-            .attributes, .sendSignal:
+            .attributes, .sendSignal, .offerWebRTC:
             return false
         }
     }

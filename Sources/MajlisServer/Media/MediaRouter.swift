@@ -33,7 +33,7 @@ final class MediaRouter: @unchecked Sendable {
     let socket: UDPSocket
     /// What clients are told to send to.
     let advertised: String
-    private let core = MediaRouterCore()
+    private let core: MediaRouterCore
     private let output: SocketRouterOutput
     private var received = [UInt8](repeating: 0, count: 2048)
     private let inbox = Mutex<[RouterCommand]>([])
@@ -41,11 +41,23 @@ final class MediaRouter: @unchecked Sendable {
     private let outbox = Mutex(Outbox())
     /// Room → user → credentials; touched by room executors only.
     private let directory = Mutex<[String: [String: Credentials]]>([:])
+    /// A browser's transport as last negotiated (by room and user): renegotiations keep it.
+    private struct KnownPeer {
+        var local: ICECredentials
+        var peerUfrag: String
+        var fingerprint: [UInt8]
+        var version: Int
+    }
+    private let peers = Mutex<[String: KnownPeer]>([:])
+    /// The DTLS certificate browsers see (nil: WebRTC is off).
+    let identity: DTLSIdentity?
     private let nextSSRC: Atomic<UInt32>
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(host: String, port: Int, advertise: String?) throws(MediaError) {
+    init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?) throws(MediaError) {
+        self.identity = identity
+        core = MediaRouterCore(identity: identity)
         socket = try UDPSocket(host: host, port: port, receiveTimeoutMilliseconds: 50)
         advertised = advertise ?? "\(host):\(socket.port)"
         output = SocketRouterOutput(socket: socket)
@@ -87,6 +99,7 @@ final class MediaRouter: @unchecked Sendable {
     }
 
     func leave(room: String, user: String) {
+        peers.withLock { $0["\(room)\u{0}\(user)"] = nil }
         let known = directory.withLock { directory -> Bool in
             guard directory[room]?.removeValue(forKey: user) != nil else { return false }
             if directory[room]?.isEmpty == true { directory[room] = nil }
@@ -95,9 +108,32 @@ final class MediaRouter: @unchecked Sendable {
         if known { post(.leave(room: room, user: user)) }
     }
 
-    /// Who may be heard in `room` now.
-    func setSpeakers(room: String, users: [String]) {
-        post(.setSpeakers(room: room, users: users))
+    /// Who may be heard in `room` now, and from which seat.
+    func setSpeakers(room: String, seats: [String: Int]) {
+        post(.setSpeakers(room: room, seats: seats))
+    }
+
+    /// Answers a browser's SDP offer for `user` (joined to `room`) in a room of `seats` seats, and
+    /// sets up its transport; a new offer on the same transport (same ICE ufrag and
+    /// fingerprint) renegotiates it.
+    func negotiate(room: String, user: String, offer: WebRTCOffer, seats: Int) -> WebRTCAnswer? {
+        guard let identity, directory.withLock({ $0[room]?[user] }) != nil else { return nil }
+        let (local, version) = peers.withLock { peers -> (ICECredentials, Int) in
+            let key = "\(room)\u{0}\(user)"
+            if let known = peers[key], known.peerUfrag == offer.iceUfrag, known.fingerprint == offer.fingerprint {
+                peers[key]?.version += 1
+                return (known.local, known.version + 1)
+            }
+            let local = ICECredentials.random()
+            peers[key] = KnownPeer(local: local, peerUfrag: offer.iceUfrag, fingerprint: offer.fingerprint, version: 1)
+            return (local, 1)
+        }
+        let parts = advertised.split(separator: ":")
+        let host = parts.count > 1 ? parts.dropLast().joined(separator: ":") : advertised
+        let port = parts.count > 1 ? Int(parts[parts.count - 1]) ?? socket.port : socket.port
+        let answer = WebRTCAnswer(offer: offer, seats: seats, ice: local, fingerprint: identity.fingerprintText, host: host, port: port, version: version)
+        post(.webrtc(room: room, user: user, peer: WebRTCPeer(local: local, peerUfrag: offer.iceUfrag, peerFingerprint: offer.fingerprint, parameters: answer.parameters)))
+        return answer
     }
 
     private func post(_ command: RouterCommand) {
@@ -166,6 +202,8 @@ final class MediaRouter: @unchecked Sendable {
             let now = MonotonicClock.milliseconds()
             guard now >= nextLevels || datagram == nil else { continue }
             nextLevels = now + 250
+            var timers = output
+            core.tick(now: now, output: &timers)
             let levels = core.takeLevels(top: 5)
             let latency = output.latency
             let published = (latency.percentile(0.5), latency.percentile(0.99), latency.maximum, latency.count)

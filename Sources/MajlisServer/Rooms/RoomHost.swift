@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MajlisProtocol
 import MajlisRoom
+import MajlisTransport
 import Synchronization
 
 /// One room's serial executor: owns the `RoomEngine`, applies every change to it in order on
@@ -83,6 +84,8 @@ final class RoomHost: @unchecked Sendable {
                     ok = false
                     body = WireEncoder.encode(ProtocolError(.internal, "the server could not read chat history"))
                 }
+            case .success(.webrtcOffer(let sdp, let seats)):
+                (ok, body) = negotiate(sdp, seats: seats, user: caller.id)
             case .success(.snapshot(var snapshot)):
                 if case .join = command { context.media.join(room: id, user: caller.id) }
                 snapshot.media = context.media.mediaInfo(room: id, user: caller.id)
@@ -188,9 +191,32 @@ final class RoomHost: @unchecked Sendable {
         }
     }
 
+    /// Answers a browser's SDP offer (`webrtc.offer`): the answer, and which track is which seat.
+    private func negotiate(_ sdp: String, seats: Int, user: String) -> (ok: Bool, body: Data) {
+        struct Answer: Encodable {
+            var sdp: String
+            var tracks: [WebRTCAnswer.Track]
+            var uplink: String?
+        }
+        let offer: WebRTCOffer
+        do {
+            offer = try WebRTCOffer(sdp: sdp)
+        } catch {
+            return (false, WireEncoder.encode(ProtocolError(.badRequest, "webrtc.offer: \(error)")))
+        }
+        guard let answer = context.media.negotiate(room: id, user: user, offer: offer, seats: seats) else {
+            return (false, WireEncoder.encode(ProtocolError(.internal, "WebRTC media is not available on this server")))
+        }
+        return (true, WireEncoder.encode(Answer(sdp: answer.sdp, tracks: answer.tracks, uplink: answer.uplink)))
+    }
+
     /// Tells the media router who may be heard now.
     private func applySpeakingRights() {
-        context.media.setSpeakers(room: id, users: engine.seats.compactMap(\.user).filter(engine.mayPublish))
+        var seats: [String: Int] = [:]
+        for seat in engine.seats {
+            if let user = seat.user, engine.mayPublish(user) { seats[user] = seat.index }
+        }
+        context.media.setSpeakers(room: id, seats: seats)
     }
 
     /// Sends the events, then updates presence (and closes kicked connections) and deadlines.

@@ -34,7 +34,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         var config = config
         config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
         let store = try Store(directory: config.dataDirectory)
-        let media = try MediaRouter(host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise)
+        let identity = try DTLSIdentity.load(directory: config.dataDirectory)
+        let media = try MediaRouter(host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity)
         context = ServerContext(config: config, store: store, media: media, logger: logger, clock: clock ?? ServerContext.systemClock)
     }
 

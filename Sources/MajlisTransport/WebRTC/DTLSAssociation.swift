@@ -56,7 +56,10 @@ public final class DTLSAssociation {
         let result = datagram.withUnsafeBufferPointer { majlis_dtls_feed(association, $0.baseAddress, Int32($0.count)) }
         switch result {
         case Int32(MAJLIS_DTLS_CONNECTED):
-            if case .handshaking = state { state = finish() }
+            if case .handshaking = state {
+                state = finish()
+                if case .failed = state { majlis_dtls_close(association) }
+            }
         case Int32(MAJLIS_DTLS_HANDSHAKING):
             break
         case Int32(MAJLIS_DTLS_CLOSED):

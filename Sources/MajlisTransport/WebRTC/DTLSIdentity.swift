@@ -55,7 +55,8 @@ public final class DTLSIdentity: @unchecked Sendable {
     /// The fingerprint as SDP writes it: `AB:CD:...` (RFC 8122).
     public var fingerprintText: String { Self.text(fingerprint) }
 
-    static func text(_ digest: [UInt8]) -> String {
+    /// A digest as SDP writes it.
+    public static func text(_ digest: [UInt8]) -> String {
         digest.map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 }

@@ -12,6 +12,8 @@ public struct MediaCounters: Sendable, Equatable {
     public var repairsRefused = 0
     /// Bindings from an unproven address: answered with a challenge, or (over budget) dropped.
     public var challenges = 0
+    /// Browsers whose DTLS handshake failed (a bad fingerprint, garbage, no SRTP profile).
+    public var dtlsFailures = 0
 
     public init() {}
 }

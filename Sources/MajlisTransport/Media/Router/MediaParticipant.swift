@@ -30,6 +30,8 @@ final class MediaParticipant {
     /// stream's own packet rate), and binding challenges it may still cause.
     var repairBudget: [UInt32: TokenBucket] = [:]
     var challengeBudget: TokenBucket?
+    /// Set when the member is a browser: its ICE, DTLS and SRTP state.
+    var webrtc: WebRTCLeg?
     private var inboundSession: SRTPTransform?
     private var outboundSession: SRTPTransform?
 
@@ -42,12 +44,14 @@ final class MediaParticipant {
 
     /// Unprotects what this member sends.
     var inbound: SRTPTransform? {
+        if let webrtc { return webrtc.inbound }
         if inboundSession == nil { inboundSession = try? SRTPTransform(key: key, direction: .inbound) }
         return inboundSession
     }
 
     /// Protects what is forwarded to this member.
     var outbound: SRTPTransform? {
+        if let webrtc { return webrtc.outbound }
         if outboundSession == nil { outboundSession = try? SRTPTransform(key: key, direction: .outbound) }
         return outboundSession
     }

@@ -6,10 +6,9 @@ extension MediaRouterCore {
     /// binding, a new network, or a replay or forgery from elsewhere) it is answered 401 with a
     /// nonce for that address, and the media moves there only when a binding carrying that nonce
     /// comes back from it: proof that the address receives.
-    func bind(_ packet: [UInt8], from: UDPAddress, now: Double, output: inout some RouterOutput) {
-        guard let request = try? STUNMessage(parsing: packet), request.type == STUNMessage.MessageType.bindingRequest.rawValue,
-            let name = request.username, let ssrc = UInt32(name), let participant = participants[ssrc],
-            STUNIntegrity.verify(packet, key: participant.key)
+    func bind(_ packet: [UInt8], request: STUNMessage, from: UDPAddress, now: Double, output: inout some RouterOutput) {
+        guard request.type == STUNMessage.MessageType.bindingRequest.rawValue, let name = request.username, let ssrc = UInt32(name),
+            let participant = participants[ssrc], participant.webrtc == nil, STUNIntegrity.verify(packet, key: participant.key)
         else {
             counters.droppedBadPacket += 1
             return

@@ -1,11 +1,11 @@
 import MajlisProtocol
 
 extension MediaRouterCore {
-    /// RTCP from a bound member: receiver reports (its downlink loss and jitter, and the round
-    /// trip through the block on our sender reports) and NACKs (sent again from the speaker's
-    /// cache, to this member only).
-    func receiveReport(_ packet: [UInt8], from: UDPAddress, now: Double, output: inout some RouterOutput) {
-        let ssrc = UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7])
+    /// RTCP from a bound member (a browser is known by its address): receiver reports (its
+    /// downlink loss and jitter, and the round trip through the block on our sender reports)
+    /// and NACKs (sent again from the speaker's cache, to this member only).
+    func receiveReport(_ packet: [UInt8], browser: UInt32?, from: UDPAddress, now: Double, output: inout some RouterOutput) {
+        let ssrc = browser ?? UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7])
         guard let member = participants[ssrc], member.address == from, let plain = try? member.inbound?.unprotect(srtcp: packet),
             let reports = try? RTCPPacket.parseCompound(plain)
         else {
@@ -15,6 +15,8 @@ extension MediaRouterCore {
         for report in reports {
             switch report {
             case .receiverReport(_, let blocks):
+                receiverReport(blocks, of: member, now: now)
+            case .senderReport(_, _, _, _, _, let blocks) where member.webrtc != nil:
                 receiverReport(blocks, of: member, now: now)
             case .nack(_, let media, let lost):
                 repair(lost, of: media, for: member, now: now, output: &output)
@@ -89,7 +91,7 @@ extension MediaRouterCore {
                 let down = worstDown[participant.room]?.filter { $0.ssrc != participant.ssrc }.map(\.loss).max() ?? 0
                 let combined = 1 - (1 - up) * (1 - down)
                 blocks.append(RTCPReportBlock(
-                    ssrc: participant.ssrc, fractionLost: UInt8(min(255, combined * 256)), cumulativeLost: 0, highestSequence: UInt32(participant.upHighest),
+                    ssrc: participant.webrtc?.peerSSRC ?? participant.ssrc, fractionLost: UInt8(min(255, combined * 256)), cumulativeLost: 0, highestSequence: UInt32(participant.upHighest),
                     jitter: UInt32(participant.upJitter * 48)))
             }
             let report = RTCPPacket.senderReport(ssrc: MediaSettings.serverSSRC, ntpTime: ntp, rtpTime: 0, packetCount: 0, octetCount: 0, reports: blocks)

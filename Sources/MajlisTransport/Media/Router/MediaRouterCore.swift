@@ -30,14 +30,24 @@ public final class MediaRouterCore {
     /// Room → user → SSRC.
     var rooms: [String: [String: UInt32]] = [:]
     var speakers: [String: Set<UInt32>] = [:]
+    /// The seat each speaker speaks from (for browsers' seat tracks).
+    var seatOf: [UInt32: Int] = [:]
     /// Loudest level (0...100) and voice flag heard from each SSRC since the last `takeLevels`.
     var heard: [UInt32: (level: Int, vad: Bool)] = [:]
+    /// Browsers: by the server ufrag of their checks, by the addresses that passed a check, and
+    /// those still in their DTLS handshake.
+    var byLocalUfrag: [String: UInt32] = [:]
+    var byAddress: [UDPAddress: UInt32] = [:]
+    var handshaking: Set<UInt32> = []
     let challenge: BindingChallenge
+    /// The certificate DTLS associations are made with (nil: no WebRTC).
+    let identity: DTLSIdentity?
     /// What was counted since the start.
     public internal(set) var counters = MediaCounters()
 
-    public init(challenge: BindingChallenge = BindingChallenge()) {
+    public init(challenge: BindingChallenge = BindingChallenge(), identity: DTLSIdentity? = nil) {
         self.challenge = challenge
+        self.identity = identity
     }
 
     // MARK: Rooms
@@ -45,25 +55,39 @@ public final class MediaRouterCore {
     public func apply(_ command: RouterCommand) {
         switch command {
         case .join(let room, let user, let ssrc, let key):
-            if let old = rooms[room]?[user] {
-                participants[old] = nil
-                speakers[room]?.remove(old)
-            }
+            if let old = rooms[room]?[user] { remove(old) }
             participants[ssrc] = MediaParticipant(room: room, user: user, ssrc: ssrc, key: key)
             rooms[room, default: [:]][user] = ssrc
         case .leave(let room, let user):
             guard let ssrc = rooms[room]?.removeValue(forKey: user) else { return }
-            participants[ssrc] = nil
-            heard[ssrc] = nil
-            speakers[room]?.remove(ssrc)
+            remove(ssrc)
             if rooms[room]?.isEmpty == true {
                 rooms[room] = nil
                 speakers[room] = nil
             }
-        case .setSpeakers(let room, let users):
+        case .setSpeakers(let room, let seats):
             let map = rooms[room] ?? [:]
-            speakers[room] = Set(users.compactMap { map[$0] })
+            for ssrc in speakers[room] ?? [] { seatOf[ssrc] = nil }
+            var allowed = Set<UInt32>()
+            for (user, seat) in seats {
+                guard let ssrc = map[user] else { continue }
+                allowed.insert(ssrc)
+                seatOf[ssrc] = seat
+            }
+            speakers[room] = allowed
+        case .webrtc(let room, let user, let peer):
+            guard let ssrc = rooms[room]?[user], let participant = participants[ssrc] else { return }
+            attach(peer, to: participant)
         }
+    }
+
+    /// Forgets a member's media state (it left, or rejoined with a new SSRC).
+    private func remove(_ ssrc: UInt32) {
+        guard let participant = participants.removeValue(forKey: ssrc) else { return }
+        detachWebRTC(participant)
+        heard[ssrc] = nil
+        seatOf[ssrc] = nil
+        speakers[participant.room]?.remove(ssrc)
     }
 
     /// Members with media state, in every room.
@@ -78,23 +102,39 @@ public final class MediaRouterCore {
             counters.droppedBadPacket += 1
             return
         }
+        let browser = byAddress.isEmpty ? nil : byAddress[from]
         switch MediaPacketKind(first: buffer[0], second: buffer[1]) {
         case .stun:
-            bind(Array(buffer.prefix(length)), from: from, now: now, output: &output)
+            let packet = Array(buffer.prefix(length))
+            guard let request = try? STUNMessage(parsing: packet) else {
+                counters.droppedBadPacket += 1
+                return
+            }
+            if let ufrag = ICELite.localUfrag(of: request) {
+                check(packet, request: request, ufrag: ufrag, from: from, now: now, output: &output)
+            } else {
+                bind(packet, request: request, from: from, now: now, output: &output)
+            }
+        case .dtls where browser != nil:
+            handshake(Array(buffer.prefix(length)), of: browser!, from: from, output: &output)
         case .rtcp where length >= 8:
-            receiveReport(Array(buffer.prefix(length)), from: from, now: now, output: &output)
+            receiveReport(Array(buffer.prefix(length)), browser: browser, from: from, now: now, output: &output)
         case .rtp where length >= 12:
-            forward(&buffer, length: length, from: from, now: now, output: &output)
+            if let browser {
+                receiveFromBrowser(&buffer, length: length, member: browser, from: from, now: now, output: &output)
+            } else {
+                forward(&buffer, length: length, from: from, now: now, output: &output)
+            }
         case .dtls, .unknown, .rtp, .rtcp:
             counters.droppedBadPacket += 1
         }
     }
 
-    /// Forwards the SRTP packet in `buffer[0..<length]` to every other bound member of the
-    /// sender's room, if the sender may be heard.
+    /// Forwards the SRTP packet in `buffer[0..<length]` from a native member to every other
+    /// bound member of its room, if it may be heard.
     private func forward(_ buffer: inout [UInt8], length: Int, from: UDPAddress, now: Double, output: inout some RouterOutput) {
         let ssrc = UInt32(buffer[8]) << 24 | UInt32(buffer[9]) << 16 | UInt32(buffer[10]) << 8 | UInt32(buffer[11])
-        guard let sender = participants[ssrc], sender.address == from, let session = sender.inbound else {
+        guard let sender = participants[ssrc], sender.webrtc == nil, sender.address == from, let session = sender.inbound else {
             counters.droppedUnbound += 1
             return
         }
@@ -102,6 +142,15 @@ public final class MediaRouterCore {
             counters.droppedBadPacket += 1
             return
         }
+        relay(&buffer, plainLength: plainLength, from: sender, now: now, output: &output)
+    }
+
+    /// Sends the plain packet in `buffer[0..<plainLength]` (in the router's own numbering:
+    /// the sender's SSRC, Opus 111, RED 63, audio level 1) to every other bound member of the
+    /// sender's room, if the sender may be heard; each copy is made what its receiver
+    /// negotiated and protected for it.
+    func relay(_ buffer: inout [UInt8], plainLength: Int, from sender: MediaParticipant, now: Double, output: inout some RouterOutput) {
+        let ssrc = sender.ssrc
         guard speakers[sender.room]?.contains(ssrc) == true else {
             counters.droppedNotAllowed += 1
             return
@@ -121,9 +170,16 @@ public final class MediaRouterCore {
         if sender.sent == nil { sender.sent = PacketCache() }
         buffer.withUnsafeBytes { sender.sent?.store(sequence, UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
         let isRED = buffer[1] & 0x7F == Self.redPayloadType
+        let seat = seatOf[ssrc]
         var primaryOnly: [UInt8]??
         for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
             guard let receiver = participants[other], let address = receiver.address, let out = receiver.outbound else { continue }
+            var track: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32)?
+            if let leg = receiver.webrtc {
+                guard leg.hasConsent(at: now), let seat, seat < leg.tracks.count else { continue }
+                let mapped = leg.tracks[seat].map(source: ssrc, sequence: sequence, timestamp: timestamp, now: now)
+                track = (leg.tracks[seat].ssrc, mapped.sequence, mapped.timestamp)
+            }
             let packet: [UInt8]?
             if receiver.receivesRED || !isRED {
                 packet = nil  // the plain packet as it lies in `buffer`
@@ -143,11 +199,13 @@ public final class MediaRouterCore {
                     buffer.withUnsafeBytes { slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
                     length = plainLength
                 }
+                if let track, let leg = receiver.webrtc { Self.rewrite(slot, length: length, for: leg.parameters, track: track) }
                 return try? out.protect(rtpIn: slot, length: length)
             }
         }
         counters.forwarded += output.flush()
-        // Ask the speaker again for what its uplink lost.
+        // Ask a native speaker again for what its uplink lost (browsers did not negotiate NACK).
+        guard sender.webrtc == nil else { return }
         let lost = sender.uplinkNack.due(at: now)
         if !lost.isEmpty, let address = sender.address,
             let secured = try? sender.outbound?.protect(rtcp: RTCPPacket.serializeCompound([.nack(ssrc: MediaSettings.serverSSRC, mediaSSRC: ssrc, lost: lost)]))

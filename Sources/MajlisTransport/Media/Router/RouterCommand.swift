@@ -4,6 +4,9 @@ public enum RouterCommand: Sendable, Equatable {
     /// `user` is in `room` with this SSRC and SRTP key (a rejoin replaces the old ones).
     case join(room: String, user: String, ssrc: UInt32, key: [UInt8])
     case leave(room: String, user: String)
-    /// Exactly these members of `room` may be heard now.
-    case setSpeakers(room: String, users: [String])
+    /// Exactly these members of `room` may be heard now, each from its seat (user → seat index).
+    case setSpeakers(room: String, seats: [String: Int])
+    /// `user` (joined already) sends and receives over WebRTC, as negotiated; a new peer with the
+    /// same ICE ufrag and fingerprint keeps the transport (a renegotiation).
+    case webrtc(room: String, user: String, peer: WebRTCPeer)
 }
