@@ -93,6 +93,22 @@ struct lws *majlis_lws_client_connect(struct lws_context *context, const char *h
     return lws_client_connect_via_info(&info);
 }
 
+int majlis_lws_http_query(struct lws *wsi, char *out, int capacity) {
+    int used = 0;
+    out[0] = 0;
+    for (int index = 0; index < 32; index++) {
+        char fragment[512];
+        int length = lws_hdr_copy_fragment(wsi, fragment, sizeof fragment, WSI_TOKEN_HTTP_URI_ARGS, index);
+        if (length <= 0) break;
+        if (used + length + 2 > capacity) break;
+        if (used > 0) out[used++] = '&';
+        memcpy(out + used, fragment, (size_t)length);
+        used += length;
+        out[used] = 0;
+    }
+    return used;
+}
+
 int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type,
                             const unsigned char *body, size_t body_len) {
     unsigned char buffer[LWS_PRE + 1024];

@@ -40,6 +40,11 @@ public struct ServerConfig: Sendable {
     public var idleRoomSeconds = 60
     /// This server's name in `hello` answers.
     public var node = "majlis-1"
+    /// The web app's static files (index.html, app/), served on the signaling port; nil: none.
+    public var webDirectory: String?
+    /// In development mode, the API key (`kid`) the web app's `GET /v1/dev/token` signs with;
+    /// nil: that endpoint does not exist.
+    public var developmentKey: String?
 
     public init() {}
 }

@@ -1,7 +1,8 @@
 import Foundation
 import MajlisProtocol
 
-/// What every part of the server shares: configuration, store, presence, rooms, log and clock.
+/// What every part of the server shares: configuration, store, presence, rooms, media, the web
+/// app, log and clock.
 final class ServerContext: Sendable {
     let config: ServerConfig
     let store: Store
@@ -11,11 +12,13 @@ final class ServerContext: Sendable {
     let clock: @Sendable () -> Int64
     let rooms: RoomRegistry
     let media: MediaRouter
+    let web: WebApp
 
     init(config: ServerConfig, store: Store, media: MediaRouter, logger: Logger, clock: @escaping @Sendable () -> Int64) {
         self.config = config
         self.store = store
         self.media = media
+        web = WebApp(config: config)
         self.logger = logger
         self.clock = clock
         self.rooms = RoomRegistry()

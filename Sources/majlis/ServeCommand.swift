@@ -11,8 +11,10 @@ enum ServeCommand {
                             [--data DIR] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL]
                             [--max-connections-per-address N] [--max-rooms-per-user N]
-                            [--history-messages N] [--history-days DAYS]
-        Runs signaling (ws://HOST:PORT/v1/signal), GET /healthz and the store (SQLite under --data).
+                            [--history-messages N] [--history-days DAYS] [--web DIR]
+        Runs signaling (ws://HOST:PORT/v1/signal), the web app (http://HOST:PORT/, from --web, by default
+        the Web folder of the source tree this binary was built in), GET /healthz and the store
+        (SQLite and the DTLS certificate under --data).
         Defaults: --listen 127.0.0.1:7880, --media-listen 127.0.0.1:7882, --data ./majlis-data,
         --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error),
         --max-connections-per-address 256, --max-rooms-per-user 20 (server admins: no limit),
@@ -45,6 +47,10 @@ enum ServeCommand {
         config.tlsKey = args.string("tls-key")
         let levelName = args.string("log-level", default: "info")
         let keyList = args.string("keys")
+        config.webDirectory = args.string("web") ?? locateWebDirectory()
+        if let web = config.webDirectory, !FileManager.default.fileExists(atPath: (web as NSString).appendingPathComponent("index.html")) {
+            throw Arguments.Failure(description: "--web \(web) has no index.html")
+        }
         try args.rejectUnknown()
         guard let level = LogLevel(name: levelName) else {
             throw Arguments.Failure(description: "--log-level must be one of trace, debug, info, warning, error")
@@ -69,6 +75,7 @@ enum ServeCommand {
             }
             let secret = HMACSHA256.randomBytes(24).map { String(format: "%02x", $0) }.joined()
             config.keys["devkey"] = secret
+            config.developmentKey = "devkey"
             devSecret = secret
         }
 
@@ -88,6 +95,9 @@ enum ServeCommand {
                 """)
         }
         say("majlis ready: \(url) media udp \(media)")
+        if config.webDirectory != nil {
+            say("open in a browser: http://\(config.host):\(server.port)/?room=majlis")
+        }
 
 
         let done = DispatchSemaphore(value: 0)
@@ -108,5 +118,17 @@ enum ServeCommand {
 
     static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host.hasPrefix("127.") || host == "::1"
+    }
+
+    /// The `Web` folder of the source tree: the binary lives in `<tree>/.build/<config>/majlis`.
+    static func locateWebDirectory() -> String? {
+        let executable = FileManager.default.fileExists(atPath: "/proc/self/exe") ? "/proc/self/exe" : CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = directory.appendingPathComponent("Web")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.html").path) { return candidate.path }
+            directory.deleteLastPathComponent()
+        }
+        return nil
     }
 }

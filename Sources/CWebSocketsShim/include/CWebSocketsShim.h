@@ -29,6 +29,9 @@ struct lws *majlis_lws_client_connect(struct lws_context *context, const char *h
 
 /// Writes one complete HTTP response (headers and body). Returns non-zero when the connection
 /// should be closed.
+/// The query string of the HTTP request being served (its arguments joined with '&'), written
+/// NUL-terminated into `out`; returns its length.
+int majlis_lws_http_query(struct lws *wsi, char *out, int capacity);
 int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type,
                             const unsigned char *body, size_t body_len);
 

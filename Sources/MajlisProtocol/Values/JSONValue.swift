@@ -56,6 +56,15 @@ extension JSONValue {
     }
 
     /// The value as a string, when it is one.
+    /// The number, whether it was written with a fraction or not.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): return Double(value)
+        case .double(let value): return value
+        default: return nil
+        }
+    }
+
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil

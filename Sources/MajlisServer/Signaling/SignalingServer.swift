@@ -96,7 +96,11 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     // MARK: HTTP
 
-    private func http(_ path: String) -> HTTPResponse {
+    private func http(_ target: String) -> HTTPResponse {
+        let question = target.firstIndex(of: "?") ?? target.endIndex
+        let path = String(target[..<question])
+        let query = WebApp.query(question < target.endIndex ? target[target.index(after: question)...] : "")
+        if let answer = context.web.respond(path: path, query: query) { return answer }
         switch path {
         case "/healthz":
             struct Media: Encodable {

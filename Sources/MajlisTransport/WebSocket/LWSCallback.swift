@@ -38,7 +38,9 @@ func majlisWebSocketCallback(
         connection.delegate?.webSocketDidOpen(connection)
         return 0
     case LWS_CALLBACK_HTTP:
-        let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+        var path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+        var query = [CChar](repeating: 0, count: 2_048)
+        if majlis_lws_http_query(wsi, &query, Int32(query.count)) > 0 { path += "?" + cString(query) }
         let response = loop.httpHandler?(path) ?? HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
         let result = response.body.withUnsafeBufferPointer { body in
             majlis_lws_http_respond(wsi, response.status, response.contentType, body.baseAddress, body.count)

@@ -1,0 +1,77 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+
+/// The web app's HTTP side: its static files (from `ServerConfig.webDirectory`, no build step)
+/// and, in development mode, `GET /v1/dev/token?name=NAME`, which mints a token for a new user
+/// with that display name so the page can join without an app backend.
+struct WebApp: Sendable {
+    let directory: String?
+    /// The development key and its secret; nil outside development mode.
+    let development: (key: String, secret: String)?
+
+    init(config: ServerConfig) {
+        directory = config.webDirectory
+        development = config.developmentKey.flatMap { key in config.keys[key].map { (key, $0) } }
+    }
+
+    static let contentTypes = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
+        "svg": "image/svg+xml", "json": "application/json",
+    ]
+
+    /// The answer for `path` (without its query), or nil when it is not the web app's.
+    func respond(path: String, query: [String: String]) -> HTTPResponse? {
+        if path == "/v1/dev/token" { return token(name: query["name"] ?? "") }
+        guard let directory else { return nil }
+        let file: String
+        if path == "/" || path == "/index.html" {
+            file = "index.html"
+        } else if path.hasPrefix("/app/"), Self.isPlainName(path.dropFirst(5)) {
+            file = "app/" + path.dropFirst(5)
+        } else {
+            return nil
+        }
+        let type = Self.contentTypes[String(file.split(separator: ".").last ?? "")] ?? "application/octet-stream"
+        guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(file)) else {
+            return HTTPResponse(status: 404, contentType: "text/plain; charset=utf-8", body: Array("no \(file) in \(directory)\n".utf8))
+        }
+        return HTTPResponse(status: 200, contentType: type, body: Array(data))
+    }
+
+    /// A file name of letters, digits and dashes with one known extension: nothing else is served.
+    static func isPlainName(_ name: Substring) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && contentTypes[String(parts[1])] != nil && !parts[0].isEmpty
+            && parts[0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
+
+    private func token(name: String) -> HTTPResponse {
+        guard let development else {
+            return HTTPResponse(status: 404, body: Array(#"{"error":"tokens are minted by the app's backend on this server (not in development mode)"}"#.utf8))
+        }
+        let user = "web-" + HMACSHA256.randomBytes(5).map { String(format: "%02x", $0) }.joined()
+        let cleaned = DisplayName.clean(name)
+        let display = cleaned.isEmpty ? user : cleaned
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims = AccessClaims(
+            sub: user, name: display, exp: now + 86_400, iat: now, grants: Grants(join: true, create: true, admin: false, publish: true, chat: true))
+        struct Minted: Encodable {
+            var token: String
+            var user: String
+            var name: String
+        }
+        return HTTPResponse(status: 200, body: Array(WireEncoder.encode(Minted(token: AccessToken.sign(claims, key: development.key, secret: development.secret), user: user, name: display))))
+    }
+
+    /// `a=1&b=x%20y` as a dictionary (percent-decoded, `+` as space).
+    static func query(_ text: Substring) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (part: Substring) in String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part) }
+            result[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return result
+    }
+}
