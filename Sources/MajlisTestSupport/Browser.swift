@@ -40,12 +40,11 @@ public final class Browser: Sendable {
             "--window-size=\(width),\(height)", "--lang=\(language)",
         ]
         if let microphone { arguments.append("--use-file-for-fake-audio-capture=\(microphone)") }
-        let capabilities: JSONValue = [
-            "capabilities": ["alwaysMatch": [
-                "browserName": "chrome",
-                "goog:chromeOptions": ["binary": "/usr/bin/chromium", "args": .array(arguments.map(JSONValue.string)), "prefs": ["intl.accept_languages": .string(language)]],
-            ]],
-        ]
+        var options: [String: JSONValue] = ["binary": "/usr/bin/chromium", "args": .array(arguments.map(JSONValue.string)), "prefs": ["intl.accept_languages": .string(language)]]
+        if width < 500 {  // narrower than a headless window can be: emulate the phone's screen
+            options["mobileEmulation"] = ["deviceMetrics": ["width": .int(Int64(width)), "height": .int(Int64(height)), "pixelRatio": 1, "touch": true]]
+        }
+        let capabilities: JSONValue = ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": .object(options)]]]
         let port = port
         var answer: JSONValue?
         for _ in 0..<100 {  // chromedriver takes a moment to listen

@@ -3,7 +3,7 @@
 
 import { Signal, SignalError } from './signal.js';
 import { Media } from './media.js';
-import { languages, pickLanguage, translator, direction } from './i18n.js';
+import { languages, pickLanguage, translator, direction, missingKeys } from './i18n.js';
 
 const params = new URLSearchParams(location.search);
 const app = document.getElementById('app');
@@ -458,7 +458,7 @@ function render() {
 }
 
 // Hooks for tests and for debugging from the console.
-window.majlis = { state, level: (seat) => media?.level(seat) ?? 0, media: () => media, t: (key, values) => t(key, values) };
+window.majlis = { state, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0, media: () => media, t: (key, values) => t(key, values), missingKeys };
 
 setLanguage(language);
 if (params.get('token')) connect(params.get('token'), { mode: 'request' }).catch((error) => renderJoin(describe(error)));

@@ -75,6 +75,17 @@ export class Media {
     return Math.sqrt(sum / samples.length);
   }
 
+  // The frequency (Hz) of the strongest component heard from seat `seat` right now.
+  peakFrequency(seat) {
+    const analyser = this.analysers.get(seat);
+    if (!analyser) return 0;
+    const bins = new Float32Array(analyser.frequencyBinCount);
+    analyser.getFloatFrequencyData(bins);
+    let best = 0;
+    for (let index = 1; index < bins.length; index++) if (bins[index] > bins[best]) best = index;
+    return (best * this.context.sampleRate) / analyser.fftSize;
+  }
+
   setMic(on) {
     this.micOn = on;
     if (this.micTrack) this.micTrack.enabled = on;
