@@ -113,7 +113,10 @@ async function resync() {
   try {
     applySnapshot(await signal.request('room.sync', { room: roomId }));
   } catch (error) {
-    if (error.code === 'not_in_room') applySnapshot(await signal.request('room.join', { room: roomId }));
+    if (error.code !== 'not_in_room') return;
+    // Dropped from the room (away past the resume grace): join again, with a new media transport.
+    applySnapshot(await signal.request('room.join', { room: roomId }));
+    media?.negotiate(state.seats.length, true).catch(() => {});
   }
   updateMic();
   render();
