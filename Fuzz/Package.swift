@@ -15,5 +15,10 @@ let package = Package(
             dependencies: [
                 "FuzzDriver", .product(name: "MajlisProtocol", package: "Majlis"), .product(name: "MajlisTransport", package: "Majlis"),
             ]),
+        .executableTarget(
+            name: "FuzzWebRTC",
+            dependencies: [
+                "FuzzDriver", .product(name: "MajlisProtocol", package: "Majlis"), .product(name: "MajlisTransport", package: "Majlis"),
+            ]),
     ]
 )

@@ -14,8 +14,9 @@ import Glibc
 /// server (send to receive, on loopback).
 enum MediaBenchmark {
     static let help = """
-        usage: majlis bench media [--speakers K] [--listeners N] [--seconds S]
-        Starts `majlis serve`, seats K speakers (default 4) and joins N listeners (default 100); each speaker
+        usage: majlis bench media [--speakers K] [--listeners N] [--webrtc-listeners W] [--seconds S]
+        Starts `majlis serve`, seats K speakers (default 4) and joins N native listeners (default 100) and W
+        WebRTC listeners (default 0; ICE-lite, DTLS-SRTP, a receive track per seat, as a browser); each speaker
         sends one 100-byte SRTP packet every 20 ms for S seconds (default 10). Prints packets forwarded per
         second of server CPU time and the send-to-receive latency p50/p99 through the server.
         """
@@ -29,7 +30,8 @@ enum MediaBenchmark {
             return 0
         }
         let speakerCount = try args.int("speakers", default: 4, range: 1...8)
-        let listenerCount = try args.int("listeners", default: 100, range: 1...2000)
+        let listenerCount = try args.int("listeners", default: 100, range: 0...2000)
+        let webrtcCount = try args.int("webrtc-listeners", default: 0, range: 0...2000)
         let seconds = try args.int("seconds", default: 10, range: 1...600)
         try args.rejectUnknown()
         raiseFileLimit()
@@ -53,8 +55,23 @@ enum MediaBenchmark {
             return result
         }
         for (member, _) in members where !member.bind() { throw Arguments.Failure(description: "a media binding got no answer") }
+        let browsers = try blocking { () async throws -> [WebRTCClient] in
+            var result: [WebRTCClient] = []
+            for index in 0..<webrtcCount {
+                let client = LiveSignalingClient(url: url, token: ServerProcess.token("w\(index)"))
+                _ = try await client.connect()
+                _ = try await client.request("room.join", ["room": "bench"])
+                let browser = try WebRTCClient(receiveTimeoutMilliseconds: 200)
+                let answer = try await client.request("webrtc.offer", ["room": "bench", "sdp": .string(browser.offer(seats: 8))])
+                guard let sdp = answer["sdp"]?.stringValue else { throw Arguments.Failure(description: "webrtc.offer had no answer") }
+                try browser.connect(answer: sdp)
+                result.append(browser)
+            }
+            return result
+        }
         let speakers = members.filter(\.1).map(\.0)
-        say("majlis bench media: \(speakerCount) speakers, \(listenerCount) listeners, \(seconds) s, server pid \(server.pid)")
+        let receivers: [any MediaReceiver] = members.map(\.0) + browsers
+        say("majlis bench media: \(speakerCount) speakers, \(listenerCount) native and \(webrtcCount) WebRTC listeners, \(seconds) s, server pid \(server.pid)")
 
         // Two threads poll every member's socket without blocking, every millisecond. (A thread
         // blocked on each socket would make every forwarded packet wake one on the server's
@@ -62,8 +79,8 @@ enum MediaBenchmark {
         let running = Atomic<Bool>(true)
         let collected = Mutex<[Double]>([])
         let done = DispatchGroup()
-        let halves = [Array(members.map(\.0).enumerated().filter { $0.offset % 2 == 0 }.map(\.element)),
-                      Array(members.map(\.0).enumerated().filter { $0.offset % 2 == 1 }.map(\.element))]
+        let halves = [receivers.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
+                      receivers.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)]
         for half in halves {
             done.enter()
             Thread.detachNewThread {
@@ -107,7 +124,7 @@ enum MediaBenchmark {
         done.wait()
         let latencies = collected.withLock { $0 }
         let sent = rounds * speakerCount
-        let expected = sent * (speakerCount - 1 + listenerCount)
+        let expected = sent * (speakerCount - 1 + listenerCount + webrtcCount)
         say(String(format: "forwarded %d of %d expected packets (%.2f%% lost) in %d s: %.0f packets/s", latencies.count, expected,
                    100 * (1 - Double(latencies.count) / Double(max(1, expected))), seconds, Double(latencies.count) / Double(seconds)))
         say(String(format: "server CPU %.2f s: %.0f forwarded packets per CPU-second (SRTP in and out)", cpu, Double(latencies.count) / max(cpu, 0.001)))

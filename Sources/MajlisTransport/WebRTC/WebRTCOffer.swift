@@ -40,8 +40,9 @@ public struct WebRTCOffer: Sendable, Equatable {
         guard let fingerprint = shared("fingerprint") else { throw SDPError("the offer has no a=fingerprint") }
         let parts = fingerprint.split(separator: " ")
         guard parts.count == 2, parts[0].lowercased() == "sha-256" else { throw SDPError("only sha-256 fingerprints are accepted, not \(fingerprint.prefix(20))") }
-        let bytes = parts[1].split(separator: ":").compactMap { UInt8($0, radix: 16) }
-        guard bytes.count == 32, parts[1].split(separator: ":").count == 32 else { throw SDPError("the sha-256 fingerprint is not 32 hex bytes") }
+        let groups = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+        let bytes = groups.compactMap { $0.count == 2 ? UInt8($0, radix: 16) : nil }
+        guard bytes.count == 32, groups.count == 32 else { throw SDPError("the sha-256 fingerprint is not 32 hex bytes") }
         let setup = shared("setup") ?? "actpass"
         guard setup == "actpass" || setup == "active" else {
             throw SDPError("a=setup:\(setup.prefix(20)) is not supported: the server is the DTLS server, so offer actpass or active")
