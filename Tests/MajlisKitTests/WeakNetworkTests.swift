@@ -12,18 +12,20 @@ import Testing
     /// At 20% random loss on each leg (36% end to end), speech through Majlis scores at least
     /// twice what plain Opus with concealment makes of the same loss (PESQ-WB).
     @Test func speechSurvivesTwentyPercentLossOnEachLeg() async throws {
-        // Two readings (22 s): one unlucky cluster of losses weighs half as much.
-        let reading = try await offPool { try SpeechSample.make() }
-        let speech = reading + [Int16](repeating: 0, count: 24_000) + reading
-        let impairment = NetworkSimulator.Settings(loss: 0.2, delay: 40, jitter: 20, seed: 11)
-        let trial = try await SpeechTrial.run(speech, impairment: impairment)
-        let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: impairment, seed: 11) }
-        let heard = trial.heard
-        let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain.pcm, heard]) }
-        print(String(format: "PESQ-WB at 20%% loss per leg (%.0f%% end to end): plain Opus %.3f, Majlis %.3f", (trial.networkLoss ?? 0) * 100, scores[0], scores[1]))
-        #expect(trial.networkLoss ?? 0 > 0.25, "the network really lost packets")
-        #expect(trial.speaker.redundancy > 0, "the speaker turned redundancy on")
-        #expect(scores[1] >= 2 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
+        try await RealTimeGate.exclusively {
+            // Two readings (22 s): one unlucky cluster of losses weighs half as much.
+            let reading = try await offPool { try SpeechSample.make() }
+            let speech = reading + [Int16](repeating: 0, count: 24_000) + reading
+            let impairment = NetworkSimulator.Settings(loss: 0.2, delay: 40, jitter: 20, seed: 11)
+            let trial = try await SpeechTrial.run(speech, impairment: impairment)
+            let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: impairment, seed: 11) }
+            let heard = trial.heard
+            let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain.pcm, heard]) }
+            print(String(format: "PESQ-WB at 20%% loss per leg (%.0f%% end to end): plain Opus %.3f, Majlis %.3f", (trial.networkLoss ?? 0) * 100, scores[0], scores[1]))
+            #expect(trial.networkLoss ?? 0 > 0.25, "the network really lost packets")
+            #expect(trial.speaker.redundancy > 0, "the speaker turned redundancy on")
+            #expect(scores[1] >= 2 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
+        }
     }
 }
 
@@ -33,32 +35,36 @@ import Testing
     /// without the buffer running away. (The goal, under ITU-T G.114's 400 ms, is timed by
     /// `majlis bench mouth-to-ear`, where no other test shares the machine.)
     @Test func mouthToEarUnderJitterIsBounded() async throws {
-        let delays = try await MouthToEarTrial.run(impairment: NetworkSimulator.Settings(delay: 100, jitter: 30, seed: 5), bursts: 5, hearWithin: 10)
-        print("mouth to ear at 100 +- 30 ms per leg: \(delays.map { Int($0) }) ms")
-        #expect(delays.count == 5)
-        #expect(delays.allSatisfy { $0 > 200 }, "two legs of at least 70 ms each")
-        #expect(delays.allSatisfy { $0 < 2_000 }, "\(delays)")
+        try await RealTimeGate.exclusively {
+            let delays = try await MouthToEarTrial.run(impairment: NetworkSimulator.Settings(delay: 100, jitter: 30, seed: 5), bursts: 5, hearWithin: 10)
+            print("mouth to ear at 100 +- 30 ms per leg: \(delays.map { Int($0) }) ms")
+            #expect(delays.count == 5)
+            #expect(delays.allSatisfy { $0 > 200 }, "two legs of at least 70 ms each")
+            #expect(delays.allSatisfy { $0 < 2_000 }, "\(delays)")
+        }
     }
 
     /// A listener whose UDP port changes mid-speech (a phone moving to another network) is
     /// hearing the speaker again within a second, without leaving the room.
     @Test func aListenerWhosePortChangesKeepsHearing() async throws {
-        let server = try LabServer()
-        defer { server.stop() }
-        let sink = DetectorSink()
-        let call = try await LabCall(server: server, source: ToneSource(frequency: 440), sink: sink)
-        #expect(await eventually { sink.heardAt != nil }, "the tone is heard before the change")
-        let before = call.listenerMedia.localPort
-        sink.reset()
-        call.listenerMedia.networkChanged()
-        // Heard a second of playout after the change: no longer what was buffered before it.
-        #expect(await eventually { (sink.lastLoudFrame ?? 0) >= 50 }, "heard again after the change")
-        #expect(call.listenerMedia.localPort != before)
-        // One rebind: the new path worked at once, before the three-second silence watchdog.
-        #expect(call.listenerMedia.statistics.rebinds == 1)
-        print("silent for \(sink.longestQuietRun * 20) ms after the port change")
-        #expect(await call.listener.state.status == .joined)
-        await call.end()
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let sink = DetectorSink()
+            let call = try await LabCall(server: server, source: ToneSource(frequency: 440), sink: sink)
+            #expect(await eventually { sink.heardAt != nil }, "the tone is heard before the change")
+            let before = call.listenerMedia.localPort
+            sink.reset()
+            call.listenerMedia.networkChanged()
+            // Heard a second of playout after the change: no longer what was buffered before it.
+            #expect(await eventually { (sink.lastLoudFrame ?? 0) >= 50 }, "heard again after the change")
+            #expect(call.listenerMedia.localPort != before)
+            // One rebind: the new path worked at once, before the three-second silence watchdog.
+            #expect(call.listenerMedia.statistics.rebinds == 1)
+            print("silent for \(sink.longestQuietRun * 20) ms after the port change")
+            #expect(await call.listener.state.status == .joined)
+            await call.end()
+        }
     }
 
     /// A seated speaker whose network (signaling and media) is cut for ten seconds comes back

@@ -54,70 +54,74 @@ struct BrowserTests {
     }
 
     @Test func aGuestAsksToSpeakIsAcceptedAndHeardThenHostMuted() async throws {
-        let server = try Self.server()
-        defer { server.destroy() }
-        let speech = try await Self.speechFile()
-        defer { try? FileManager.default.removeItem(atPath: speech) }
-        let host = try await Browser(microphone: nil)
-        let guest = try await Browser(microphone: speech)
-        try await Browser.closing([host, guest]) { try await Self.hostAndGuest(server, host, guest) }
+        try await RealTimeGate.exclusively {
+            let server = try Self.server()
+            defer { server.destroy() }
+            let speech = try await Self.speechFile()
+            defer { try? FileManager.default.removeItem(atPath: speech) }
+            let host = try await Browser(microphone: nil)
+            let guest = try await Browser(microphone: speech)
+            try await Browser.closing([host, guest]) { try await Self.hostAndGuest(server, host, guest) }
+        }
     }
 
     @Test func aBrowserAndBotsHearEachOther() async throws {
-        let server = try Self.server()
-        defer { server.destroy() }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-browser-bot-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        // The browser's microphone plays the speech and then a second of silence, over and over.
-        let original = try await offPool { Result { try SpeechSample.make() } }.get()
-        let speech = "\(work)/speech.wav"
-        try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original + [Int16](repeating: 0, count: 48_000)), to: speech)
-        let plain = try await offPool { Result { try PlainOpusBaseline.run(original, impairment: nil).pcm } }.get()
-        let browser = try await Browser(microphone: speech)
-        try await Browser.closing([browser]) {
-            // A bot makes the room and plays a 440 Hz tone from seat 1; the page, opened after it,
-            // hears the tone on seat 1's track.
-            let token = { (user: String) in TestServer.token(user, grants: Grants(create: true)) }
-            let tone = try JoinBotTests.Bot(["--url", server.url, "--token", token("tone"), "--room", "mix", "--create", "--seat", "1", "--mic", "tone:440", "--duration", "60"])
-            let watcher = try await TestClient.signedIn(server, user: "watcher")
-            #expect(await eventually { (try? await watcher.call("room.join", room: "mix"))?["seats"]?.arrayValue?[1]["user"] == "tone" })
-            let opened = Date()
-            try await Self.join(browser, server: server, room: "mix", name: "Layla", mode: "free", query: "&processing=off")
-            try await browser.wait(for: "the tone on seat 1", "return window.majlis.level(1) > 0.01")
-            print(String(format: "from opening the page to hearing a speaker: %.0f ms", Date().timeIntervalSince(opened) * 1000))
-            if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP_AUDIO"] {
-                try? (try await browser.run("return window.majlis.media().pc.localDescription.sdp")).stringValue?.write(toFile: "\(keep)/offer.sdp", atomically: true, encoding: .utf8)
-            }
-            try await browser.run("document.querySelector('[data-action=seat][data-value=\"0\"]').click()")
-            try await browser.wait(for: "Layla seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")
-            var peaks: [Double] = []
-            for _ in 0..<10 {
-                peaks.append(try await browser.run("return window.majlis.peakFrequency(1)").doubleValue ?? 0)
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            print("the browser hears seat 1 peaking at \(peaks.map { Int($0) }) Hz")
-            #expect(peaks.filter { abs($0 - 440) < 30 }.count >= 8)
-            tone.interrupt()
-            #expect(await tone.finish().status == 0)
+        try await RealTimeGate.exclusively {
+            let server = try Self.server()
+            defer { server.destroy() }
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-browser-bot-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            // The browser's microphone plays the speech and then a second of silence, over and over.
+            let original = try await offPool { Result { try SpeechSample.make() } }.get()
+            let speech = "\(work)/speech.wav"
+            try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original + [Int16](repeating: 0, count: 48_000)), to: speech)
+            let plain = try await offPool { Result { try PlainOpusBaseline.run(original, impairment: nil).pcm } }.get()
+            let browser = try await Browser(microphone: speech)
+            try await Browser.closing([browser]) {
+                // A bot makes the room and plays a 440 Hz tone from seat 1; the page, opened after it,
+                // hears the tone on seat 1's track.
+                let token = { (user: String) in TestServer.token(user, grants: Grants(create: true)) }
+                let tone = try JoinBotTests.Bot(["--url", server.url, "--token", token("tone"), "--room", "mix", "--create", "--seat", "1", "--mic", "tone:440", "--duration", "60"])
+                let watcher = try await TestClient.signedIn(server, user: "watcher")
+                #expect(await eventually { (try? await watcher.call("room.join", room: "mix"))?["seats"]?.arrayValue?[1]["user"] == "tone" })
+                let opened = Date()
+                try await Self.join(browser, server: server, room: "mix", name: "Layla", mode: "free", query: "&processing=off")
+                try await browser.wait(for: "the tone on seat 1", "return window.majlis.level(1) > 0.01")
+                print(String(format: "from opening the page to hearing a speaker: %.0f ms", Date().timeIntervalSince(opened) * 1000))
+                if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP_AUDIO"] {
+                    try? (try await browser.run("return window.majlis.media().pc.localDescription.sdp")).stringValue?.write(toFile: "\(keep)/offer.sdp", atomically: true, encoding: .utf8)
+                }
+                try await browser.run("document.querySelector('[data-action=seat][data-value=\"0\"]').click()")
+                try await browser.wait(for: "Layla seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")
+                var peaks: [Double] = []
+                for _ in 0..<10 {
+                    peaks.append(try await browser.run("return window.majlis.peakFrequency(1)").doubleValue ?? 0)
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                print("the browser hears seat 1 peaking at \(peaks.map { Int($0) }) Hz")
+                #expect(peaks.filter { abs($0 - 440) < 30 }.count >= 8)
+                tone.interrupt()
+                #expect(await tone.finish().status == 0)
 
-            // Then another bot records the browser's speech for two rounds of it.
-            let heardPath = "\(work)/heard.wav"
-            let roundSeconds: Double = Double(original.count) / 48_000 + 1
-            let recorder = try JoinBotTests.Bot(["--url", server.url, "--token", token("ear"), "--room", "mix", "--record", heardPath, "--duration", "\(Int(roundSeconds * 2) + 1)"])
-            #expect(await recorder.finish().status == 0)
+                // Then another bot records the browser's speech for two rounds of it.
+                let heardPath = "\(work)/heard.wav"
+                let roundSeconds: Double = Double(original.count) / 48_000 + 1
+                let recorder = try JoinBotTests.Bot(["--url", server.url, "--token", token("ear"), "--room", "mix", "--record", heardPath, "--duration", "\(Int(roundSeconds * 2) + 1)"])
+                #expect(await recorder.finish().status == 0)
 
-            // One whole round of the speech, found in the recording, scored against plain Opus.
-            let recording = try WAVFile.read(heardPath).int16
-            let round = try #require(Self.align(original, in: recording), "no whole round of the speech in the recording")
-            if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP_AUDIO"] {
-                try? FileManager.default.copyItem(atPath: heardPath, toPath: "\(keep)/heard.wav")
-                try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: round), to: "\(keep)/round.wav")
-                try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: "\(keep)/original.wav")
+                // One whole round of the speech, found in the recording, scored against plain Opus.
+                let recording = try WAVFile.read(heardPath).int16
+                let round = try #require(Self.align(original, in: recording), "no whole round of the speech in the recording")
+                if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP_AUDIO"] {
+                    try? FileManager.default.copyItem(atPath: heardPath, toPath: "\(keep)/heard.wav")
+                    try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: round), to: "\(keep)/round.wav")
+                    try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: "\(keep)/original.wav")
+                }
+                let scores = try await offPool { Result { try PESQJudge.scores(reference: original, degraded: [plain, round]) } }.get()
+                print("PESQ-WB: plain Opus \(scores[0]), browser to bot through Majlis \(scores[1])")
+                #expect(scores[1] >= scores[0] - 0.3)
             }
-            let scores = try await offPool { Result { try PESQJudge.scores(reference: original, degraded: [plain, round]) } }.get()
-            print("PESQ-WB: plain Opus \(scores[0]), browser to bot through Majlis \(scores[1])")
-            #expect(scores[1] >= scores[0] - 0.3)
         }
     }
 
@@ -146,35 +150,37 @@ struct BrowserTests {
     }
 
     @Test func theArabicRoomAtPhoneSizeReadsRightToLeft() async throws {
-        let server = try Self.server()
-        defer { server.destroy() }
-        let browser = try await Browser(microphone: nil, width: 360, height: 740, language: "ar")
-        try await Browser.closing([browser]) {
-            try await Self.join(browser, server: server, room: "diwan", name: "ليلى")
-            try await browser.run("const f = document.querySelector('[data-form=chat]'); f.elements.text.value = 'أهلًا وسهلًا'; f.requestSubmit()")
-            try await browser.wait(for: "the message shown", "return document.querySelector('.message bdi')?.textContent === 'أهلًا وسهلًا'")
-            let layout = try await browser.run(
-                """
-                const seats = [...document.querySelectorAll('.seat')].map((seat) => seat.getBoundingClientRect());
-                return {
-                  dir: getComputedStyle(document.documentElement).direction, lang: document.documentElement.lang,
-                  leave: document.querySelector('[data-action=leave]').textContent,
-                  firstSeatRight: seats[0].right, secondSeatRight: seats[1].right, width: document.documentElement.clientWidth,
-                  scrollWidth: document.documentElement.scrollWidth,
-                };
-                """)
-            #expect(layout["dir"] == "rtl" && layout["lang"] == "ar")
-            #expect(layout["leave"] == "اخرج")
-            // Seat 1 is at the right and seat 2 to its left; nothing is wider than the phone.
-            #expect((layout["firstSeatRight"]?.doubleValue ?? 0) > (layout["secondSeatRight"]?.doubleValue ?? 0))
-            #expect((layout["scrollWidth"]?.doubleValue ?? 999) <= (layout["width"]?.doubleValue ?? 0))
-            // Every word of the page exists in every language.
-            #expect(try await browser.run("return Object.values(window.majlis.missingKeys()).flat()") == [])
-            let shot = try await browser.screenshot()
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-arabic-phone.png").path
-            try shot.write(to: URL(fileURLWithPath: path))
-            print("screenshot of the Arabic room at 360x740: \(path) (\(shot.count) bytes)")
-            #expect(shot.count > 10_000)
+        try await RealTimeGate.exclusively {
+            let server = try Self.server()
+            defer { server.destroy() }
+            let browser = try await Browser(microphone: nil, width: 360, height: 740, language: "ar")
+            try await Browser.closing([browser]) {
+                try await Self.join(browser, server: server, room: "diwan", name: "ليلى")
+                try await browser.run("const f = document.querySelector('[data-form=chat]'); f.elements.text.value = 'أهلًا وسهلًا'; f.requestSubmit()")
+                try await browser.wait(for: "the message shown", "return document.querySelector('.message bdi')?.textContent === 'أهلًا وسهلًا'")
+                let layout = try await browser.run(
+                    """
+                    const seats = [...document.querySelectorAll('.seat')].map((seat) => seat.getBoundingClientRect());
+                    return {
+                      dir: getComputedStyle(document.documentElement).direction, lang: document.documentElement.lang,
+                      leave: document.querySelector('[data-action=leave]').textContent,
+                      firstSeatRight: seats[0].right, secondSeatRight: seats[1].right, width: document.documentElement.clientWidth,
+                      scrollWidth: document.documentElement.scrollWidth,
+                    };
+                    """)
+                #expect(layout["dir"] == "rtl" && layout["lang"] == "ar")
+                #expect(layout["leave"] == "اخرج")
+                // Seat 1 is at the right and seat 2 to its left; nothing is wider than the phone.
+                #expect((layout["firstSeatRight"]?.doubleValue ?? 0) > (layout["secondSeatRight"]?.doubleValue ?? 0))
+                #expect((layout["scrollWidth"]?.doubleValue ?? 999) <= (layout["width"]?.doubleValue ?? 0))
+                // Every word of the page exists in every language.
+                #expect(try await browser.run("return Object.values(window.majlis.missingKeys()).flat()") == [])
+                let shot = try await browser.screenshot()
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-arabic-phone.png").path
+                try shot.write(to: URL(fileURLWithPath: path))
+                print("screenshot of the Arabic room at 360x740: \(path) (\(shot.count) bytes)")
+                #expect(shot.count > 10_000)
+            }
         }
     }
 

@@ -58,35 +58,37 @@ import Testing
     /// Speech through the whole system scores at least 0.95 of plain Opus at the same bitrate on
     /// the same speech, side by side in one run (PESQ-WB from PyPI as the judge).
     @Test func speechQualityMatchesPlainOpus() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-pesq-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let original = try await offPool {
-            try SpeechSample.make("The majlis is open tonight. Everyone is welcome to sit, listen, and take a seat to speak when the host invites them.")
+        try await RealTimeGate.exclusively {
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-pesq-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            let original = try await offPool {
+                try SpeechSample.make("The majlis is open tonight. Everyone is welcome to sit, listen, and take a seat to speak when the host invites them.")
+            }
+            let speech = "\(work)/speech.wav"
+            try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: speech)
+            // Plain Opus, 32 kb/s, 20 ms frames: the baseline.
+            let plain = try await offPool { try PlainOpusBaseline.run(original, impairment: nil).pcm }
+
+            // Through Majlis: a speaker bot, the server, a listener bot's recording.
+            let server = try TestServer()
+            defer { server.destroy() }
+            let heardPath = "\(work)/heard.wav"
+            let seconds = Int((Double(original.count) / 48_000).rounded(.up)) + 1
+            let watcher = try await TestClient.signedIn(server, user: "watcher")
+            try await watcher.call("room.create", room: "voice")
+            let listener = try JoinBotTests.Bot(["--url", server.url, "--token", token("listener"), "--room", "voice", "--record", heardPath])
+            try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
+            let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", token("reader"), "--room", "voice", "--seat", "0", "--mic", speech, "--duration", "\(seconds)"])
+            #expect(await speaker.finish().status == 0)
+            listener.interrupt()
+            #expect(await listener.finish().status == 0)
+
+            let heard = try WAVFile.read(heardPath).int16
+            let scores = try await offPool { try PESQJudge.scores(reference: original, degraded: [plain, heard]) }
+            #expect(scores[0] > 3.0, "plain Opus scored \(scores[0])")
+            #expect(scores[1] >= 0.95 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
+            print("PESQ-WB: plain Opus \(scores[0]), through Majlis \(scores[1])")
         }
-        let speech = "\(work)/speech.wav"
-        try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: speech)
-        // Plain Opus, 32 kb/s, 20 ms frames: the baseline.
-        let plain = try await offPool { try PlainOpusBaseline.run(original, impairment: nil).pcm }
-
-        // Through Majlis: a speaker bot, the server, a listener bot's recording.
-        let server = try TestServer()
-        defer { server.destroy() }
-        let heardPath = "\(work)/heard.wav"
-        let seconds = Int((Double(original.count) / 48_000).rounded(.up)) + 1
-        let watcher = try await TestClient.signedIn(server, user: "watcher")
-        try await watcher.call("room.create", room: "voice")
-        let listener = try JoinBotTests.Bot(["--url", server.url, "--token", token("listener"), "--room", "voice", "--record", heardPath])
-        try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
-        let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", token("reader"), "--room", "voice", "--seat", "0", "--mic", speech, "--duration", "\(seconds)"])
-        #expect(await speaker.finish().status == 0)
-        listener.interrupt()
-        #expect(await listener.finish().status == 0)
-
-        let heard = try WAVFile.read(heardPath).int16
-        let scores = try await offPool { try PESQJudge.scores(reference: original, degraded: [plain, heard]) }
-        #expect(scores[0] > 3.0, "plain Opus scored \(scores[0])")
-        #expect(scores[1] >= 0.95 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
-        print("PESQ-WB: plain Opus \(scores[0]), through Majlis \(scores[1])")
     }
 }

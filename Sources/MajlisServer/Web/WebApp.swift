@@ -34,7 +34,7 @@ struct WebApp: Sendable {
         }
         let type = Self.contentTypes[String(file.split(separator: ".").last ?? "")] ?? "application/octet-stream"
         guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(file)) else {
-            return HTTPResponse(status: 404, contentType: "text/plain; charset=utf-8", body: Array("no \(file) in \(directory)\n".utf8))
+            return HTTPResponse(status: 404, contentType: "text/plain; charset=utf-8", body: Array("not found\n".utf8))
         }
         return HTTPResponse(status: 200, contentType: type, body: Array(data))
     }
