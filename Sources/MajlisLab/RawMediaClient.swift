@@ -12,7 +12,9 @@ public final class RawMediaClient: @unchecked Sendable {
     public let socket: UDPSocket
     public let ssrc: UInt32
     public let key: [UInt8]
-    public let server: UDPAddress
+    /// Where media goes: the server's media address (a benchmark may point it elsewhere before
+    /// sending starts).
+    public var server: UDPAddress
     public let outbound: SRTPSession
     /// Replaceable: a test may forget what it received, as if it had been lost.
     public var inbound: SRTPSession

@@ -18,7 +18,9 @@ enum MediaBenchmark {
         Starts `majlis serve`, seats K speakers (default 4) and joins N native listeners (default 100) and W
         WebRTC listeners (default 0; ICE-lite, DTLS-SRTP, a receive track per seat, as a browser); each speaker
         sends one 100-byte SRTP packet every 20 ms for S seconds (default 10). Prints packets forwarded per
-        second of server CPU time and the send-to-receive latency p50/p99 through the server.
+        second of server CPU time and the send-to-receive latency p50/p99 through the server; then runs the
+        same load through a bare forwarder (the same SRTP work, nothing else) and prints Majlis's rate as a
+        fraction of it: a yardstick measured in the same run, on the same machine.
         """
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
@@ -77,7 +79,9 @@ enum MediaBenchmark {
         // blocked on each socket would make every forwarded packet wake one on the server's
         // account: on loopback the sender's CPU does the receiver's wake-up.)
         let running = Atomic<Bool>(true)
-        let collected = Mutex<[Double]>([])
+        // Latencies of what arrived while Majlis forwarded (phase 0) and the bare forwarder (1).
+        let phase = Atomic<Int>(0)
+        let collected = Mutex<[[Double]]>([[], []])
         let done = DispatchGroup()
         let halves = [receivers.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
                       receivers.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)]
@@ -85,44 +89,57 @@ enum MediaBenchmark {
             done.enter()
             Thread.detachNewThread {
                 yieldToServer()
-                var local: [Double] = []
+                var local: [[Double]] = [[], []]
                 while running.load(ordering: .relaxed) {
                     for member in half {
                         while let packet = try? member.receive(wait: false) {
                             let arrived = now()
                             guard packet.payload.count >= 8 else { continue }
                             let sent = packet.payload.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                            local.append(Double(arrived &- sent) / 1e6)
+                            local[phase.load(ordering: .relaxed)].append(Double(arrived &- sent) / 1e6)
                         }
                     }
                     usleep(1_000)
                 }
-                collected.withLock { $0 += local }
+                collected.withLock { $0 = [$0[0] + local[0], $0[1] + local[1]] }
                 done.leave()
             }
         }
         yieldToServer()
-        let cpuBefore = server.cpuSeconds()
-        let start = now()
-        var rounds = 0
-        var next = start
-        while now() - start < UInt64(seconds) * 1_000_000_000 {
-            next += 20_000_000
-            rounds += 1
-            for speaker in speakers {
-                var payload = [UInt8](repeating: 0xAB, count: 100)
-                let stamp = now()
-                for byte in 0..<8 { payload[byte] = UInt8(stamp >> (56 - 8 * UInt64(byte)) & 0xFF) }
-                try? speaker.send(payload)
+        /// Every speaker sends one stamped packet every 20 ms for `seconds`; returns the rounds.
+        func drive() -> Int {
+            let start = now()
+            var rounds = 0
+            var next = start
+            while now() - start < UInt64(seconds) * 1_000_000_000 {
+                next += 20_000_000
+                rounds += 1
+                for speaker in speakers {
+                    var payload = [UInt8](repeating: 0xAB, count: 100)
+                    let stamp = now()
+                    for byte in 0..<8 { payload[byte] = UInt8(stamp >> (56 - 8 * UInt64(byte)) & 0xFF) }
+                    try? speaker.send(payload)
+                }
+                let wait = Int64(next) - Int64(now())
+                if wait > 0 { usleep(UInt32(wait / 1000)) }
             }
-            let wait = Int64(next) - Int64(now())
-            if wait > 0 { usleep(UInt32(wait / 1000)) }
+            usleep(300_000)
+            return rounds
         }
-        usleep(300_000)
+        let cpuBefore = server.cpuSeconds()
+        let rounds = drive()
         let cpu = server.cpuSeconds() - cpuBefore
+        phase.store(1, ordering: .relaxed)
+
+        // The yardstick: the same load through a bare forwarder (native receivers only).
+        let bare = try BareForwarder(members: members.map { (member, _) in (member.ssrc, UDPAddress(host: "127.0.0.1", port: member.socket.port)!, member.key) })
+        for speaker in speakers { speaker.server = bare.address }
+        let bareRounds = drive()
+        let bareCPU = bare.stop().cpu
         running.store(false, ordering: .relaxed)
         done.wait()
-        let latencies = collected.withLock { $0 }
+        let (latencies, bareReceived) = collected.withLock { ($0[0], $0[1].count) }
+        let bareExpected = bareRounds * speakerCount * (speakerCount - 1 + listenerCount)
         let sent = rounds * speakerCount
         let expected = sent * (speakerCount - 1 + listenerCount + webrtcCount)
         say(String(format: "forwarded %d of %d expected packets (%.2f%% lost) in %d s: %.0f packets/s", latencies.count, expected,
@@ -130,6 +147,11 @@ enum MediaBenchmark {
         say(String(format: "server CPU %.2f s: %.0f forwarded packets per CPU-second (SRTP in and out)", cpu, Double(latencies.count) / max(cpu, 0.001)))
         say(String(format: "send to receive (loopback, receivers polling every 1 ms): p50 %.3f ms, p99 %.3f ms, max %.3f ms",
                    SignalingBenchmark.percentile(latencies, 0.5), SignalingBenchmark.percentile(latencies, 0.99), latencies.max() ?? 0))
+        let majlisRate = Double(latencies.count) / max(cpu, 0.001)
+        let bareRate = Double(bareReceived) / max(bareCPU, 0.001)
+        say(String(format: "bare forwarder (same load and SRTP; no rooms, rights, reports or repair; native receivers only): %d of %d received, CPU %.2f s: %.0f forwarded packets per CPU-second",
+                   bareReceived, bareExpected, bareCPU, bareRate))
+        say(String(format: "majlis / bare forwarder: %.2f", majlisRate / max(bareRate, 1)))
         if let media = server.health()?["media"] {
             say(String(format: "server-added latency (receive to send of each copy, measured in the server): p50 %.3f ms, p99 %.3f ms, max %.3f ms",
                        Double(media["forwardLatencyP50"]?.intValue ?? 0) / 1000, Double(media["forwardLatencyP99"]?.intValue ?? 0) / 1000,

@@ -1,0 +1,82 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The yardstick for `majlis bench media`: a forwarder with nothing of Majlis in it but the
+/// work every forwarder must do. It receives each SRTP packet, unprotects it with the sender's
+/// key, and sends every other receiver a copy protected with that receiver's key, in one batch,
+/// the way the router does, with no rooms, rights, reports or repair. The router's packets per
+/// CPU-second as a fraction of this one's, measured in the same run, says what Majlis costs
+/// beyond the unavoidable, on any machine.
+public final class BareForwarder: @unchecked Sendable {
+    // Audited: `members`, `buffer` and `batch` belong to the forwarding thread once started.
+    private struct Member {
+        var address: UDPAddress
+        var inbound: SRTPTransform
+        var outbound: SRTPTransform
+    }
+
+    public let socket: UDPSocket
+    private var members: [UInt32: Member] = [:]
+    private var buffer = [UInt8](repeating: 0, count: 2048)
+    private let batch = UDPBatch(capacity: 256)
+    private let running = Atomic<Bool>(true)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Copies sent, and the forwarding thread's CPU seconds, once stopped.
+    private let result = Mutex<(forwarded: Int, cpu: Double)>((0, 0))
+
+    /// Members by SSRC: where each receives and its SRTP key.
+    public init(members: [(ssrc: UInt32, address: UDPAddress, key: [UInt8])]) throws {
+        socket = try UDPSocket(host: "127.0.0.1", port: 0, receiveTimeoutMilliseconds: 50)
+        for member in members {
+            self.members[member.ssrc] = Member(
+                address: member.address, inbound: try SRTPTransform(key: member.key, direction: .inbound),
+                outbound: try SRTPTransform(key: member.key, direction: .outbound))
+        }
+        let thread = Thread { [self] in
+            var forwarded = 0
+            while running.load(ordering: .relaxed) {
+                guard let (length, from) = socket.receive(into: &buffer), length >= 12 else { continue }
+                forwarded += forward(length: length, from: from)
+            }
+            var spec = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+            let cpu = Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+            result.withLock { $0 = (forwarded, cpu) }
+            finished.signal()
+        }
+        thread.name = "bare-forwarder"
+        thread.start()
+    }
+
+    public var address: UDPAddress { UDPAddress(host: "127.0.0.1", port: socket.port)! }
+
+    private func forward(length: Int, from: UDPAddress) -> Int {
+        let ssrc = UInt32(buffer[8]) << 24 | UInt32(buffer[9]) << 16 | UInt32(buffer[10]) << 8 | UInt32(buffer[11])
+        guard let sender = members[ssrc],
+            let plain = try? buffer.withUnsafeMutableBytes({ try sender.inbound.unprotect(srtpIn: $0, length: length) })
+        else { return 0 }
+        var sent = 0
+        for (other, member) in members where other != ssrc {
+            if batch.count == batch.capacity { sent += batch.send(from: socket) }
+            batch.add(to: member.address) { slot in
+                buffer.withUnsafeBytes { slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plain])) }
+                return try? member.outbound.protect(rtpIn: slot, length: plain)
+            }
+        }
+        return sent + batch.send(from: socket)
+    }
+
+    /// Stops the thread; returns the copies it sent and the CPU seconds it used.
+    public func stop() -> (forwarded: Int, cpu: Double) {
+        running.store(false, ordering: .relaxed)
+        finished.wait()
+        socket.close()
+        return result.withLock { $0 }
+    }
+}
