@@ -79,10 +79,13 @@ public final class WebRTCClient: @unchecked Sendable {
         let serverFingerprint = fingerprint.split(separator: ":").compactMap { UInt8($0, radix: 16) }
         let dtls = try DTLSAssociation(identity: identity, peerFingerprint: serverFingerprint, role: .client)
         for datagram in dtls.start() { socket.send(datagram, to: server) }
+        var silences = 0
         while dtls.state == .handshaking {
             guard let (length, _) = socket.receive(into: &buffer) else {
+                silences += 1
+                guard silences < 5 else { throw Failure(description: "the DTLS handshake got no answer") }
                 for datagram in dtls.retransmitIfDue() { socket.send(datagram, to: server) }
-                throw Failure(description: "the DTLS handshake got no answer")
+                continue
             }
             guard MediaPacketKind(buffer.prefix(length)) == .dtls else { continue }
             for datagram in dtls.receive(Array(buffer.prefix(length))) { socket.send(datagram, to: server) }
