@@ -205,6 +205,14 @@ struct BrowserTests {
         try await host.run("const f = document.querySelector('[data-form=chat]'); f.elements.text.value = '你好 Omar'; f.requestSubmit()")
         try await guest.wait(for: "the host's message", "return [...document.querySelectorAll('.message bdi')].some((e) => e.textContent === '你好 Omar')")
 
+        // The guest's connection drops: the page says so, resumes the session, and the guest is
+        // still seated and still chatting.
+        try await guest.run("window.majlis.signal().socket.close(4000, 'dropped')")
+        try await guest.wait(for: "the guest's session resumed", "return window.majlis.state.resumes === 1 && window.majlis.state.banner === null")
+        #expect(try await guest.run("return window.majlis.state.seats[\(index)].user === window.majlis.state.me.id") == true)
+        try await guest.run("const f = document.querySelector('[data-form=chat]'); f.elements.text.value = 'back'; f.requestSubmit()")
+        try await host.wait(for: "the guest's message after resuming", "return [...document.querySelectorAll('.message bdi')].some((e) => e.textContent === 'back')")
+
         // The host mutes the guest's seat: silence on the host's page.
         try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] .avatar`).click()", [.int(Int64(index))])
         try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] [data-action=mute]`).click()", [.int(Int64(index))])

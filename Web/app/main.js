@@ -13,7 +13,7 @@ let t = translator(language);
 const state = {
   me: null, room: null, seats: [], members: new Map(), role: 'member', chatMuted: false, request: null,
   requests: [], chat: [], seq: 0, levels: new Map(), banner: null, notices: [], invite: null, ended: null,
-  tab: 'chat', menu: null, mediaState: 'new', noMic: false, quality: null,
+  tab: 'chat', menu: null, mediaState: 'new', noMic: false, quality: null, resumes: 0,
 };
 let signal = null;
 let media = null;
@@ -126,6 +126,7 @@ function onConnection(name, detail) {
   if (name === 'reconnecting') state.banner = 'reconnecting';
   if (name === 'resumed') {
     state.banner = null;
+    state.resumes += 1;
     resync();
   }
   if (name === 'closed' && !state.ended) state.ended = t('closed', { reason: detail.reason || detail.code || '' });
@@ -461,7 +462,7 @@ function render() {
 }
 
 // Hooks for tests and for debugging from the console.
-window.majlis = { state, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0, media: () => media, t: (key, values) => t(key, values), missingKeys };
+window.majlis = { state, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0, media: () => media, signal: () => signal, t: (key, values) => t(key, values), missingKeys };
 
 setLanguage(language);
 if (params.get('token')) connect(params.get('token'), { mode: 'request' }).catch((error) => renderJoin(describe(error)));
