@@ -232,19 +232,18 @@ async function act(op, args = {}) {
 }
 
 const actions = {
+  // A host's click on another seat opens its menu; anyone else's click on an empty seat sits there.
   seat: async (index) => {
     const seat = state.seats[index];
-    if (isModerator() && state.menu?.seat !== index && seat.user !== state.me.id && seat.state !== 'empty') {
-      state.menu = { seat: index };
-      return;
-    }
-    state.menu = null;
     if (seat.user === state.me.id) return;
-    if (seat.state === 'locked' && isModerator()) {
-      state.menu = { seat: index };
+    if (isModerator()) {
+      state.menu = state.menu?.seat === index ? null : { seat: index };
       return;
     }
-    if (seat.state !== 'empty') return;
+    if (seat.state === 'empty') return actions.sit(index);
+  },
+  sit: async (index) => {
+    state.menu = null;
     if (mySeat()) return act('seat.switch', { to: index });
     if (state.room.mode === 'request' && !isModerator()) return actions.ask(index);
     return act('seat.take', { index });
@@ -337,6 +336,7 @@ function renderSeat(seat) {
   let menu = '';
   if (state.menu?.seat === seat.index && isModerator()) {
     menu = `<div class="menu">
+      ${seat.state === 'empty' ? `<button data-action="sit" data-value="${seat.index}" class="primary">${escape(t('takeSeat'))}</button>` : ''}
       <button data-action="lock" data-value="${seat.index}">${escape(t(seat.state === 'locked' ? 'unlock' : 'lock'))}</button>
       <button data-action="mute" data-value="${seat.index}">${escape(t(seat.muted ? 'unmute' : 'mute'))}</button>
       ${seat.user ? `<button data-action="kickSeat" data-value="${seat.index}">${escape(t('kickFromSeat'))}</button>` : ''}</div>`;
