@@ -68,6 +68,8 @@ let package = Package(
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab"]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
+        // docs/sdk.md's examples, built as an app builds them: MajlisKit alone.
+        .testTarget(name: "MajlisKitExampleTests", dependencies: ["MajlisKit"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
         .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio"]),
         .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol"]),

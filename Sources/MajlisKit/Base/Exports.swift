@@ -1,0 +1,8 @@
+// Everything MajlisKit's public API uses is reachable with `import MajlisKit` alone: the wire
+// types (RoomSettings, Seat, RoomSnapshot, ...) and, where the live media engine exists, its
+// audio sources and sinks.
+@_exported import MajlisProtocol
+
+#if os(Linux)
+@_exported import MajlisAudio
+#endif

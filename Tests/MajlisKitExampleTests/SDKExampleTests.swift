@@ -1,0 +1,68 @@
+import Foundation
+import MajlisKit
+import Testing
+
+/// docs/sdk.md's examples, compiled as an app compiles them: this target depends on MajlisKit
+/// alone and imports nothing else of Majlis. A test keeps the page and this file the same.
+@Suite struct SDKExampleTests {
+    // What the examples leave to the app.
+    static let token = "a token from the app's backend"
+    static let myMediaEngine = NullMediaEngine()
+    static func render(_ model: RoomViewModel) {}
+    static func playGiftAnimation(from: String, type: String, payload: JSONValue) {}
+
+    /// "Joining a room" (compiled; it needs a server to run).
+    static func joiningARoom() async throws {
+        let signaling = LiveSignalingClient(url: "ws://127.0.0.1:7880/v1/signal", token: token)
+        _ = try await signaling.connect()
+        let room = VoiceRoom(roomId: "majlis", signaling: signaling, media: myMediaEngine)
+        try await room.join(create: RoomSettings(title: "Evening majlis", mode: .request))
+
+        for await update in await room.updates() {
+            switch update {
+            case .state(let state):                 // every change: seats, members, chat, status...
+                render(VoiceRoomPresenter(language: .arabic).present(state))
+            case .event(.signal(let from, let type, let payload)):
+                playGiftAnimation(from: from, type: type, payload: payload)
+            case .event:
+                break
+            }
+        }
+    }
+
+    /// "Testing an app's logic", run.
+    @Test func testingAnAppsLogic() async throws {
+        let snapshotJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(RoomSnapshot(
+            room: RoomInfo(id: "r", title: "Room", owner: "me", mode: .free, seatCount: 2, announcement: "", chatMutedAll: false, createdAt: 1, memberCount: 1, maxMembers: 0),
+            seq: 5, seats: [Seat(index: 0), Seat(index: 1)],
+            members: [Member(id: "me", name: "Me", avatar: "", role: .owner, seat: nil, chatMuted: false, joinedAt: 1)],
+            attributes: [:], me: SelfState(role: .owner, seat: nil, chatMuted: false, request: nil), requests: [], chat: .init(lastMsgId: 0))))
+
+        let fake = FakeSignalingClient(user: "me") { op, args in
+            op == "room.join" ? .success(snapshotJSON) : .success([:])
+        }
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        fake.emit(.seatUpdated([Seat(index: 0, state: .occupied, user: "me", muted: false, micOn: true)]), room: "r", seq: 6)
+
+        for await update in await room.updates() {
+            if case .state(let state) = update, state.seats.first?.user == "me" { break }
+        }
+        #expect(await room.state.mayPublish)
+    }
+
+    /// Every Swift block of docs/sdk.md stands in this file, line for line.
+    @Test func thePageShowsWhatCompiles() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/sdk.md"), encoding: .utf8)
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let lines = Set(source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        let blocks = page.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        #expect(blocks.count >= 2)
+        for block in blocks {
+            for line in block.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty && !line.contains("import MajlisKit") {
+                #expect(lines.contains(line.trimmingCharacters(in: .whitespaces)), "docs/sdk.md line not compiled here: \(line)")
+            }
+        }
+    }
+}
