@@ -33,7 +33,8 @@ enum JoinCommand {
             throw Arguments.Failure(description: "--url, --token and --room are required (see majlis join --help)")
         }
         let create = args.flag("create")
-        let modeName = args.string("mode", default: "free")
+        let modeGiven = args.string("mode")
+        let modeName = modeGiven ?? "free"
         let seatText = args.string("seat")
         let request = args.flag("request")
         let sayText = args.string("say")
@@ -50,6 +51,22 @@ enum JoinCommand {
             seat = number
         }
         if seat != nil && request { throw Arguments.Failure(description: "--seat and --request do not go together") }
+        if modeGiven != nil && !create { throw Arguments.Failure(description: "--mode is the mode of a room --create makes; add --create") }
+        if mic != nil && seat == nil && !request && !tui {
+            throw Arguments.Failure(description: "--mic needs --seat N or --request: only a member on a seat is heard")
+        }
+        if !url.hasPrefix("ws://") && !url.hasPrefix("wss://") {
+            throw Arguments.Failure(description: "--url must be the signaling address, ws://HOST:PORT/v1/signal (or wss://), not \(url)")
+        }
+        if URL(string: url)?.path.isEmpty != false {
+            throw Arguments.Failure(description: "--url needs the path /v1/signal: \(url.hasSuffix("/") ? String(url.dropLast()) : url)/v1/signal")
+        }
+        if let record {
+            let directory = (record as NSString).deletingLastPathComponent
+            guard FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
+                throw Arguments.Failure(description: "--record \(record): cannot write in \(directory.isEmpty ? "." : directory)")
+            }
+        }
         guard Identifier.isValid(room) else { throw Arguments.Failure(description: "--room must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -") }
 
         let options = JoinOptions(

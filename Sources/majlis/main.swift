@@ -8,7 +8,7 @@ let usage = """
       serve    run the server (signaling, HTTP, store)
       token    print an access token
       join     join a room as a bot (or with a terminal UI: --tui)
-      bench    run a benchmark (signaling, media, mouth-to-ear)
+      bench    run a benchmark (signaling, media, mouth-to-ear, quality)
       netsim   relay UDP through a simulated weak network
     Every command has --help.
     """
@@ -21,7 +21,10 @@ sigemptyset(&unblocked)
 sigprocmask(SIG_SETMASK, &unblocked, nil)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let command = arguments.first ?? "--help"
+guard let command = arguments.first else {
+    FileHandle.standardError.write(Data("\(usage)\n".utf8))
+    exit(2)
+}
 let rest = Array(arguments.dropFirst())
 do {
     let status: Int32

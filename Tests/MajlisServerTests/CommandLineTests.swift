@@ -64,6 +64,13 @@ import Testing
             (["serve", "--log-level", "loud"], "--log-level"),
             (["serve", "--tls-cert", "/nonexistent.pem"], "--tls-key"),
             (["fly"], "unknown command"),
+            ([], "usage: majlis <command>"),
+            (["serve", "--web", "/nonexistent"], "no index.html"),
+            (["join", "--url", "http://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r"], "ws://HOST:PORT/v1/signal"),
+            (["join", "--url", "ws://127.0.0.1:1", "--token", "t", "--room", "r"], "ws://127.0.0.1:1/v1/signal"),
+            (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--mode", "request"], "add --create"),
+            (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--mic", "tone:440"], "--seat N or --request"),
+            (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--record", "/nonexistent/heard.wav"], "cannot write in /nonexistent"),
         ]
         for (arguments, expected) in cases {
             let result = try run(arguments)
