@@ -5,18 +5,8 @@ import Testing
 
 /// decode(encode(c)) == c for random room commands of every kind.
 @Suite struct RequestEncoderTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
-    static func command(_ rng: inout Seeded) -> RoomCommand {
+    static func command(_ rng: inout SplitMix64) -> RoomCommand {
         func id() -> String { "u\(Int.random(in: 0...30, using: &rng))" }
         func index() -> Int { Int.random(in: 0...63, using: &rng) }
         func maybe<T>(_ make: () -> T) -> T? { Bool.random(using: &rng) ? make() : nil }
@@ -66,7 +56,7 @@ import Testing
     }
 
     @Test func everyCommandSurvivesTheWire() throws {
-        var rng = Seeded(state: 7)
+        var rng = SplitMix64(seed: 7)
         var ops = Set<String>()
         for id in 0..<5_000 {
             let command = Self.command(&rng)

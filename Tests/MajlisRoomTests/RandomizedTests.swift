@@ -2,22 +2,10 @@ import MajlisProtocol
 import MajlisRoom
 import Testing
 
-/// A small deterministic generator (SplitMix64), so a failure can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct RandomizedTests {
     static let users = (0..<24).map { "u\($0)" }
 
-    static func randomCommand(_ rng: inout SeededGenerator, engine: RoomEngine) -> RoomCommand {
+    static func randomCommand(_ rng: inout SplitMix64, engine: RoomEngine) -> RoomCommand {
         let user = users.randomElement(using: &rng)!
         let index = Int.random(in: -1...9, using: &rng)
         let maybeIndex: Int? = Bool.random(using: &rng) ? index : nil
@@ -60,7 +48,7 @@ struct SeededGenerator: RandomNumberGenerator {
     /// 120,000 random ops from 24 users (with drops, resumes and clock jumps in between); after
     /// each, every invariant holds, a failed op changed nothing, and seq moved by one per state event.
     @Test func invariantsHoldUnderRandomOps() {
-        var rng = SeededGenerator(state: 20_261_129)
+        var rng = SplitMix64(seed: 20_261_129)
         var limits = RoomLimits()
         limits.resumeGrace = 5_000
         var engine = RoomEngine(id: "r", settings: RoomSettings(seatCount: 6), owner: "u0", now: 0, limits: limits)

@@ -1,3 +1,4 @@
+import MajlisProtocol
 import Foundation
 import MajlisTransport
 import Testing

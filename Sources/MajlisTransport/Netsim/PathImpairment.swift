@@ -1,3 +1,5 @@
+import MajlisProtocol
+
 /// What one direction of one flow does to packets: bursty loss, then delay with jitter, keeping
 /// packet order unless reordering is allowed.
 public struct PathImpairment: Sendable {

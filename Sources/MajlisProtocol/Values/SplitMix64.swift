@@ -1,4 +1,5 @@
-/// A small, seedable random generator, so an impairment run can be replayed exactly.
+/// A small, seedable random generator, so a run (an impairment, a randomized test) can be
+/// replayed exactly from its seed.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
