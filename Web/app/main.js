@@ -77,6 +77,7 @@ async function connect(token, create) {
   state.me = hello.user;
   const snapshot = await signal.request('room.join', { room: roomId, create });
   applySnapshot(snapshot);
+  await loadChat();
   history.replaceState(null, '', `?room=${encodeURIComponent(roomId)}${params.get('lang') ? `&lang=${language}` : ''}`);
   media = new Media(signal, roomId, (mediaState) => {
     state.mediaState = mediaState;
@@ -109,6 +110,12 @@ function applySnapshot(snapshot) {
   state.seq = snapshot.seq;
 }
 
+// The latest messages (what was said before joining, or while the connection was down).
+async function loadChat() {
+  const answer = await signal.request('chat.history', { room: roomId, limit: 50 }).catch(() => null);
+  if (answer) state.chat = answer.messages.reverse();
+}
+
 async function resync() {
   try {
     applySnapshot(await signal.request('room.sync', { room: roomId }));
@@ -118,6 +125,7 @@ async function resync() {
     applySnapshot(await signal.request('room.join', { room: roomId }));
     media?.negotiate(state.seats.length, true).catch(() => {});
   }
+  await loadChat();
   updateMic();
   render();
 }
