@@ -12,6 +12,8 @@ final class Bot: Sendable {
     /// Set once the room is joined; failures before that are reported by `run`.
     private let joined = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
+    /// Signalled once joining (and what the flags asked for first) succeeded or failed.
+    private let settled = DispatchSemaphore(value: 0)
 
     init(options: JoinOptions) { self.options = options }
 
@@ -37,9 +39,11 @@ final class Bot: Sendable {
             sources.append(source)
         }
         if options.duration == nil {
-            // End of input ends the run (Ctrl-D, or a closed pipe).
+            // End of input ends the run (Ctrl-D, or a closed pipe), once joining has succeeded or
+            // failed: a failure is reported even when input was empty from the start.
             Thread.detachNewThread {
                 while readLine() != nil {}
+                self.settled.wait()
                 self.finish(0)
             }
         }
@@ -106,6 +110,8 @@ final class Bot: Sendable {
     }
 
     private func run(signaling: LiveSignalingClient, room: VoiceRoom) async {
+        var settledSignalled = false
+        defer { if !settledSignalled { settled.signal() } }
         let stream = signaling.subscribe()
         if options.events {
             Task {
@@ -132,7 +138,11 @@ final class Bot: Sendable {
             if let seat = options.seat { try await room.takeSeat(seat) }
             if options.request {
                 try await room.requestSeat()
+                complain("majlis join: asked to speak in \(options.room); waiting for the host to accept")
+                settled.signal()
+                settledSignalled = true
                 guard await waitForSeat(room) else { return }
+                if let seat = await room.state.mySeat { complain("majlis join: accepted, on seat \(seat + 1)") }
             }
             if let text = options.say { try await room.sendChat(text) }
         } catch {
@@ -185,7 +195,7 @@ final class Bot: Sendable {
     private func describe(_ error: MajlisError) -> String {
         switch error.code {
         case .roomNotFound?: return "room \(options.room) not found (use --create to create it)"
-        case .seatOccupied?: return "seat \(options.seat ?? -1) is taken"
+        case .seatOccupied?: return "seat \((options.seat ?? -1) + 1) is taken"
         default: return error.description
         }
     }

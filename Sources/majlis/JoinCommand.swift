@@ -11,7 +11,7 @@ enum JoinCommand {
                            [--seat N | --request] [--mic FILE.wav | --mic tone:HZ] [--record FILE.wav]
                            [--say TEXT] [--duration SECONDS] [--events] [--tui]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
-        seat N; --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or
+        seat N, counted from 1 as every screen shows them (--events prints the protocol's index, from 0); --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or
         stereo) or a tone, paced in real time, while seated; --record writes everything heard as a 48 kHz
         mono WAV; --say sends one chat message; --events prints
         every event as one JSON object per line; --duration leaves after that many seconds (default: until
@@ -47,8 +47,8 @@ enum JoinCommand {
         guard let mode = RoomMode(rawValue: modeName) else { throw Arguments.Failure(description: "--mode must be free or request") }
         var seat: Int?
         if let seatText {
-            guard let number = Int(seatText), number >= 0 else { throw Arguments.Failure(description: "--seat must be a seat number (0 is the first)") }
-            seat = number
+            guard let number = Int(seatText), number >= 1 else { throw Arguments.Failure(description: "--seat must be a seat number (1 is the first)") }
+            seat = number - 1
         }
         if seat != nil && request { throw Arguments.Failure(description: "--seat and --request do not go together") }
         if modeGiven != nil && !create { throw Arguments.Failure(description: "--mode is the mode of a room --create makes; add --create") }
@@ -83,6 +83,7 @@ struct JoinOptions: Sendable {
     var token: String
     var room: String
     var create: RoomSettings?
+    /// The seat's index (from 0; `--seat` counts from 1).
     var seat: Int?
     var request: Bool
     var say: String?

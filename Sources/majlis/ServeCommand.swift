@@ -19,8 +19,8 @@ enum ServeCommand {
         --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error),
         --max-connections-per-address 256, --max-rooms-per-user 20 (server admins: no limit),
         --history-messages 10000 (per room), --history-days 90.
-        Without --keys it runs in development mode on loopback only, with a random secret for key
-        "devkey". Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
+        Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
+        on the first start and kept in --data (dev-secret), so tokens survive restarts. Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -73,10 +73,22 @@ enum ServeCommand {
             guard isLoopback(config.host) else {
                 throw Arguments.Failure(description: "refusing to listen on \(config.host) without --keys (development mode is for loopback only)")
             }
-            let secret = HMACSHA256.randomBytes(24).map { String(format: "%02x", $0) }.joined()
-            config.keys["devkey"] = secret
-            config.developmentKey = "devkey"
-            devSecret = secret
+        }
+        if let problem = PortCheck.problem(host: config.host, port: config.port, kind: .tcp) {
+            throw Arguments.Failure(
+                description: "cannot listen on \(config.host):\(config.port): \(problem)"
+                    + (problem == "in use" ? " (is another majlis serve running?); choose another with --listen HOST:PORT" : ""))
+        }
+        if let problem = PortCheck.problem(host: config.mediaHost, port: config.mediaPort, kind: .udp) {
+            throw Arguments.Failure(
+                description: "cannot receive media on udp \(config.mediaHost):\(config.mediaPort): \(problem)"
+                    + (problem == "in use" ? " (is another majlis serve running?); choose another with --media-listen HOST:PORT" : ""))
+        }
+        if keyList == nil {
+            let secret = try DevelopmentSecret.load(directory: config.dataDirectory)
+            config.keys[DevelopmentSecret.key] = secret.value
+            config.developmentKey = DevelopmentSecret.key
+            devSecret = secret.value
         }
 
         let logger = Logger(label: "majlis", level: level)
@@ -85,20 +97,12 @@ enum ServeCommand {
         let url = "\(config.tlsCertificate == nil ? "ws" : "wss")://\(config.host):\(server.port)/v1/signal"
         let media = server.mediaAddress
         if let devSecret {
-            let token = TokenCommand.mint(
-                key: "devkey", secret: devSecret, user: "alice", name: "Alice", room: nil,
-                grants: Grants(join: true, create: true, admin: false, publish: true, chat: true), ttl: 86_400)
-            say("""
-                development mode: API key "devkey", secret \(devSecret)
-                  mint tokens: majlis token --key devkey --secret \(devSecret) --user USER --grants join,create,publish,chat
-                  join:        majlis join --url \(url) --token \(token) --room lobby --create
-                """)
+            say(developmentBanner(secret: devSecret, url: url, data: config.dataDirectory))
         }
         say("majlis ready: \(url) media udp \(media)")
         if config.webDirectory != nil {
             say("open in a browser: http://\(config.host):\(server.port)/?room=majlis")
         }
-
 
         let done = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []
@@ -114,6 +118,23 @@ enum ServeCommand {
         server.stop()
         logger.info("stopped")
         return 0
+    }
+
+    /// What development mode prints: the key, its secret, and commands that work as pasted
+    /// (the full path of this binary, room `majlis`: a host who creates it in request mode, a guest).
+    static func developmentBanner(secret: String, url: String, data: String) -> String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let grants = Grants(join: true, create: true, admin: false, publish: true, chat: true)
+        func token(_ user: String, _ name: String) -> String {
+            TokenCommand.mint(key: DevelopmentSecret.key, secret: secret, user: user, name: name, room: nil, grants: grants, ttl: 86_400)
+        }
+        let secretFile = (data as NSString).appendingPathComponent(DevelopmentSecret.fileName)
+        return """
+            development mode: API key "\(DevelopmentSecret.key)", secret \(secret) (kept in \(secretFile); tokens stay valid across restarts)
+              a token:     \(executable) token --key \(DevelopmentSecret.key) --secret \(secret) --user USER --name NAME --grants join,create,publish,chat
+              host (Huda): \(executable) join --tui --url \(url) --token \(token("huda", "Huda")) --room majlis --create --mode request
+              guest (Omar): \(executable) join --tui --url \(url) --token \(token("omar", "Omar")) --room majlis
+            """
     }
 
     static func isLoopback(_ host: String) -> Bool {

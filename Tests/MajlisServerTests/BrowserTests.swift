@@ -79,10 +79,10 @@ struct BrowserTests {
             let plain = try await offPool { Result { try PlainOpusBaseline.run(original, impairment: nil).pcm } }.get()
             let browser = try await Browser(microphone: speech)
             try await Browser.closing([browser]) {
-                // A bot makes the room and plays a 440 Hz tone from seat 1; the page, opened after it,
-                // hears the tone on seat 1's track.
+                // A bot makes the room and plays a 440 Hz tone from the second seat (index 1); the page,
+                // opened after it, hears the tone on that seat's track.
                 let token = { (user: String) in TestServer.token(user, grants: Grants(create: true)) }
-                let tone = try JoinBotTests.Bot(["--url", server.url, "--token", token("tone"), "--room", "mix", "--create", "--seat", "1", "--mic", "tone:440", "--duration", "60"])
+                let tone = try JoinBotTests.Bot(["--url", server.url, "--token", token("tone"), "--room", "mix", "--create", "--seat", "2", "--mic", "tone:440", "--duration", "60"])
                 let watcher = try await TestClient.signedIn(server, user: "watcher")
                 #expect(await eventually { (try? await watcher.call("room.join", room: "mix"))?["seats"]?.arrayValue?[1]["user"] == "tone" })
                 let opened = Date()

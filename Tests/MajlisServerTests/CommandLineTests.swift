@@ -79,28 +79,46 @@ import Testing
         }
     }
 
-    @Test func portInUseExitsNonZero() throws {
+    @Test func portInUseExitsNonZeroSayingWhichFlagChoosesAnotherAndCreatesNothing() throws {
         let holder = try TestServer()
         defer { holder.destroy() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-cli-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try run(["serve", "--listen", "127.0.0.1:\(holder.server.port)", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "k:s"])
-        #expect(result.status != 0)
-        #expect(result.error.contains("cannot listen"))
+        let signaling = try run(["serve", "--listen", "127.0.0.1:\(holder.server.port)", "--media-listen", "127.0.0.1:0", "--data", directory])
+        #expect(signaling.status != 0)
+        #expect(signaling.error.contains("cannot listen on 127.0.0.1:\(holder.server.port): in use"))
+        #expect(signaling.error.contains("--listen HOST:PORT"))
+        let media = try run(["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:\(holder.server.mediaPort)", "--data", directory])
+        #expect(media.status != 0)
+        #expect(media.error.contains("udp 127.0.0.1:\(holder.server.mediaPort): in use"))
+        #expect(media.error.contains("--media-listen HOST:PORT"))
+        // One line each, no library log lines, and no data directory left behind.
+        #expect(signaling.error.split(separator: "\n").count == 1 && media.error.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
-    @Test func devModePrintsHowToJoinAndSigtermExitsCleanly() async throws {
+    @Test func devModePrintsCommandsThatWorkAsPastedAndKeepsItsSecretAcrossRestarts() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-dev-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory])
+        let arguments = ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory]
+        let process = try MajlisProcess(arguments: arguments)
         #expect(process.banner.contains("development mode"))
-        #expect(process.banner.contains("majlis join --url ws://127.0.0.1:"))
-        // The printed secret works.
+        // The join lines name this binary by its full path and the room the browser line opens.
+        let joins = process.banner.split(separator: "\n").filter { $0.contains(" join --tui ") }
+        #expect(joins.count == 2)
+        #expect(joins.allSatisfy { $0.contains("\(MajlisProcess.executable.resolvingSymlinksInPath().path) join --tui --url \(process.url) --token ") && $0.contains("--room majlis") })
         let secret = try #require(process.banner.split(separator: " ").drop { $0 != "secret" }.dropFirst().first.map { String($0.prefix { !$0.isNewline }) })
         let client = try await TestClient.connect(process.url)
-        let token = AccessToken.sign(AccessClaims(sub: "dev", exp: Int64(Date().timeIntervalSince1970) + 60), key: "devkey", secret: secret)
+        let token = AccessToken.sign(AccessClaims(sub: "dev", exp: Int64(Date().timeIntervalSince1970) + 600), key: "devkey", secret: secret)
         #expect(try await client.request("hello", ["token": .string(token)])["ok"] == true)
         #expect(process.terminate() == 0)
         #expect(try await client.closed() == 1001)
+
+        // Restarted on the same data: the same secret, so the old token still works.
+        let again = try MajlisProcess(arguments: arguments)
+        defer { again.terminate() }
+        #expect(again.banner.contains("secret \(secret) "))
+        let back = try await TestClient.connect(again.url)
+        #expect(try await back.request("hello", ["token": .string(token)])["ok"] == true)
     }
 }

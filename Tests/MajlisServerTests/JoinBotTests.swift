@@ -2,6 +2,7 @@ import Foundation
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
+import MajlisTransport
 import Testing
 
 /// `majlis join` as scripts run it, against a real server.
@@ -12,12 +13,14 @@ import Testing
         let output = Pipe()
         let errors = Pipe()
 
-        init(_ arguments: [String]) throws {
+        /// `closedInput`: standard input at end of file from the start (as `< /dev/null`).
+        init(_ arguments: [String], closedInput: Bool = false) throws {
             process.executableURL = MajlisProcess.executable
             process.arguments = ["join"] + arguments
             process.standardOutput = output
             process.standardError = errors
-            process.standardInput = Pipe()  // open: the bot runs until --duration or a signal
+            // Open: the bot runs until --duration or a signal.
+            process.standardInput = closedInput ? FileHandle.nullDevice : Pipe()
             try process.run()
         }
 
@@ -44,7 +47,9 @@ import Testing
         try await watcher.call("room.create", room: "lobby")
         let bot = try Bot(["--url", server.url, "--token", token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "5"])
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
-        try await watcher.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "bot" }
+        // --seat counts from 1, as every screen does: seat 2 is index 1 on the wire.
+        let seated = try await watcher.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "bot" }
+        #expect(seated["data"]?["seats"]?.arrayValue?.first?["index"] == 1)
         let chat = try await watcher.event("chat.message")
         #expect(chat["data"]?["text"] == "hello from a bot")
         try await watcher.call("chat.send", room: "lobby", ["text": "hi bot", "clientMsgId": "w1"])
@@ -86,13 +91,19 @@ import Testing
         try await host.call("seat.take", room: "full", ["index": 0])
         let cases: [([String], String)] = [
             (["--url", server.url, "--token", token("x"), "--room", "missing", "--duration", "1"], "not found"),
-            (["--url", server.url, "--token", token("x"), "--room", "full", "--seat", "0", "--duration", "1"], "seat 0 is taken"),
+            (["--url", server.url, "--token", token("x"), "--room", "full", "--seat", "1", "--duration", "1"], "seat 1 is taken"),
             (["--url", server.url, "--token", "not.a.token", "--room", "full", "--duration", "1"], "bad token"),
             (["--url", "ws://127.0.0.1:1/v1/signal", "--token", token("x"), "--room", "full", "--duration", "1"], "unreachable"),
             (["--url", server.url, "--room", "full"], "required"),
         ]
-        for (arguments, expected) in cases {
-            let result = await (try Bot(arguments)).finish()
+        let expired = AccessToken.sign(AccessClaims(sub: "late", exp: Int64(Date().timeIntervalSince1970) - 7200), key: TestServer.key, secret: TestServer.secret)
+        let closedInput: [([String], String)] = [
+            // Standard input already at its end: the failure is still reported, not a silent exit 0.
+            (["--url", server.url, "--token", "not.a.token", "--room", "full"], "bad token"),
+            (["--url", server.url, "--token", expired, "--room", "full"], "UTC (2 h ago); mint a new one"),
+        ]
+        for (arguments, expected) in cases + closedInput {
+            let result = await (try Bot(arguments, closedInput: !cases.contains { $0.0 == arguments })).finish()
             #expect(result.status == 1, "\(arguments)")
             #expect(result.err.contains(expected), "\(arguments): \(result.err)")
             #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")

@@ -20,7 +20,7 @@ import Testing
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
         var bots: [JoinBotTests.Bot] = []
         for (index, speaker) in speakers.enumerated() {
-            bots.append(try JoinBotTests.Bot(["--url", server.url, "--token", token(speaker.user), "--room", "voice", "--seat", "\(index)",
+            bots.append(try JoinBotTests.Bot(["--url", server.url, "--token", token(speaker.user), "--room", "voice", "--seat", "\(index + 1)",
                                               "--mic", "tone:\(speaker.tone)", "--duration", "\(seconds)"]))
         }
         for bot in bots { #expect(await bot.finish().status == 0) }
@@ -79,7 +79,7 @@ import Testing
             try await watcher.call("room.create", room: "voice")
             let listener = try JoinBotTests.Bot(["--url", server.url, "--token", token("listener"), "--room", "voice", "--record", heardPath])
             try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
-            let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", token("reader"), "--room", "voice", "--seat", "0", "--mic", speech, "--duration", "\(seconds)"])
+            let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", token("reader"), "--room", "voice", "--seat", "1", "--mic", speech, "--duration", "\(seconds)"])
             #expect(await speaker.finish().status == 0)
             listener.interrupt()
             #expect(await listener.finish().status == 0)

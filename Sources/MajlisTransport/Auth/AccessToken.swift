@@ -55,8 +55,32 @@ public enum AccessToken {
                 throw ProtocolError(.unauthorized, "the token \(name) \(time) is not a Unix time in seconds between 1970 and 9999")
             }
         }
-        if claims.exp <= now { throw ProtocolError(.tokenExpired, "the token expired at \(claims.exp)") }
-        if let nbf = claims.nbf, nbf > now { throw ProtocolError(.unauthorized, "the token is not valid before \(nbf)") }
+        if claims.exp <= now {
+            throw ProtocolError(.tokenExpired, "the token expired at \(Self.utc(claims.exp)) (\(Self.span(now - claims.exp)) ago); mint a new one")
+        }
+        if let nbf = claims.nbf, nbf > now {
+            throw ProtocolError(.unauthorized, "the token is not valid before \(Self.utc(nbf)) (in \(Self.span(nbf - now))); check the clocks")
+        }
         return claims
+    }
+
+    /// A Unix time as "2026-11-30 14:05:09 UTC".
+    static func utc(_ seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d UTC", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+
+    /// A duration in words: "42 s", "7 min", "3 h", "2 days".
+    static func span(_ seconds: Int64) -> String {
+        switch seconds {
+        case ..<120: return "\(seconds) s"
+        case ..<7200: return "\(seconds / 60) min"
+        case ..<172_800: return "\(seconds / 3600) h"
+        default: return "\(seconds / 86_400) days"
+        }
     }
 }
