@@ -30,6 +30,10 @@ let package = Package(
             name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
         .systemLibrary(
             name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]),
+        // The desktop's sound server (PulseAudio, or PipeWire's PulseAudio service), for the
+        // terminal client's microphone and speakers. Headers in /usr/include (libpulse-dev); no
+        // pkg-config: its -pthread and -D_REENTRANT flags are refused by SwiftPM.
+        .systemLibrary(name: "CPulse"),
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
         // Macros and inline helpers of libwebsockets that Swift cannot import.
@@ -41,7 +45,9 @@ let package = Package(
         .target(name: "CNetShim"),
         // DTLS-SRTP over OpenSSL's libssl, behind a small C interface.
         .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
-        .target(name: "MajlisAudio", dependencies: ["COpus", "COpusShim", "CSampleRate"]),
+        .target(
+            name: "MajlisAudio",
+            dependencies: ["COpus", "COpusShim", "CSampleRate", .target(name: "CPulse", condition: .when(platforms: [.linux]))]),
         .target(
             name: "MajlisTransport",
             dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim", "CDTLS"]),
@@ -73,6 +79,8 @@ let package = Package(
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
         .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio"]),
         .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol"]),
+        // The command line's pure parts: keyboard decoding and the terminal screen's layout.
+        .testTarget(name: "MajlisCommandTests", dependencies: ["majlis", "MajlisKit"]),
         .testTarget(
             name: "MajlisKitTests",
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),

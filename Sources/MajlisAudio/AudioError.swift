@@ -3,12 +3,15 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
     case codec(String)
     case badFile(String)
     case resampling(String)
+    /// The sound server (or a device on it) could not be used.
+    case device(String)
 
     public var description: String {
         switch self {
         case .codec(let text): return "codec: \(text)"
         case .badFile(let text): return "audio file: \(text)"
         case .resampling(let text): return "resampling: \(text)"
+        case .device(let text): return "sound device: \(text)"
         }
     }
 }

@@ -75,13 +75,14 @@ final class Bot: Sendable {
         }
     }
 
-    /// The live media engine when the bot speaks or listens, else none.
-    static func mediaEngine(_ options: JoinOptions, recorder: RecordingSink) throws -> any MediaEngine {
-        guard options.mic != nil || options.record != nil else { return NullMediaEngine() }
+    /// The live media engine when the client speaks or listens (flags first, then the sound
+    /// server's devices), else none.
+    static func mediaEngine(_ options: JoinOptions, recorder: RecordingSink, sound: SoundDevices = .none) throws -> any MediaEngine {
+        guard options.mic != nil || options.record != nil || sound.microphone != nil || sound.speaker != nil else { return NullMediaEngine() }
         let source: any AudioSource
         switch options.mic {
         case nil:
-            source = SilenceSource()
+            source = sound.microphone ?? SilenceSource()
         case let mic? where mic.hasPrefix("tone:"):
             guard let frequency = Double(mic.dropFirst(5)), frequency > 0, frequency < 24_000 else {
                 throw JoinCommand.Failure(description: "--mic tone:HZ needs a frequency between 0 and 24000")
@@ -94,7 +95,13 @@ final class Bot: Sendable {
                 throw JoinCommand.Failure(description: "--mic \(path): \(error)")
             }
         }
-        return try LiveMediaEngine(source: source, sink: options.record == nil ? NullSink() : recorder)
+        var sink: any AudioSink = NullSink()
+        if options.record != nil {
+            sink = recorder
+        } else if let speaker = sound.speaker {
+            sink = speaker
+        }
+        return try LiveMediaEngine(source: source, sink: sink)
     }
 
     /// Ends the run with `status` (the first call wins).

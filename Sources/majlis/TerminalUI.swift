@@ -5,13 +5,17 @@ import MajlisKit
 import MajlisProtocol
 import Synchronization
 
-/// `majlis join --tui`: the room in a terminal, on VoiceRoom and its presenter (the view layer).
-final class TerminalUI: @unchecked Sendable {
-    // Audited: mutable fields are behind `screen`; `terminal`, `room` and `signaling` are set once.
+/// `majlis join --tui`: the room in a terminal, on VoiceRoom and its presenter (the view layer),
+/// in the language of `LC_ALL`/`LANG`, with the sound server's microphone and speaker when the
+/// machine has one.
+final class TerminalUI: Sendable {
     private struct Screen {
         var state: RoomState
+        var panel = ScreenLayout.Panel.chat
         var input: String?
         var note: String?
+        /// Why the client stopped for good (the status line keeps saying it).
+        var failure: String?
     }
 
     let options: JoinOptions
@@ -19,6 +23,7 @@ final class TerminalUI: @unchecked Sendable {
     private let signaling: LiveSignalingClient
     private let room: VoiceRoom
     private let media: any MediaEngine
+    private let sound: SoundDevices
     private let recorder = RecordingSink()
     private let presenter: VoiceRoomPresenter
     private let screen: Mutex<Screen>
@@ -34,7 +39,8 @@ final class TerminalUI: @unchecked Sendable {
         let environment = ProcessInfo.processInfo.environment
         presenter = VoiceRoomPresenter(language: Language(localeIdentifier: environment["LC_ALL"] ?? environment["LANG"] ?? "en"))
         signaling = LiveSignalingClient(url: options.url, token: options.token)
-        media = try Bot.mediaEngine(options, recorder: recorder)
+        sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil)
+        media = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
         room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
         screen = Mutex(Screen(state: RoomState(roomId: options.room)))
         terminal = try Terminal()
@@ -66,7 +72,10 @@ final class TerminalUI: @unchecked Sendable {
             left.signal()
         }
         _ = left.wait(timeout: .now() + 2)
+        sound.close()
         terminal.restore()
+        let failure = screen.withLock { $0.failure }
+        if let failure { complain("majlis join: \(failure)") }
         if !Bot.save(recorder, to: options.record) { return 1 }
         _ = (resize, stops)
         return status.load(ordering: .relaxed)
@@ -76,21 +85,50 @@ final class TerminalUI: @unchecked Sendable {
         let updates = await room.updates()
         Task {
             for await update in updates {
-                if case .state(let state) = update {
-                    self.screen.withLock { $0.state = state }
-                    self.redraw()
-                }
+                guard case .state(let state) = update else { continue }
+                self.screen.withLock { $0.state = state }
+                self.check(state.status)
+                self.redraw()
             }
         }
         do {
             _ = try await signaling.connect()
+        } catch {
+            fail(connectFailure(error))
+            return
+        }
+        do {
             try await room.join(create: options.create)
             if let seat = options.seat { try await room.takeSeat(seat) }
             if options.request { try await room.requestSeat() }
             if let text = options.say { try await room.sendChat(text) }
         } catch {
-            show("\(error)")
+            if await room.state.status == .joined { show(presenter.describe(error)) } else { fail(presenter.describe(error)) }
         }
+    }
+
+    /// Why connecting failed, in plain words with the server's own reason.
+    private func connectFailure(_ error: MajlisError) -> String {
+        switch error {
+        case .server(let refusal): return "\(presenter.describe(error)) (\(refusal.message))"
+        case .notConnected, .closed(nil, _): return "\(presenter.text(.notConnected)): \(options.url)"
+        default: return presenter.describe(error)
+        }
+    }
+
+    /// Ends for good when the room is over for this user: the reason stays on screen until `q`.
+    private func check(_ roomStatus: RoomState.Status) {
+        switch roomStatus {
+        case .failed(let reason): fail(presenter.text(.failed(reason)))
+        case .kicked: status.store(1, ordering: .relaxed)
+        default: break
+        }
+    }
+
+    private func fail(_ reason: String) {
+        status.store(1, ordering: .relaxed)
+        screen.withLock { $0.failure = reason }
+        redraw()
     }
 
     private func show(_ note: String?) {
@@ -99,77 +137,109 @@ final class TerminalUI: @unchecked Sendable {
     }
 
     private func redraw() {
-        let (state, input, note) = screen.withLock { ($0.state, $0.input, $0.note) }
+        let current = screen.withLock { $0 }
         let size = terminal.size
-        let layout = ScreenLayout(rows: size.rows, columns: size.columns)
-        terminal.draw(layout.lines(presenter.present(state), input: input, note: note))
+        let layout = ScreenLayout(rows: size.rows, columns: size.columns, presenter: presenter)
+        var note = current.note
+        if let failure = current.failure { note = "\(failure) · \(presenter.text(.pressToQuit))" }
+        terminal.draw(layout.lines(presenter.present(current.state), panel: current.panel, sound: sound.description(presenter), input: current.input, note: note))
     }
 
-    /// Runs an intent, showing its error (if any) on the status line.
+    /// Runs an intent, showing why in plain words if it did not work.
     private func act(_ body: @escaping @Sendable (VoiceRoom) async throws -> Void) {
         show(nil)
         Task {
-            do { try await body(self.room) } catch { self.show("\(error)") }
+            do {
+                try await body(self.room)
+            } catch {
+                self.show((error as? MajlisError).map(self.presenter.describe) ?? "\(error)")
+            }
         }
     }
 
     private func readKeys() {
-        var byte: UInt8 = 0
-        while read(0, &byte, 1) == 1 {
-            if handle(byte) == false { break }
+        var decoder = KeyDecoder()
+        var buffer = [UInt8](repeating: 0, count: 256)
+        reading: while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            for key in decoder.feed(Array(buffer[0..<count])) where !handle(key) { break reading }
         }
         done.signal()
     }
 
     /// Handles one key; false to quit.
-    private func handle(_ byte: UInt8) -> Bool {
-        let typing = screen.withLock { $0.input != nil }
-        if typing {
-            switch byte {
-            case 13, 10:
-                let text = screen.withLock { screen -> String in
-                    defer { screen.input = nil }
-                    return screen.input ?? ""
-                }
-                if !text.isEmpty { act { try await $0.sendChat(text) } }
-            case 27: screen.withLock { $0.input = nil }
-            case 127, 8: screen.withLock { if $0.input?.isEmpty == false { $0.input?.removeLast() } }
-            case 3: return false
-            default:
-                if byte >= 32 { screen.withLock { $0.input?.unicodeScalars.append(Unicode.Scalar(byte)) } }
-            }
+    private func handle(_ key: KeyDecoder.Key) -> Bool {
+        if key == .interrupt { return false }
+        if screen.withLock({ $0.input != nil }) {
+            type(key)
+            return true
+        }
+        guard case .character(let character) = key else {
+            if key == .enter, screen.withLock({ $0.failure == nil }) { screen.withLock { $0.input = "" } }
             redraw()
             return true
         }
-        let state = screen.withLock { $0.state }
-        switch byte {
-        case UInt8(ascii: "q"), 3: return false
-        case UInt8(ascii: "t"): act { try await $0.takeSeat() }
-        case UInt8(ascii: "1")...UInt8(ascii: "9"):
-            let index = Int(byte - UInt8(ascii: "1"))
-            act { room in
-                if await room.state.mySeat != nil { try await room.switchSeat(to: index) } else { try await room.takeSeat(index) }
+        return command(character)
+    }
+
+    /// A key while the chat line is open.
+    private func type(_ key: KeyDecoder.Key) {
+        switch key {
+        case .enter:
+            let text = screen.withLock { screen -> String in
+                defer { screen.input = nil }
+                return screen.input ?? ""
             }
-        case UInt8(ascii: "l"): act { try await $0.leaveSeat() }
-        case UInt8(ascii: "r"):
+            if !text.trimmingCharacters(in: .whitespaces).isEmpty { act { try await $0.sendChat(text) } }
+        case .escape: screen.withLock { $0.input = nil }
+        case .backspace: screen.withLock { if $0.input?.isEmpty == false { $0.input?.removeLast() } }
+        case .character(let character): screen.withLock { $0.input?.append(character) }
+        case .interrupt, .ignored: break
+        }
+        redraw()
+    }
+
+    /// A command key; false to quit.
+    private func command(_ character: Character) -> Bool {
+        let (state, failed) = screen.withLock { ($0.state, $0.failure != nil) }
+        if character == "q" { return false }
+        if failed { return true }
+        let view = presenter.present(state)
+        switch character {
+        case "t", "1"..."9":
+            let index = character.wholeNumberValue.map { $0 - 1 }
+            if state.mySeat != nil, let index {
+                act { try await $0.switchSeat(to: index) }
+            } else if state.mySeat == nil && !view.canTakeSeat && view.canRequestSeat {
+                // An ask-to-speak room: asking is what taking a seat means here.
+                act { try await $0.requestSeat(index) }
+                show(presenter.text(.askedInstead))
+            } else {
+                act { try await $0.takeSeat(index) }
+            }
+        case "l": act { try await $0.leaveSeat() }
+        case "r":
             act { room in
                 if await room.state.myRequest != nil { try await room.cancelRequest() } else { try await room.requestSeat() }
             }
-        case UInt8(ascii: "a"):
+        case "a":
             if let request = state.requests.first { act { try await $0.acceptRequest(request.id) } }
-        case UInt8(ascii: "x"):
+        case "x":
             if let request = state.requests.first { act { try await $0.rejectRequest(request.id) } }
-        case UInt8(ascii: "m"):
+        case "m":
             if let seat = state.mySeat { act { try await $0.setMic(on: !state.seats[seat].micOn) } }
-        case UInt8(ascii: "c"), 13:
+        case "c":
             screen.withLock { $0.input = "" }
-            redraw()
-        case UInt8(ascii: "y"):
+        case "u":
+            screen.withLock { $0.panel = $0.panel == .chat ? .members : .chat }
+        case "y":
             if state.invite != nil { act { try await $0.replyToInvite(accept: true) } }
-        case UInt8(ascii: "n"):
+        case "n":
             if state.invite != nil { act { try await $0.replyToInvite(accept: false) } }
         default: break
         }
+        redraw()
         return true
     }
 }

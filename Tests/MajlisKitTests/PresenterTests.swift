@@ -32,7 +32,7 @@ import Testing
         room.levels = ["host": 40, "omar": 60]
         let view = VoiceRoomPresenter(language: .english, timeZone: utc).present(room)
         #expect(view.seats == [
-            SeatTile(index: 0, kind: .occupied(userId: "host"), title: "Huda", micOn: true, hostMuted: false, speaking: true, isMe: false),
+            SeatTile(index: 0, kind: .occupied(userId: "host"), title: "Huda", mark: "host", micOn: true, hostMuted: false, speaking: true, isMe: false),
             SeatTile(index: 1, kind: .locked, title: "Locked", micOn: false, hostMuted: false, speaking: false, isMe: false),
             // Host-muted: never drawn as speaking, whatever the level says.
             SeatTile(index: 2, kind: .occupied(userId: "omar"), title: "Omar", micOn: true, hostMuted: true, speaking: false, isMe: false),
@@ -105,6 +105,70 @@ import Testing
         #expect(VoiceRoomPresenter(language: .english).present(room).canSendChat)
     }
 
+    /// One of each string key (every error code included).
+    static let everyKey: [Strings.Key] = [
+        .seat(1), .lockedSeat, .you, .members(2), .wantsToSpeak("A"), .reconnecting, .networkPoor, .kicked("A"), .kicked(""),
+        .roomEnded, .chatMuted, .chatMutedForAll, .tokenExpiring, .left, .invitedToSeat("A"), .failed("x"), .requestMode, .freeMode,
+        .host, .admin, .micOn, .micOff, .seatMuted, .requestPending, .requestAccepted(seat: 2), .requestRejected, .requestCancelled,
+        .requestExpired, .askedInstead, .memberJoined("A"), .memberLeft("A"), .memberRemoved("A"), .noAnswer, .notConnected,
+        .connectionClosed("x"), .unreadableAnswer, .keys, .keysInvite, .acceptOrReject, .pressToChat, .sectionRequests, .sectionChat,
+        .sectionMembers, .pressToQuit, .sound("PulseAudio"), .noSound,
+    ] + ErrorCode.allCases.map { .error($0) }
+
+    @Test func theRequestToSpeakIsShownWhileItMatters() {
+        let presenter = VoiceRoomPresenter(language: .english)
+        func banner(_ status: RoomState.RequestStatus?, seat: Int? = nil) -> String? {
+            var room = state(mode: .request)
+            room.requestStatus = status
+            if let seat { room.seats[seat] = Seat(index: seat, state: .occupied, user: "me", muted: false, micOn: true) }
+            return presenter.present(room).banners.first { $0.kind == .request }?.text
+        }
+        #expect(banner(nil) == nil)
+        #expect(banner(.pending) == "You asked to speak: waiting for the host")
+        #expect(banner(.accepted(index: 3), seat: 3) == "The host accepted: you are on seat 4")
+        #expect(banner(.accepted(index: 3)) == nil)  // left that seat since
+        #expect(banner(.rejected) == "The host declined your request to speak")
+        #expect(banner(.rejected, seat: 3) == nil)  // seated another way since
+        #expect(banner(.cancelled) == "You withdrew your request to speak")
+        #expect(banner(.expired) == "Nobody answered your request to speak in time")
+        #expect(VoiceRoomPresenter(language: .arabic).present({ var room = state(mode: .request); room.requestStatus = .pending; return room }())
+            .banners.map(\.text) == ["طلبت التحدث: بانتظار المضيف"])
+    }
+
+    @Test func noticesSitBetweenChatMessagesInTimeOrder() {
+        var room = state()
+        let minute: Int64 = 60_000
+        room.chat = [1, 3].map { ChatMessage(msgId: $0, from: UserRef(id: "omar", name: "Omar"), type: "text", text: "m\($0)", payload: nil, ts: $0 * minute) }
+        room.notices = [
+            RoomNotice(kind: .joined, user: "sara", name: "Sara", at: 2 * minute),
+            RoomNotice(kind: .left(reason: "kicked"), user: "sara", name: "Sara", at: 3 * minute),
+            RoomNotice(kind: .left(reason: "left"), user: "omar", name: "Omar", at: 20 * minute),
+        ]
+        let rows = VoiceRoomPresenter(language: .english, timeZone: utc).present(room).chat
+        #expect(rows == [
+            .time("00:01"), .message(id: 1, sender: "Omar", text: "m1", isMine: false), .notice("Sara joined"),
+            .message(id: 3, sender: "Omar", text: "m3", isMine: false), .notice("Sara was removed"), .time("00:20"), .notice("Omar left"),
+        ])
+    }
+
+    @Test func membersListHostsFirstAndSeatsShowWhoHostsTheRoom() {
+        var room = state()
+        room.members.append(Member(id: "zaid", name: "Zaid", avatar: "", role: .admin, seat: nil, chatMuted: false, joinedAt: 0))
+        let view = VoiceRoomPresenter(language: .english).present(room)
+        #expect(view.members.map(\.name) == ["Huda", "Zaid", "You", "Omar"])
+        #expect(view.members.map(\.mark) == ["host", "admin", "", ""])
+        #expect(view.members.map(\.seatNumber) == [1, nil, nil, 3])
+        #expect(view.seats[0].mark == "host" && view.seats[2].mark == "")
+        #expect(VoiceRoomPresenter(language: .simplifiedChinese).present(room).seats[0].mark == "房主")
+    }
+
+    @Test func errorsInPlainWords() {
+        let presenter = VoiceRoomPresenter(language: .english)
+        #expect(presenter.describe(.server(ProtocolError(.approvalRequired, "approval_required: use request.create"))) == "In this room you ask to speak first")
+        #expect(presenter.describe(.timedOut(op: "seat.take")) == "The server did not answer; try again")
+        #expect(VoiceRoomPresenter(language: .arabic).describe(.server(ProtocolError(.seatOccupied, "taken"))) == "هذا المقعد مشغول")
+    }
+
     @Test func arabicIsRightToLeftAndEveryLanguageHasEveryString() {
         let room = state()
         let arabic = VoiceRoomPresenter(language: .arabic).present(room)
@@ -118,14 +182,16 @@ import Testing
         #expect(Language(localeIdentifier: "ar_SA") == .arabic)
         #expect(Language(localeIdentifier: "zh-Hans-CN") == .simplifiedChinese)
         #expect(Language(localeIdentifier: "ja_JP") == .english)
-        let keys: [Strings.Key] = [
-            .seat(1), .lockedSeat, .you, .members(2), .wantsToSpeak("A"), .reconnecting, .networkPoor, .kicked("A"), .kicked(""),
-            .roomEnded, .chatMuted, .chatMutedForAll, .tokenExpiring, .left, .invitedToSeat("A"), .failed("x"), .requestMode, .freeMode,
-        ]
         for language in Language.allCases {
-            let texts = keys.map { Strings.text($0, language) }
+            let texts = Self.everyKey.map { Strings.text($0, language) }
             #expect(texts.allSatisfy { !$0.isEmpty })
             #expect(Set(texts).count == texts.count, "\(language) repeats a string")
+        }
+        // Every string is translated: none of the Chinese or Arabic ones is the English one.
+        for key in Self.everyKey {
+            let english = Strings.text(key, .english)
+            #expect(Strings.text(key, .arabic) != english, "\(key) is not in Arabic")
+            #expect(Strings.text(key, .simplifiedChinese) != english, "\(key) is not in Chinese")
         }
         // The three languages really differ.
         #expect(Strings.text(.roomEnded, .english) != Strings.text(.roomEnded, .arabic))

@@ -70,6 +70,44 @@ import Testing
         #expect(await media.history == [true, false, true, false])
     }
 
+    @Test func theRequestToSpeakShowsEachOfItsStates() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 5, mode: .request) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        #expect(await room.state.requestStatus == nil)
+        try await room.requestSeat()
+        #expect(await room.state.requestStatus == .pending)
+        // Another member's answer changes nothing here.
+        fake.emit(.requestRejected(requestId: "someone-else"), room: "r")
+        fake.emit(.requestRejected(requestId: "q1"), room: "r")
+        #expect(try await until(room) { $0.requestStatus == .rejected }.myRequest == nil)
+        try await room.requestSeat()
+        try await room.cancelRequest()
+        #expect(await room.state.requestStatus == .cancelled)
+        try await room.requestSeat()
+        fake.emit(.requestCancelled(requestId: "q1", user: "me", reason: "expired"), room: "r")
+        _ = try await until(room) { $0.requestStatus == .expired }
+        try await room.requestSeat()
+        fake.emit(.requestAccepted(requestId: "q1", index: 3), room: "r")
+        _ = try await until(room) { $0.requestStatus == .accepted(index: 3) }
+    }
+
+    @Test func joinsAndLeavesBecomeNoticesWithTheNameTheyHad() async throws {
+        let clock = ManualClock(now: 1_800_000_000_000)
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 5) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: clock)
+        try await room.join()
+        fake.emit(.memberJoined(Member(id: "sara", name: "سارة", avatar: "", role: .member, seat: nil, chatMuted: false, joinedAt: 2)), room: "r", seq: 6)
+        _ = try await until(room) { $0.notices.count == 1 }
+        clock.advance(by: 60_000)
+        fake.emit(.memberLeft(user: "sara", reason: "kicked"), room: "r", seq: 7)
+        let state = try await until(room) { $0.notices.count == 2 }
+        #expect(state.notices == [
+            RoomNotice(kind: .joined, user: "sara", name: "سارة", at: 1_800_000_000_000),
+            RoomNotice(kind: .left(reason: "kicked"), user: "sara", name: "سارة", at: 1_800_000_060_000),
+        ])
+    }
+
     @Test func aSeqGapResyncsAndOldEventsAreIgnored() async throws {
         let current = Locked(Self.snapshot(seq: 5))
         let fake = FakeSignalingClient(user: "me", respond: Self.server { current.value })

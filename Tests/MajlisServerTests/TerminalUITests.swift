@@ -5,6 +5,7 @@ import Glibc
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
+import MajlisTransport
 import Testing
 
 /// `majlis join --tui` driven through tmux, as a person would use it.
@@ -98,20 +99,35 @@ import Testing
         try tmux.start("guest", command("omar"))
         try tmux.start("listener", command("sara"))
         try await tmux.wait("host", for: "3 members")
+        // Joins are noticed in the chat.
+        try await tmux.wait("host", for: "· Omar joined")
+        try await tmux.wait("host", for: "· Sara joined")
 
-        // The guest asks to speak; the host sees the request and accepts it.
+        // The guest asks to speak and sees it is waiting; the host sees the request and accepts it.
         try tmux.keys("guest", "r")
+        try await tmux.wait("guest", for: "You asked to speak: waiting for the host")
         try await tmux.wait("host", for: "Omar wants to speak")
         try tmux.keys("host", "a")
         try await tmux.wait("guest", for: "1. You [mic]")
+        try await tmux.wait("guest", for: "The host accepted: you are on seat 1")
         try await tmux.wait("listener", for: "1. Omar [mic]")
 
-        // Chat, seen by everyone.
+        // Chat in Arabic and with an emoji, typed as UTF-8, seen intact by everyone.
         try tmux.keys("guest", "c")
-        try tmux.type("guest", "salam alaikum")
+        try tmux.type("guest", "السلام عليكم 👋")
         try tmux.keys("guest", "Enter")
-        try await tmux.wait("listener", for: "Omar: salam alaikum")
-        try await tmux.wait("guest", for: "› Omar: salam alaikum")
+        try await tmux.wait("listener", for: "Omar: السلام عليكم 👋")
+        try await tmux.wait("guest", for: "› Omar: السلام عليكم 👋")
+        let stored = try await TestClient.signedIn(server, user: "auditor")
+        try await stored.call("room.join", room: "salon")
+        let history = try await stored.call("chat.history", room: "salon", ["limit": 5])
+        #expect(history["messages"]?.arrayValue?.contains { $0["text"] == "السلام عليكم 👋" } == true)
+        try await stored.call("room.leave", room: "salon")
+
+        // The member list marks the host.
+        try tmux.keys("listener", "u")
+        try await tmux.wait("listener", for: "  Huda (host)")
+        try tmux.keys("listener", "u")
 
         // Mic off, then leave the seat.
         try tmux.keys("guest", "m")
@@ -119,9 +135,17 @@ import Testing
         try tmux.keys("guest", "l")
         try await tmux.wait("host", for: "1. Seat 1")
 
-        // The listener cannot take a seat in request mode: the reason shows on the status line.
+        // In an ask-to-speak room, taking a seat asks; the host declines, and the listener sees it.
         try tmux.keys("listener", "t")
-        try await tmux.wait("listener", for: "approval_required")
+        try await tmux.wait("listener", for: "You asked to speak: waiting for the host")
+        try await tmux.wait("host", for: "Sara wants to speak")
+        try tmux.keys("host", "x")
+        try await tmux.wait("listener", for: "The host declined your request to speak")
+        // Asked again, then withdrawn.
+        try tmux.keys("listener", "r")
+        try await tmux.wait("listener", for: "You asked to speak: waiting for the host")
+        try tmux.keys("listener", "r")
+        try await tmux.wait("listener", for: "You withdrew your request to speak")
 
         // The terminal is resized: the grid reflows.
         try tmux.run(["resize-window", "-t", "host", "-x", "60", "-y", "20"], capture: false)
@@ -139,6 +163,44 @@ import Testing
         // Quitting leaves the room and ends the program.
         try tmux.keys("guest", "q")
         try await tmux.wait("host", for: "2 members")
+        try await tmux.wait("host", for: "· Omar left")
         #expect(try await tmux.waitGone("guest"))
+    }
+
+    @Test(.enabled(if: available, "tmux is installed by scripts/test")) func arabicScreenIsMirroredAndTranslated() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let tmux = Tmux()
+        defer { tmux.stop() }
+        let token = TestServer.token("huda", grants: Grants(create: true), name: "هدى")
+        try tmux.start("host", "LANG=ar_SA.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(token) --room majlis --create --mode request")
+        let screen = try await tmux.wait("host", for: "عضو · اطلب التحدث")
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        // Flush right: the header ends at the last column, seat 1 is the rightmost cell.
+        #expect(lines[0].hasSuffix("majlis · 1 عضو · اطلب التحدث") && lines[0].hasPrefix("   "))
+        let seats = try #require(lines.first { $0.contains("1. المقعد 1") })
+        #expect(seats.hasSuffix("1. المقعد 1") && seats.range(of: "1. المقعد 1")!.lowerBound > seats.range(of: "2. المقعد 2")!.lowerBound)
+        #expect(screen.contains("q خروج"))
+        // Typed Arabic goes out as typed.
+        try tmux.keys("host", "c")
+        try tmux.type("host", "مرحبا بكم")
+        try tmux.keys("host", "Enter")
+        try await tmux.wait("host", for: "هدى: مرحبا بكم")
+    }
+
+    @Test(.enabled(if: available, "tmux is installed by scripts/test")) func aClientThatCannotGoOnSaysWhyAndExitsNonZero() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let tmux = Tmux()
+        defer { tmux.stop() }
+        let status = FileManager.default.temporaryDirectory.appendingPathComponent("tui-status-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: status) }
+        let forged = AccessToken.sign(AccessClaims(sub: "mallory", exp: Int64(Date().timeIntervalSince1970) + 600), key: TestServer.key, secret: "not-the-secret")
+        try tmux.start("client", "LANG=en_US.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(forged) --room salon; echo \"exit $?\" > \(status).part; mv \(status).part \(status); sleep 30")
+        try await tmux.wait("client", for: "The server refused your sign-in (the token signature is wrong) · press q to quit")
+        try tmux.keys("client", "q")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: status) && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "exit 1\n")
     }
 }

@@ -16,6 +16,19 @@ public struct RoomState: Sendable, Equatable {
         case failed(String)
     }
 
+    /// Where this user's own request to speak stands.
+    public enum RequestStatus: Sendable, Equatable {
+        /// Sent; waiting for the owner or an admin.
+        case pending
+        /// Accepted onto the seat with this index.
+        case accepted(index: Int)
+        case rejected
+        /// Withdrawn by this user.
+        case cancelled
+        /// Nobody answered in time.
+        case expired
+    }
+
     /// A seat invitation waiting for this user's answer.
     public struct Invite: Sendable, Equatable {
         public var inviteId: String
@@ -45,6 +58,10 @@ public struct RoomState: Sendable, Equatable {
     public var chatMuted = false
     /// This user's pending request to speak.
     public var myRequest: SeatRequest?
+    /// The last answer to this user's request to speak (nil before the first request).
+    public var requestStatus: RequestStatus?
+    /// Members joining and leaving since this client joined, oldest first (the latest 50).
+    public var notices: [RoomNotice] = []
     /// Pending requests (filled for the owner and admins).
     public var requests: [SeatRequest] = []
     /// Recent chat, oldest first.

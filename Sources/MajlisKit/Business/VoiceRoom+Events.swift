@@ -84,9 +84,11 @@ extension VoiceRoom {
             await change { state in
                 upsert(member, into: &state)
                 state.memberCount += 1
+                note(.joined, user: member.id, name: member.name, in: &state)
             }
-        case .memberLeft(let user, _):
+        case .memberLeft(let user, let reason):
             await change { state in
+                note(.left(reason: reason), user: user, name: state.member(user)?.name ?? user, in: &state)
                 state.members.removeAll { $0.id == user }
                 state.memberCount = max(0, state.memberCount - 1)
                 state.requests.removeAll { $0.user == user }
@@ -102,7 +104,11 @@ extension VoiceRoom {
             }
         case .membersChanged(let joined, _, let left, let count):
             await change { state in
-                for member in joined { upsert(member, into: &state) }
+                for member in joined {
+                    upsert(member, into: &state)
+                    note(.joined, user: member.id, name: member.name, in: &state)
+                }
+                for user in left { note(.left(reason: "left"), user: user, name: state.member(user)?.name ?? user, in: &state) }
                 state.members.removeAll { left.contains($0.id) }
                 state.memberCount = count
                 if left.contains(me) { state.status = .left }
@@ -124,14 +130,33 @@ extension VoiceRoom {
             await change { state in
                 if !state.requests.contains(where: { $0.id == request.id }) { state.requests.append(request) }
             }
-        case .requestCancelled(let requestId, let user, _):
+        case .requestCancelled(let requestId, let user, let reason):
             await change { state in
                 state.requests.removeAll { $0.id == requestId }
-                if user == me, state.myRequest?.id == requestId { state.myRequest = nil }
+                if user == me, state.myRequest?.id == requestId {
+                    state.myRequest = nil
+                    switch reason {
+                    case "expired": state.requestStatus = .expired
+                    case "cancelled": state.requestStatus = .cancelled
+                    default: break  // answered ("accepted", "rejected") or moot ("seated", "left")
+                    }
+                }
             }
-        case .requestAccepted(let requestId, _), .requestRejected(let requestId):
+        case .requestAccepted(let requestId, let index):
             await change { state in
-                if state.myRequest?.id == requestId { state.myRequest = nil }
+                state.requests.removeAll { $0.id == requestId }
+                if state.myRequest?.id == requestId {
+                    state.myRequest = nil
+                    state.requestStatus = .accepted(index: index)
+                }
+            }
+        case .requestRejected(let requestId):
+            await change { state in
+                state.requests.removeAll { $0.id == requestId }
+                if state.myRequest?.id == requestId {
+                    state.myRequest = nil
+                    state.requestStatus = .rejected
+                }
             }
         case .seatInvited(let inviteId, let from, let index):
             await change { $0.invite = RoomState.Invite(inviteId: inviteId, from: from, index: index) }
@@ -159,6 +184,12 @@ extension VoiceRoom {
             break
         }
         publish(.event(frame.event))
+    }
+
+    /// Keeps a join or leave notice (the latest `noticeLimit`).
+    private func note(_ kind: RoomNotice.Kind, user: String, name: String, in state: inout RoomState) {
+        state.notices.append(RoomNotice(kind: kind, user: user, name: name, at: clock.now()))
+        if state.notices.count > noticeLimit { state.notices.removeFirst(state.notices.count - noticeLimit) }
     }
 
     private func upsert(_ member: Member, into state: inout RoomState) {

@@ -70,7 +70,10 @@ extension VoiceRoom {
         let data = try await call("request.create", args)
         guard let id = data["requestId"]?.stringValue else { throw MajlisError.invalidResponse("request.create: \(data)") }
         let request = SeatRequest(id: id, user: state.me, index: index, createdAt: clock.now())
-        await change { $0.myRequest = request }
+        await change {
+            $0.myRequest = request
+            $0.requestStatus = .pending
+        }
         return id
     }
 
@@ -78,7 +81,10 @@ extension VoiceRoom {
     public func cancelRequest() async throws(MajlisError) {
         guard let request = state.myRequest else { throw MajlisError.misuse("there is no request to cancel") }
         _ = try await call("request.cancel", ["requestId": .string(request.id)])
-        await change { $0.myRequest = nil }
+        await change {
+            $0.myRequest = nil
+            $0.requestStatus = .cancelled
+        }
     }
 
     public func acceptRequest(_ requestId: String, index: Int? = nil) async throws(MajlisError) {

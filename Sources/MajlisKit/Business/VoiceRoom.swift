@@ -16,6 +16,8 @@ public actor VoiceRoom {
     let logger: KitLogger
     /// Recent chat kept in `state.chat`.
     let chatLimit = 200
+    /// Join and leave notices kept in `state.notices`.
+    let noticeLimit = 50
 
     public internal(set) var state: RoomState
     var subscribers: [UUID: AsyncStream<VoiceRoomUpdate>.Continuation] = [:]
@@ -156,6 +158,7 @@ public actor VoiceRoom {
             state.role = snapshot.me.role
             state.chatMuted = snapshot.me.chatMuted
             state.myRequest = snapshot.me.request
+            if snapshot.me.request != nil { state.requestStatus = .pending }
             state.requests = snapshot.requests
             state.lastMsgId = max(state.lastMsgId, snapshot.chat.lastMsgId)
         }

@@ -2,6 +2,8 @@
 public struct Banner: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case roomEnded, kicked, left, failed, reconnecting, networkPoor, tokenExpiring, chatMuted, invite
+        /// Where this user's request to speak stands.
+        case request
     }
 
     public var kind: Kind

@@ -7,7 +7,10 @@ public struct RoomViewModel: Sendable, Equatable {
     /// Lay the screen out right to left (Arabic).
     public var isRightToLeft: Bool
     public var seats: [SeatTile]
+    /// Chat messages with join and leave notices between them, oldest first.
     public var chat: [ChatRow]
+    /// Known members: hosts, admins, then the rest.
+    public var members: [MemberRow]
     /// Shown to the owner and admins only.
     public var requests: [RequestRow]
     public var banners: [Banner]

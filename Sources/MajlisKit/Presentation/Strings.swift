@@ -1,3 +1,5 @@
+import MajlisProtocol
+
 /// Every user-visible string of the room screen, in each language.
 public enum Strings {
     /// A string with its arguments.
@@ -19,6 +21,40 @@ public enum Strings {
         case failed(String)
         case requestMode
         case freeMode
+        // Marks on seats and members.
+        case host
+        case admin
+        case micOn
+        case micOff
+        case seatMuted
+        // This user's request to speak.
+        case requestPending
+        case requestAccepted(seat: Int)
+        case requestRejected
+        case requestCancelled
+        case requestExpired
+        case askedInstead
+        // Notices between chat messages.
+        case memberJoined(String)
+        case memberLeft(String)
+        case memberRemoved(String)
+        // Why something did not work, in plain words.
+        case error(ErrorCode)
+        case noAnswer
+        case notConnected
+        case connectionClosed(String)
+        case unreadableAnswer
+        // The terminal client's own lines.
+        case keys
+        case keysInvite
+        case acceptOrReject
+        case pressToChat
+        case sectionRequests
+        case sectionChat
+        case sectionMembers
+        case pressToQuit
+        case sound(String)
+        case noSound
     }
 
     /// The text of `key` in `language`.
@@ -49,6 +85,65 @@ public enum Strings {
         case .failed(let reason): return "Something went wrong: \(reason)"
         case .requestMode: return "Ask to speak"
         case .freeMode: return "Open seats"
+        case .host: return "host"
+        case .admin: return "admin"
+        case .micOn: return "mic"
+        case .micOff: return "off"
+        case .seatMuted: return "MUTED"
+        case .requestPending: return "You asked to speak: waiting for the host"
+        case .requestAccepted(let seat): return "The host accepted: you are on seat \(seat)"
+        case .requestRejected: return "The host declined your request to speak"
+        case .requestCancelled: return "You withdrew your request to speak"
+        case .requestExpired: return "Nobody answered your request to speak in time"
+        case .askedInstead: return "In this room you ask first: your request to speak is sent"
+        case .memberJoined(let name): return "\(name) joined"
+        case .memberLeft(let name): return "\(name) left"
+        case .memberRemoved(let name): return "\(name) was removed"
+        case .error(let code): return englishError(code)
+        case .noAnswer: return "The server did not answer; try again"
+        case .notConnected: return "Not connected to the server"
+        case .connectionClosed(let reason): return "The server closed the connection: \(reason)"
+        case .unreadableAnswer: return "The server's answer could not be read"
+        case .keys: return "q quit · t/1-9 seat · r ask · l leave · m mic · c chat · u members · a/x accept/reject"
+        case .keysInvite: return "y accept the invitation · n decline"
+        case .acceptOrReject: return "[a]ccept [x]reject"
+        case .pressToChat: return "press c to chat"
+        case .sectionRequests: return "requests"
+        case .sectionChat: return "chat"
+        case .sectionMembers: return "members"
+        case .pressToQuit: return "press q to quit"
+        case .sound(let device): return "Sound: \(device)"
+        case .noSound: return "No sound server (PulseAudio or PipeWire): you hear nothing and nobody hears you; use --mic and --record"
+        }
+    }
+
+    private static func englishError(_ code: ErrorCode) -> String {
+        switch code {
+        case .unsupported: return "This server does not support that"
+        case .badRequest: return "The server did not understand the request"
+        case .unauthorized: return "The server refused your sign-in"
+        case .tokenExpired: return "Your sign-in has expired; get a new token"
+        case .forbidden: return "You are not allowed to do that"
+        case .roomNotFound: return "This room does not exist"
+        case .roomExists: return "A room with this name already exists"
+        case .roomFull: return "The room is full"
+        case .notInRoom: return "You are not in this room"
+        case .banned: return "You are banned from this room"
+        case .seatOutOfRange: return "There is no such seat"
+        case .seatOccupied: return "That seat is taken"
+        case .seatLocked: return "That seat is locked"
+        case .alreadySeated: return "You are already on a seat"
+        case .notSeated: return "You are not on a seat"
+        case .noFreeSeat: return "No seat is free"
+        case .approvalRequired: return "In this room you ask to speak first"
+        case .alreadyRequested: return "You already asked to speak"
+        case .requestNotFound: return "That request is no longer waiting"
+        case .inviteNotFound: return "That invitation is no longer open"
+        case .chatMuted: return "Your chat is muted"
+        case .rateLimited: return "Too fast; wait a moment"
+        case .tooLarge: return "That is too long"
+        case .conflict: return "Someone else changed it first"
+        case .internal: return "The server had a problem; try again"
         }
     }
 
@@ -71,6 +166,65 @@ public enum Strings {
         case .failed(let reason): return "出错了：\(reason)"
         case .requestMode: return "申请上麦"
         case .freeMode: return "自由上麦"
+        case .host: return "房主"
+        case .admin: return "管理员"
+        case .micOn: return "开麦"
+        case .micOff: return "闭麦"
+        case .seatMuted: return "被禁麦"
+        case .requestPending: return "已申请上麦，等待房主同意"
+        case .requestAccepted(let seat): return "房主已同意：你在\(seat)号麦"
+        case .requestRejected: return "房主拒绝了你的上麦申请"
+        case .requestCancelled: return "你已取消上麦申请"
+        case .requestExpired: return "上麦申请已超时"
+        case .askedInstead: return "本房间需申请上麦：已为你发送申请"
+        case .memberJoined(let name): return "\(name)进入了房间"
+        case .memberLeft(let name): return "\(name)离开了房间"
+        case .memberRemoved(let name): return "\(name)被移出房间"
+        case .error(let code): return chineseError(code)
+        case .noAnswer: return "服务器没有响应，请重试"
+        case .notConnected: return "未连接到服务器"
+        case .connectionClosed(let reason): return "服务器断开了连接：\(reason)"
+        case .unreadableAnswer: return "无法读取服务器的响应"
+        case .keys: return "q 退出 · t/1-9 上麦 · r 申请 · l 下麦 · m 麦克风 · c 聊天 · u 成员 · a/x 同意/拒绝"
+        case .keysInvite: return "y 接受邀请 · n 拒绝"
+        case .acceptOrReject: return "[a]同意 [x]拒绝"
+        case .pressToChat: return "按 c 发消息"
+        case .sectionRequests: return "上麦申请"
+        case .sectionChat: return "聊天"
+        case .sectionMembers: return "成员"
+        case .pressToQuit: return "按 q 退出"
+        case .sound(let device): return "声音：\(device)"
+        case .noSound: return "没有声音服务（PulseAudio 或 PipeWire）：听不到也说不出；可用 --mic 和 --record"
+        }
+    }
+
+    private static func chineseError(_ code: ErrorCode) -> String {
+        switch code {
+        case .unsupported: return "服务器不支持此操作"
+        case .badRequest: return "服务器无法理解该请求"
+        case .unauthorized: return "服务器拒绝了你的登录"
+        case .tokenExpired: return "登录已过期，请获取新的令牌"
+        case .forbidden: return "你没有权限这样做"
+        case .roomNotFound: return "房间不存在"
+        case .roomExists: return "同名房间已存在"
+        case .roomFull: return "房间已满"
+        case .notInRoom: return "你不在这个房间里"
+        case .banned: return "你已被禁止进入该房间"
+        case .seatOutOfRange: return "没有这个麦位"
+        case .seatOccupied: return "该麦位已有人"
+        case .seatLocked: return "该麦位已锁定"
+        case .alreadySeated: return "你已经在麦上"
+        case .notSeated: return "你不在麦上"
+        case .noFreeSeat: return "没有空麦位"
+        case .approvalRequired: return "本房间需要先申请上麦"
+        case .alreadyRequested: return "你已经申请过了"
+        case .requestNotFound: return "该申请已不存在"
+        case .inviteNotFound: return "该邀请已失效"
+        case .chatMuted: return "你在聊天中被禁言"
+        case .rateLimited: return "操作太快，请稍等"
+        case .tooLarge: return "内容太长"
+        case .conflict: return "已被他人先修改"
+        case .internal: return "服务器出现问题，请重试"
         }
     }
 
@@ -93,6 +247,65 @@ public enum Strings {
         case .failed(let reason): return "حدث خطأ: \(reason)"
         case .requestMode: return "اطلب التحدث"
         case .freeMode: return "مقاعد مفتوحة"
+        case .host: return "المضيف"
+        case .admin: return "مشرف"
+        case .micOn: return "مايك"
+        case .micOff: return "مغلق"
+        case .seatMuted: return "مكتوم"
+        case .requestPending: return "طلبت التحدث: بانتظار المضيف"
+        case .requestAccepted(let seat): return "وافق المضيف: أنت على المقعد \(seat)"
+        case .requestRejected: return "رفض المضيف طلبك للتحدث"
+        case .requestCancelled: return "سحبت طلبك للتحدث"
+        case .requestExpired: return "لم يرد أحد على طلبك للتحدث في الوقت"
+        case .askedInstead: return "في هذه الغرفة تطلب أولاً: أُرسل طلبك للتحدث"
+        case .memberJoined(let name): return "انضم \(name)"
+        case .memberLeft(let name): return "غادر \(name)"
+        case .memberRemoved(let name): return "أُزيل \(name)"
+        case .error(let code): return arabicError(code)
+        case .noAnswer: return "لم يرد الخادم؛ حاول مرة أخرى"
+        case .notConnected: return "غير متصل بالخادم"
+        case .connectionClosed(let reason): return "أغلق الخادم الاتصال: \(reason)"
+        case .unreadableAnswer: return "تعذرت قراءة رد الخادم"
+        case .keys: return "q خروج · t/1-9 مقعد · r طلب · l مغادرة المقعد · m ميكروفون · c دردشة · u الأعضاء · a/x قبول/رفض"
+        case .keysInvite: return "y قبول الدعوة · n رفض"
+        case .acceptOrReject: return "[a] قبول [x] رفض"
+        case .pressToChat: return "اضغط c للدردشة"
+        case .sectionRequests: return "الطلبات"
+        case .sectionChat: return "الدردشة"
+        case .sectionMembers: return "الأعضاء"
+        case .pressToQuit: return "اضغط q للخروج"
+        case .sound(let device): return "الصوت: \(device)"
+        case .noSound: return "لا يوجد خادم صوت (PulseAudio أو PipeWire): لن تسمع ولن يسمعك أحد؛ استخدم ‎--mic و ‎--record"
+        }
+    }
+
+    private static func arabicError(_ code: ErrorCode) -> String {
+        switch code {
+        case .unsupported: return "هذا الخادم لا يدعم ذلك"
+        case .badRequest: return "لم يفهم الخادم الطلب"
+        case .unauthorized: return "رفض الخادم تسجيل دخولك"
+        case .tokenExpired: return "انتهت صلاحية تسجيل دخولك؛ احصل على رمز جديد"
+        case .forbidden: return "غير مسموح لك بذلك"
+        case .roomNotFound: return "هذه الغرفة غير موجودة"
+        case .roomExists: return "توجد غرفة بهذا الاسم"
+        case .roomFull: return "الغرفة ممتلئة"
+        case .notInRoom: return "لست في هذه الغرفة"
+        case .banned: return "أنت محظور من هذه الغرفة"
+        case .seatOutOfRange: return "لا يوجد مقعد كهذا"
+        case .seatOccupied: return "هذا المقعد مشغول"
+        case .seatLocked: return "هذا المقعد مقفل"
+        case .alreadySeated: return "أنت على مقعد بالفعل"
+        case .notSeated: return "لست على مقعد"
+        case .noFreeSeat: return "لا يوجد مقعد شاغر"
+        case .approvalRequired: return "في هذه الغرفة تطلب التحدث أولاً"
+        case .alreadyRequested: return "طلبت التحدث بالفعل"
+        case .requestNotFound: return "هذا الطلب لم يعد قائماً"
+        case .inviteNotFound: return "هذه الدعوة لم تعد قائمة"
+        case .chatMuted: return "دردشتك مكتومة"
+        case .rateLimited: return "بسرعة كبيرة؛ انتظر لحظة"
+        case .tooLarge: return "النص طويل جداً"
+        case .conflict: return "غيّره شخص آخر أولاً"
+        case .internal: return "حدثت مشكلة في الخادم؛ حاول مرة أخرى"
         }
     }
 }

@@ -16,7 +16,19 @@ public struct VoiceRoomPresenter: Sendable {
         self.timeZone = timeZone
     }
 
-    func text(_ key: Strings.Key) -> String { Strings.text(key, language) }
+    public func text(_ key: Strings.Key) -> String { Strings.text(key, language) }
+
+    /// Why an intent did not work, in plain words of the user's language.
+    public func describe(_ error: MajlisError) -> String {
+        switch error {
+        case .server(let refusal): return text(.error(refusal.code))
+        case .timedOut: return text(.noAnswer)
+        case .notConnected: return text(.notConnected)
+        case .closed(_, let reason): return text(.connectionClosed(reason))
+        case .invalidResponse: return text(.unreadableAnswer)
+        case .misuse(let detail): return detail
+        }
+    }
 
     public func present(_ state: RoomState) -> RoomViewModel {
         let names = Dictionary(state.members.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
@@ -29,6 +41,7 @@ public struct VoiceRoomPresenter: Sendable {
             isRightToLeft: language.isRightToLeft,
             seats: state.seats.map { tile($0, state: state, names: names) },
             chat: chatRows(state),
+            members: memberRows(state),
             requests: state.isModerator
                 ? state.requests.map { RequestRow(requestId: $0.id, userId: $0.user, text: text(.wantsToSpeak(names[$0.user] ?? $0.user))) } : [],
             banners: banners(state, names: names),
@@ -50,18 +63,65 @@ public struct VoiceRoomPresenter: Sendable {
             let isMe = user == state.me
             let audible = seat.micOn && !seat.muted
             return SeatTile(
-                index: seat.index, kind: .occupied(userId: user), title: isMe ? text(.you) : names[user] ?? user, micOn: seat.micOn,
-                hostMuted: seat.muted, speaking: audible && (state.levels[user] ?? 0) > speakingLevel, isMe: isMe)
+                index: seat.index, kind: .occupied(userId: user), title: isMe ? text(.you) : names[user] ?? user,
+                mark: mark(role(of: user, in: state)), micOn: seat.micOn, hostMuted: seat.muted,
+                speaking: audible && (state.levels[user] ?? 0) > speakingLevel, isMe: isMe)
         }
     }
 
+    /// A member's role as this client knows it (the room's owner field wins).
+    func role(of user: String, in state: RoomState) -> Role {
+        if user == state.room?.owner { return .owner }
+        if user == state.me { return state.role == .owner ? .admin : state.role }
+        return state.member(user)?.role == .owner ? .admin : state.member(user)?.role ?? .member
+    }
+
+    func mark(_ role: Role) -> String {
+        switch role {
+        case .owner: return text(.host)
+        case .admin: return text(.admin)
+        case .member: return ""
+        }
+    }
+
+    func memberRows(_ state: RoomState) -> [MemberRow] {
+        let rank: [Role: Int] = [.owner: 0, .admin: 1, .member: 2]
+        let rows = state.members.enumerated().map { offset, member -> (Int, Int, MemberRow) in
+            let role = role(of: member.id, in: state)
+            let seat = state.seats.first { $0.user == member.id && $0.state == .occupied }?.index
+            let isMe = member.id == state.me
+            return (rank[role] ?? 2, offset, MemberRow(userId: member.id, name: isMe ? text(.you) : member.name, mark: mark(role), seatNumber: seat.map { $0 + 1 }, isMe: isMe))
+        }
+        return rows.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+    }
+
+    /// Chat messages and join/leave notices in time order, with time separators.
     func chatRows(_ state: RoomState) -> [ChatRow] {
+        enum Item {
+            case message(ChatMessage)
+            case notice(RoomNotice)
+        }
+        var items = state.chat.map { (at: $0.ts, item: Item.message($0)) }
+        for notice in state.notices {
+            // After every message at or before it (stable for equal times).
+            let position = items.firstIndex { $0.at > notice.at } ?? items.endIndex
+            items.insert((notice.at, .notice(notice)), at: position)
+        }
         var rows: [ChatRow] = []
         var previous: Int64?
-        for message in state.chat {
-            if previous == nil || message.ts - previous! > separatorGap { rows.append(.time(timeText(message.ts, after: previous))) }
-            previous = message.ts
-            rows.append(.message(id: message.msgId, sender: message.from.name, text: message.text ?? "[\(message.type)]", isMine: message.from.id == state.me))
+        for (at, item) in items {
+            if previous == nil || at - previous! > separatorGap { rows.append(.time(timeText(at, after: previous))) }
+            previous = at
+            switch item {
+            case .message(let message):
+                rows.append(.message(id: message.msgId, sender: message.from.name, text: message.text ?? "[\(message.type)]", isMine: message.from.id == state.me))
+            case .notice(let notice):
+                switch notice.kind {
+                case .joined: rows.append(.notice(text(.memberJoined(notice.name))))
+                case .left(let reason) where reason == "kicked" || reason == "banned": rows.append(.notice(text(.memberRemoved(notice.name))))
+                case .left: rows.append(.notice(text(.memberLeft(notice.name))))
+                }
+            }
         }
         return rows
     }
@@ -76,6 +136,20 @@ public struct VoiceRoomPresenter: Sendable {
         if let previous, calendar.isDate(Date(timeIntervalSince1970: Double(previous) / 1000), inSameDayAs: date) { return time }
         if previous == nil { return time }
         return String(format: "%04d-%02d-%02d ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
+    }
+
+    /// The state of this user's request to speak, while it matters: pending until answered, an
+    /// acceptance while on that seat, a refusal or expiry until the user is seated or asks again.
+    func requestBanner(_ state: RoomState) -> Strings.Key? {
+        guard state.status == .joined || state.status == .reconnecting else { return nil }
+        switch state.requestStatus {
+        case nil: return nil
+        case .pending: return .requestPending
+        case .accepted(let index): return state.mySeat == index ? .requestAccepted(seat: index + 1) : nil
+        case .rejected: return state.mySeat == nil ? .requestRejected : nil
+        case .cancelled: return state.mySeat == nil ? .requestCancelled : nil
+        case .expired: return state.mySeat == nil ? .requestExpired : nil
+        }
     }
 
     func banners(_ state: RoomState, names: [String: String]) -> [Banner] {
@@ -95,6 +169,7 @@ public struct VoiceRoomPresenter: Sendable {
         } else if state.room?.chatMutedAll == true && !state.isModerator {
             banners.append(Banner(kind: .chatMuted, text: text(.chatMutedForAll)))
         }
+        if let request = requestBanner(state) { banners.append(Banner(kind: .request, text: text(request))) }
         if let invite = state.invite { banners.append(Banner(kind: .invite, text: text(.invitedToSeat(names[invite.from] ?? invite.from)))) }
         return banners
     }

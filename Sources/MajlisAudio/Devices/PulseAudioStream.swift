@@ -1,0 +1,96 @@
+#if canImport(CPulse)
+import CPulse
+import Foundation
+import Synchronization
+
+/// One stream to or from the sound server, 48 kHz mono 16-bit, run by its own thread (the only
+/// one that touches the connection). The media engine's 20 ms clock and the device's clock
+/// differ a little, so a short queue sits between them: frames beyond `depth` drop the oldest,
+/// and an empty queue plays (or hands out) silence.
+final class PulseAudioStream: Sendable {
+    enum Direction: Sendable {
+        case playback, record
+    }
+
+    private let frames = Mutex<[[Int16]]>([])
+    private let running = Atomic<Bool>(true)
+    private let ended = DispatchSemaphore(value: 0)
+    private let depth: Int
+
+    /// Connects (waiting for the server's answer) and starts the stream's thread.
+    init(_ direction: Direction, server: String, device: String? = nil, depth: Int = 4) throws(AudioError) {
+        self.depth = depth
+        let opened = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        Thread.detachNewThread { [self] in
+            var spec = pa_sample_spec(format: PA_SAMPLE_S16LE, rate: UInt32(AudioFormat.sampleRate), channels: 1)
+            let frameBytes = UInt32(AudioFormat.frameSamples * 2)
+            // Playback keeps about three frames queued in the server; recording hands out one frame at a time.
+            var attributes = pa_buffer_attr(
+                maxlength: UInt32.max, tlength: direction == .playback ? frameBytes * 3 : UInt32.max, prebuf: UInt32.max,
+                minreq: UInt32.max, fragsize: direction == .record ? frameBytes : UInt32.max)
+            var error: Int32 = 0
+            let stream = pa_simple_new(
+                server, "majlis", direction == .playback ? PA_STREAM_PLAYBACK : PA_STREAM_RECORD, device,
+                direction == .playback ? "room" : "microphone", &spec, nil, &attributes, &error)
+            guard let stream else {
+                failure.withLock { $0 = String(cString: pa_strerror(error)) }
+                opened.signal()
+                ended.signal()
+                return
+            }
+            opened.signal()
+            switch direction {
+            case .playback: play(stream)
+            case .record: record(stream)
+            }
+            pa_simple_free(stream)
+            ended.signal()
+        }
+        opened.wait()
+        if let reason = failure.withLock({ $0 }) {
+            throw AudioError.device("\(direction == .playback ? "speaker" : "microphone") on \(server): \(reason)")
+        }
+    }
+
+    private func play(_ stream: OpaquePointer) {
+        let silence = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        var error: Int32 = 0
+        while running.load(ordering: .relaxed) {
+            let frame = frames.withLock { $0.isEmpty ? silence : $0.removeFirst() }
+            let written = frame.withUnsafeBytes { pa_simple_write(stream, $0.baseAddress, $0.count, &error) }
+            if written < 0 { return }
+        }
+        pa_simple_drain(stream, &error)
+    }
+
+    private func record(_ stream: OpaquePointer) {
+        var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        var error: Int32 = 0
+        while running.load(ordering: .relaxed) {
+            let read = frame.withUnsafeMutableBytes { pa_simple_read(stream, $0.baseAddress, $0.count, &error) }
+            if read < 0 { return }
+            push(frame)
+        }
+    }
+
+    /// Queues a frame (playback: to be played; record: as captured).
+    func push(_ frame: [Int16]) {
+        frames.withLock { queue in
+            queue.append(frame)
+            if queue.count > depth { queue.removeFirst(queue.count - depth) }
+        }
+    }
+
+    /// The oldest queued frame, or nil.
+    func pop() -> [Int16]? { frames.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+
+    /// Ends the stream and waits for its thread (at most one frame's time and a drain).
+    func close() {
+        guard running.exchange(false, ordering: .relaxed) else { return }
+        _ = ended.wait(timeout: .now() + 2)
+    }
+
+    deinit { running.store(false, ordering: .relaxed) }
+}
+#endif
