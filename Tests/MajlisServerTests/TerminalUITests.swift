@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import MajlisAudio
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
@@ -14,37 +12,12 @@ import Testing
     struct Tmux {
         let socket = "majlis-test-\(UUID().uuidString.prefix(8))"
 
-        /// Runs a tmux command and returns what it printed. Spawned directly (posix_spawn and
-        /// waitpid): the tmux server it may start must not inherit a pipe we wait on.
+        /// Runs a tmux command and returns what it printed.
         @discardableResult
         func run(_ arguments: [String], capture: Bool = true) throws -> String {
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: output) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, capture ? output : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            // Children must not inherit this thread's blocked signals (tmux stops itself with SIGTERM).
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var none = sigset_t()
-            var all = sigset_t()
-            sigemptyset(&none)
-            sigfillset(&all)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setsigdefault(&attributes, &all)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            let argv = ["/usr/bin/tmux", "-L", socket] + arguments
-            var cArguments = argv.map { strdup($0) } + [nil]
-            defer { cArguments.forEach { free($0) } }
-            var pid: pid_t = 0
-            let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, &cArguments, environ)
-            guard spawned == 0 else { throw TestClient.Timeout(description: "cannot run tmux: \(spawned)") }
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            try ChildProcess.run(["/usr/bin/tmux", "-L", socket] + arguments, output: capture ? output : nil)
             return capture ? ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "") : ""
         }
 
@@ -202,5 +175,59 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         while !FileManager.default.fileExists(atPath: status) && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "exit 1\n")
+    }
+
+    /// The terminal client on a sound server with null sinks (no sound card): a bot's 440 Hz tone
+    /// comes out of its speaker (recorded from the sink's monitor), and a 660 Hz tone played into
+    /// its microphone is heard by another bot.
+    @Test(.enabled(if: available && PulseAudioServer.available, "tmux and pulseaudio are installed by scripts/test"))
+    func theTerminalClientUsesTheMachinesSpeakerAndMicrophone() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try TestServer()
+            defer { server.destroy() }
+            let sound = try PulseAudioServer()
+            defer { sound.stop() }
+            let tmux = Tmux()
+            defer { tmux.stop() }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-sound-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let token = { (user: String) in TestServer.token(user, grants: Grants(create: true), name: user.capitalized) }
+
+            try tmux.start("layla", "\(sound.shellAssignments) LANG=en_US.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(token("layla")) --room sound --create")
+            try await tmux.wait("layla", for: "Sound: PulseAudio")
+            try await tmux.wait("layla", for: "sound · 1 member")
+            try tmux.keys("layla", "t")
+            try await tmux.wait("layla", for: "1. You (host) [mic]")
+
+            // Speaker: what the client plays is the bot's tone, at about the level it was sent (-13.5 dBov).
+            let singer = try JoinBotTests.Bot(["--url", server.url, "--token", token("singer"), "--room", "sound", "--seat", "2", "--mic", "tone:440", "--duration", "120"])
+            try await tmux.wait("layla", for: "2. Singer [mic] *")
+            let played = "\(directory)/speaker.wav"
+            try await offPool { try sound.recordSpeaker(seconds: 3, to: played) }
+            singer.interrupt()
+            #expect(await singer.finish().status == 0)
+            let heard = try WAVFile.read(played).int16
+            #expect(heard.count > 48_000)
+            #expect(ToneDetector.strongest(of: [220, 440, 660, 880, 1_000], in: heard) == 440)
+            #expect(ToneDetector.power(of: 440, in: heard) > 100 * ToneDetector.power(of: 700, in: heard))
+            #expect(LevelMeter.dBov(heard) > -20 && LevelMeter.dBov(heard) < -8, "\(LevelMeter.dBov(heard)) dBov")
+
+            // Microphone: a tone played into the machine's microphone reaches a listener through the client.
+            var tone = ToneGenerator(frequency: 660, amplitude: 0.3)
+            let tonePath = "\(directory)/tone660.wav"
+            try WAVFile.write(PCMBuffer(sampleRate: AudioFormat.sampleRate, channels: 1, int16: (0..<400).flatMap { _ in tone.next() }), to: tonePath)
+            let recorded = "\(directory)/ear.wav"
+            let ear = try JoinBotTests.Bot(["--url", server.url, "--token", token("ear"), "--room", "sound", "--record", recorded, "--duration", "120"])
+            try await tmux.wait("layla", for: "· Ear joined")
+            try await offPool { try sound.playIntoMicrophone(tonePath) }  // 8 s of tone
+            ear.interrupt()
+            #expect(await ear.finish().status == 0)
+            let samples = try WAVFile.read(recorded).int16
+            let loudest = stride(from: 0, to: max(1, samples.count - 48_000), by: 4_800).map { Array(samples[$0..<min(samples.count, $0 + 48_000)]) }
+                .max { LevelMeter.dBov($0) < LevelMeter.dBov($1) } ?? []
+            #expect(ToneDetector.strongest(of: [220, 440, 660, 880, 1_000], in: loudest) == 660)
+            #expect(LevelMeter.dBov(loudest) > -20, "\(LevelMeter.dBov(loudest)) dBov")
+        }
     }
 }
