@@ -15,7 +15,7 @@ extension VoiceRoom {
             switch state.status {
             case .kicked, .ended, .left, .idle: break
             default:
-                await change { $0.status = code == 4003 ? .kicked(by: "", until: nil) : .failed(reason) }
+                await change { $0.status = code == CloseCode.kicked.rawValue ? .kicked(by: "", until: nil) : .failed(reason) }
                 await media.stop()
             }
         case .event(let frame):

@@ -92,16 +92,8 @@ public actor VoiceRoom {
             $0.status = .joining
             $0.me = me
         }
-        var args: [String: JSONValue] = [:]
-        if let create {
-            args["create"] = [
-                "title": .string(create.title), "seatCount": .int(Int64(create.seatCount)), "mode": .string(create.mode.rawValue),
-                "announcement": .string(create.announcement), "maxMembers": .int(Int64(create.maxMembers)),
-            ]
-        }
         do {
-            let data = try await call("room.join", args)
-            try await apply(snapshot: data)
+            await apply(try await send(.join(create: create), answer: RoomSnapshot.self))
             let held = heldFrames
             heldFrames = []
             for frame in held { await apply(frame) }
@@ -116,7 +108,7 @@ public actor VoiceRoom {
 
     /// Leaves the room.
     public func leave() async throws(MajlisError) {
-        _ = try await call("room.leave")
+        try await send(.leave)
         await change { state in
             state.status = .left
             let me = state.me
@@ -127,24 +119,29 @@ public actor VoiceRoom {
 
     /// Fetches the whole room again and replaces the local copy.
     public func sync() async throws(MajlisError) {
-        let data = try await call("room.sync")
-        try await apply(snapshot: data)
+        await apply(try await send(.sync, answer: RoomSnapshot.self))
     }
 
-    /// Sends a room op (adding `room`) and returns its data.
-    func call(_ op: String, _ args: [String: JSONValue] = [:]) async throws(MajlisError) -> JSONValue {
-        var withRoom = args
-        withRoom["room"] = .string(roomId)
-        return try await signaling.request(op, withRoom)
-    }
-
-    func apply(snapshot data: JSONValue) async throws(MajlisError) {
-        let snapshot: RoomSnapshot
-        do {
-            snapshot = try JSONDecoder().decode(RoomSnapshot.self, from: JSONEncoder().encode(data))
-        } catch {
-            throw MajlisError.invalidResponse("room snapshot: \(error)")
+    /// Sends a room command and returns the answer's data.
+    @discardableResult
+    func send(_ command: RoomCommand) async throws(MajlisError) -> JSONValue {
+        guard let request = RequestEncoder.request(command, room: roomId) else {
+            throw MajlisError.misuse("several attribute changes at once must be atomic (batchAttributes)")
         }
+        return try await signaling.request(request.op, request.args)
+    }
+
+    /// Sends a room command and decodes its answer.
+    func send<Answer: Decodable>(_ command: RoomCommand, answer: Answer.Type) async throws(MajlisError) -> Answer {
+        let data = try await send(command)
+        do {
+            return try JSONValueDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw MajlisError.invalidResponse("\(Answer.self): \(error)")
+        }
+    }
+
+    func apply(_ snapshot: RoomSnapshot) async {
         await media.configure(snapshot.media)
         await change { state in
             if snapshot.seq < state.seq && state.status == .joined { return }  // an older view than ours
@@ -166,8 +163,8 @@ public actor VoiceRoom {
 
     /// Loads the latest chat into the state (after a join or a reconnect).
     func loadRecentChat() async {
-        guard let data = try? await call("chat.history", ["limit": 50]) else { return }
-        let messages = (data["messages"]?.arrayValue ?? []).compactMap(Self.decodeMessage).reversed()
+        guard let page = try? await send(.chatHistory(before: nil, limit: 50), answer: ChatHistoryPage.self) else { return }
+        let messages = page.messages.reversed()
         await change { state in
             var known = Set(state.chat.map(\.msgId))
             for message in messages where known.insert(message.msgId).inserted { state.chat.append(message) }
@@ -175,9 +172,5 @@ public actor VoiceRoom {
             if state.chat.count > chatLimit { state.chat.removeFirst(state.chat.count - chatLimit) }
             state.lastMsgId = max(state.lastMsgId, state.chat.last?.msgId ?? 0)
         }
-    }
-
-    static func decodeMessage(_ value: JSONValue) -> ChatMessage? {
-        try? JSONDecoder().decode(ChatMessage.self, from: JSONEncoder().encode(value))
     }
 }

@@ -288,7 +288,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
                         return
                     }
                     if case .server = error {
-                        self.finish(code: 4001, reason: "\(error)")
+                        self.finish(code: CloseCode.unauthorized.rawValue, reason: "\(error)")
                         return
                     }
                     if self.clock.now() - started > self.options.reconnectFor {
@@ -301,7 +301,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         state.withLock { $0.tasks.append(task) }
     }
 
-    static func isFinal(_ code: UInt16) -> Bool { [4001, 4003, 4004].contains(code) }
+    static func isFinal(_ code: UInt16) -> Bool { [CloseCode.unauthorized, .kicked, .replaced].contains { $0.rawValue == code } }
 
     /// The current connection ended: end the session on a final code, otherwise reconnect.
     private func connectionEnded(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
