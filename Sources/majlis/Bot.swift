@@ -137,8 +137,8 @@ final class Bot: Sendable {
             finish(1, describeConnect(error))
             return
         }
-        let updates = await room.updates()
-        Task { await self.watch(updates) }
+        let states = await room.states()
+        Task { await self.watch(states) }
         do {
             try await room.join(create: options.create)
             joined.store(true, ordering: .relaxed)
@@ -164,11 +164,11 @@ final class Bot: Sendable {
 
     /// Waits until the request to speak is accepted (true) or rejected (false, and the run ends).
     private func waitForSeat(_ room: VoiceRoom) async -> Bool {
-        for await update in await room.updates() {
-            switch update {
-            case .state(let state) where state.mySeat != nil: return true
-            case .event(.requestRejected): finish(1, "the request to speak in \(options.room) was rejected"); return false
-            case .event(.requestCancelled(_, _, "expired")): finish(1, "the request to speak in \(options.room) expired"); return false
+        for await state in await room.states() {
+            if state.mySeat != nil { return true }
+            switch state.requestStatus {
+            case .rejected?: finish(1, "the request to speak in \(options.room) was rejected"); return false
+            case .expired?: finish(1, "the request to speak in \(options.room) expired"); return false
             default: continue
             }
         }
@@ -176,9 +176,8 @@ final class Bot: Sendable {
     }
 
     /// Ends the run when the room is over for this bot.
-    private func watch(_ updates: AsyncStream<VoiceRoomUpdate>) async {
-        for await update in updates {
-            guard case .state(let state) = update else { continue }
+    private func watch(_ states: AsyncStream<RoomState>) async {
+        for await state in states {
             switch state.status {
             case .kicked(let by, _): finish(1, "kicked from room \(options.room)\(by.isEmpty ? "" : " by \(by)")")
             case .ended(let reason): finish(0, "room \(options.room) ended (\(reason))")

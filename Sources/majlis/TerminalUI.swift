@@ -82,10 +82,9 @@ final class TerminalUI: Sendable {
     }
 
     private func start() async {
-        let updates = await room.updates()
+        let states = await room.states()
         Task {
-            for await update in updates {
-                guard case .state(let state) = update else { continue }
+            for await state in states {
                 self.screen.withLock { $0.state = state }
                 self.check(state.status)
                 self.redraw()

@@ -10,6 +10,7 @@ import Testing
     static let myMediaEngine = NullMediaEngine()
     static func render(_ model: RoomViewModel) {}
     static func playGiftAnimation(from: String, type: String, payload: JSONValue) {}
+    static func notify(_ message: ChatMessage) {}
 
     /// "Joining a room" (compiled; it needs a server to run).
     static func joiningARoom() async throws {
@@ -18,13 +19,18 @@ import Testing
         let room = VoiceRoom(roomId: "majlis", signaling: signaling, media: myMediaEngine)
         try await room.join(create: RoomSettings(title: "Evening majlis", mode: .request))
 
-        for await update in await room.updates() {
-            switch update {
-            case .state(let state):                 // every change: seats, members, chat, status...
+        Task {
+            for await state in await room.states() {    // the newest state: seats, members, chat, status...
                 render(VoiceRoomPresenter(language: .arabic).present(state))
-            case .event(.signal(let from, let type, let payload)):
+            }
+        }
+        for await event in await room.events() {        // what changed, one event each, none lost
+            switch event {
+            case .signal(let from, let type, let payload):
                 playGiftAnimation(from: from, type: type, payload: payload)
-            case .event:
+            case .chatReceived(let message):
+                notify(message)
+            default:
                 break
             }
         }
@@ -45,9 +51,7 @@ import Testing
         try await room.join()
         fake.emit(.seatUpdated([Seat(index: 0, state: .occupied, user: "me", muted: false, micOn: true)]), room: "r", seq: 6)
 
-        for await update in await room.updates() {
-            if case .state(let state) = update, state.seats.first?.user == "me" { break }
-        }
+        for await state in await room.states() where state.seats.first?.user == "me" { break }
         #expect(await room.state.mayPublish)
     }
 

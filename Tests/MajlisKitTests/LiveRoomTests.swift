@@ -19,8 +19,8 @@ import Testing
     /// Waits until the room's state satisfies `condition`.
     func until(_ room: VoiceRoom, timeout: Double = 30, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
         let deadline = Date().addingTimeInterval(timeout)
-        for await update in await room.updates() {
-            if case .state(let state) = update, condition(state) { return state }
+        for await state in await room.states() {
+            if condition(state) { return state }
             if Date() > deadline { break }
         }
         throw TestClient.Timeout(description: "room state never matched; last: \(await room.state)")

@@ -30,8 +30,8 @@ import Testing
     /// Waits for a state that satisfies `condition` (the timeout only guards against a hang).
     func until(_ room: VoiceRoom, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
         let deadline = Date().addingTimeInterval(30)
-        for await update in await room.updates() {
-            if case .state(let state) = update, condition(state) { return state }
+        for await state in await room.states() {
+            if condition(state) { return state }
             if Date() > deadline { break }
         }
         Issue.record("state never matched: \(await room.state)")
@@ -106,6 +106,54 @@ import Testing
             RoomNotice(kind: .joined, user: "sara", name: "سارة", at: 1_800_000_000_000),
             RoomNotice(kind: .left(reason: "kicked"), user: "sara", name: "سارة", at: 1_800_000_060_000),
         ])
+    }
+
+    @Test func eventsFollowTheStateOneChangeEachInOrder() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 5, mode: .request) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        let events = await room.events()
+        try await room.join()
+        let sara = Member(id: "sara", name: "Sara", avatar: "", role: .member, seat: nil, chatMuted: false, joinedAt: 2)
+        fake.emit(.memberJoined(sara), room: "r", seq: 6)
+        fake.emit(.seatUpdated([seat(1, "sara")]), room: "r", seq: 7)
+        fake.emit(.signal(from: "sara", type: "gift", payload: ["rose": 3]), room: "r")
+        let message = ChatMessage(msgId: 1, from: UserRef(id: "sara", name: "Sara"), type: "text", text: "سلام", payload: nil, ts: 9)
+        fake.emit(.chatMessage(message), room: "r", seq: 8)
+        fake.emit(.memberLeft(user: "sara", reason: "left"), room: "r", seq: 9)
+        var seen: [RoomEvent] = []
+        for await event in events {
+            seen.append(event)
+            if case .memberLeft = event { break }
+        }
+        var seated = sara
+        seated.seat = 1
+        #expect(seen == [
+            .statusChanged(.joining), .statusChanged(.joined), .roomChanged(try JSONValueDecoder().decode(RoomSnapshot.self, from: Self.snapshot(seq: 5, mode: .request)).room),
+            .memberJoined(sara), .seatChanged(seat(1, "sara")),
+            .signal(from: "sara", type: "gift", payload: ["rose": 3]), .chatReceived(message), .memberLeft(seated),
+        ])
+    }
+
+    @Test func aReaderThatFallsBehindIsToldHowManyEventsItMissed() async throws {
+        let fake = FakeSignalingClient(user: "me", respond: Self.server { Self.snapshot(seq: 5) })
+        let room = VoiceRoom(roomId: "r", signaling: fake, clock: ManualClock())
+        try await room.join()
+        let events = await room.events()  // not read until all has happened
+        let total = VoiceRoom.eventBuffer + 76
+        for id in 1...Int64(total) {
+            fake.emit(.chatMessage(ChatMessage(msgId: id, from: UserRef(id: "a", name: "A"), type: "text", text: "\(id)", payload: nil, ts: id)), room: "r", seq: 5 + id)
+        }
+        _ = try await until(room) { $0.lastMsgId == Int64(total) }
+        fake.emit(.chatMessage(ChatMessage(msgId: Int64(total) + 1, from: UserRef(id: "a", name: "A"), type: "text", text: "last", payload: nil, ts: 0)), room: "r", seq: 5 + Int64(total) + 1)
+        var seen: [RoomEvent] = []
+        for await event in events {
+            seen.append(event)
+            if case .chatReceived(let message) = event, message.text == "last" { break }
+            // The missed count comes only after the reader made room, with the next event.
+            if seen.count == VoiceRoom.eventBuffer { _ = try await until(room) { $0.lastMsgId == Int64(total) + 1 } }
+        }
+        #expect(seen.count == VoiceRoom.eventBuffer + 2)
+        #expect(seen[VoiceRoom.eventBuffer] == .missed(76))
     }
 
     @Test func aSeqGapResyncsAndOldEventsAreIgnored() async throws {

@@ -65,7 +65,7 @@ extension VoiceRoom {
                 await resync()
                 return
             }
-            state.seq = seq  // published with the change below
+            state.seq = seq  // bookkeeping, published with the change the event makes (one state, never half applied)
         }
         let me = state.me
         switch frame.event {
@@ -180,10 +180,11 @@ extension VoiceRoom {
             }
         case .networkQuality(let user, let up, let down) where user == me:
             await change { $0.networkQuality = NetworkQuality(rawValue: max(up, down).rawValue) }
-        case .inviteReplied, .signal, .unknown, .networkQuality:
+        case .signal(let from, let type, let payload):
+            emit(.signal(from: from, type: type, payload: payload))
+        case .inviteReplied, .unknown, .networkQuality:
             break
         }
-        publish(.event(frame.event))
     }
 
     /// Keeps a join or leave notice (the latest `noticeLimit`).

@@ -33,8 +33,13 @@ extension VoiceRoom {
     /// Answers the pending invitation (`state.invite`).
     public func replyToInvite(accept: Bool) async throws(MajlisError) {
         guard let invite = state.invite else { throw MajlisError.misuse("there is no invitation to answer") }
-        defer { state.invite = nil }
-        try await send(.replyToInvite(inviteId: invite.inviteId, accept: accept))
+        do {
+            try await send(.replyToInvite(inviteId: invite.inviteId, accept: accept))
+        } catch {
+            await change { $0.invite = nil }  // answered or gone: either way no longer open
+            throw error
+        }
+        await change { $0.invite = nil }
     }
 
     /// The user's own microphone switch.

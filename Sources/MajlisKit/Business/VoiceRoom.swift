@@ -20,7 +20,8 @@ public actor VoiceRoom {
     let noticeLimit = 50
 
     public internal(set) var state: RoomState
-    var subscribers: [UUID: AsyncStream<VoiceRoomUpdate>.Continuation] = [:]
+    var stateSubscribers: [UUID: AsyncStream<RoomState>.Continuation] = [:]
+    var eventSubscribers: [UUID: EventSubscriber] = [:]
     var listener: Task<Void, Never>?
     var resyncing = false
     /// Events that arrived while the join was in flight, applied after its snapshot.
@@ -38,25 +39,62 @@ public actor VoiceRoom {
         self.state = RoomState(roomId: roomId)
     }
 
-    /// A stream of updates from now on, starting with the current state.
-    public func updates() -> AsyncStream<VoiceRoomUpdate> {
-        let (stream, continuation) = AsyncStream<VoiceRoomUpdate>.makeStream(bufferingPolicy: .bufferingNewest(256))
+    /// An events subscriber and how many events it could not be given since it last could.
+    struct EventSubscriber {
+        var continuation: AsyncStream<RoomEvent>.Continuation
+        var missed = 0
+    }
+
+    /// Events a slow subscriber may have waiting before newer ones are counted as `missed`.
+    public static let eventBuffer = 1024
+
+    /// The state from now on, starting with the current one. A reader always gets the newest
+    /// state (one it has not read yet is replaced by a newer one: a screen draws the latest).
+    public func states() -> AsyncStream<RoomState> {
+        let (stream, continuation) = AsyncStream<RoomState>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
-        subscribers[id] = continuation
-        continuation.yield(.state(state))
+        stateSubscribers[id] = continuation
+        continuation.yield(state)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
         return stream
     }
 
-    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
-
-    func publish(_ update: VoiceRoomUpdate) {
-        for subscriber in subscribers.values { subscriber.yield(update) }
+    /// What changes from now on, one event each, in order. None is dropped silently: a reader
+    /// that falls more than `eventBuffer` events behind is told how many it missed (`.missed`).
+    public func events() -> AsyncStream<RoomEvent> {
+        let (stream, continuation) = AsyncStream<RoomEvent>.makeStream(bufferingPolicy: .bufferingOldest(Self.eventBuffer))
+        let id = UUID()
+        eventSubscribers[id] = EventSubscriber(continuation: continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
     }
 
-    /// Changes the state, then tells subscribers and the media engine.
+    private func unsubscribe(_ id: UUID) {
+        stateSubscribers[id] = nil
+        eventSubscribers[id] = nil
+    }
+
+    /// Hands `event` to every events subscriber (after telling one that fell behind how far).
+    func emit(_ event: RoomEvent) {
+        for id in eventSubscribers.keys {
+            guard var subscriber = eventSubscribers[id] else { continue }
+            if subscriber.missed > 0, case .enqueued = subscriber.continuation.yield(.missed(subscriber.missed)) { subscriber.missed = 0 }
+            if subscriber.missed > 0 || !Self.enqueued(subscriber.continuation.yield(event)) { subscriber.missed += 1 }
+            eventSubscribers[id] = subscriber
+        }
+    }
+
+    private static func enqueued(_ result: AsyncStream<RoomEvent>.Continuation.YieldResult) -> Bool {
+        if case .enqueued = result { return true }
+        return false
+    }
+
+    /// The one place the state changes: then the media engine, the state's readers and the
+    /// events' readers (the difference between before and after) are told.
     func change(_ body: (inout RoomState) -> Void) async {
         let before = state
         body(&state)
@@ -66,7 +104,8 @@ public actor VoiceRoom {
             state.publishing = publishing
             await media.setPublishing(publishing)
         }
-        publish(.state(state))
+        for subscriber in stateSubscribers.values { subscriber.yield(state) }
+        for event in RoomEvent.changes(from: before, to: state) { emit(event) }
     }
 
     /// Starts listening to the signaling client (once).
