@@ -53,6 +53,15 @@ final class ServerProcess {
         return answer.withLock { $0 }.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
     }
 
+    /// The server's write delays (answers, events) so far, from `/healthz`.
+    func writeDelays() -> (answers: DelayHistogram, events: DelayHistogram)? {
+        guard let signaling = health()?["signaling"],
+            let answers = signaling["answers"]?["histogram"].flatMap({ try? JSONValueDecoder().decode(DelayHistogram.self, from: $0) }),
+            let events = signaling["events"]?["histogram"].flatMap({ try? JSONValueDecoder().decode(DelayHistogram.self, from: $0) })
+        else { return nil }
+        return (answers, events)
+    }
+
     /// The child's resident set size in KiB (Linux /proc).
     func residentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

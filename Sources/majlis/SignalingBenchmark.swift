@@ -90,18 +90,22 @@ enum SignalingBenchmark {
         // The crowd's threads stand for 2,000 phones elsewhere: while seat ops are timed they run at
         // a lower priority, so the shared cores go first to the server and the timed clients.
         clientLoops.forEach { $0.setNiceness(10) }
+        var mark = server.writeDelays()
         let paced = try seatRun(pace: seatInterval)
         say(String(format: "seat op round trip, one op every %d ms (%d ops, %d members): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
                    seatInterval, seatOps, clientCount, percentile(paced, 0.5), percentile(paced, 0.99), paced.max() ?? 0))
+        say(serverShare(since: &mark))
         let flat = try seatRun(pace: 0)
         say(String(format: "seat op round trip, back to back (%d ops, %d members): p50 %.2f ms, p99 %.2f ms, max %.2f ms (%.0f ops/s)",
                    seatOps, clientCount, percentile(flat, 0.5), percentile(flat, 0.99), flat.max() ?? 0,
                    Double(seatOps) / (flat.reduce(0, +) / 1000)))
+        say(serverShare(since: &mark))
         clientLoops.forEach { $0.setNiceness(0) }
         Thread.sleep(forTimeInterval: 1)
 
         // Chat fan-out: each message carries its send time; every member records its arrival.
         for client in clients { client.resetChat() }
+        mark = server.writeDelays()
         for index in 0..<messages {
             let sender = clients[index % clients.count]
             let sentAt = DispatchTime.now().uptimeNanoseconds
@@ -112,7 +116,21 @@ enum SignalingBenchmark {
         let latencies = clients.flatMap { $0.chatLatencies }
         say(String(format: "chat fan-out (%d messages x %d members = %d deliveries): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
                    messages, clients.count, latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? 0))
+        say(serverShare(since: &mark))
         return 0
+
+        /// The server's own part of the phase just timed: from each request's arrival to the write
+        /// of its answer and of every event it caused (from /healthz), the rest being the network
+        /// and the load generator's clients.
+        func serverShare(since mark: inout (answers: DelayHistogram, events: DelayHistogram)?) -> String {
+            guard let before = mark, let now = server.writeDelays() else { return "  server's share: not available" }
+            mark = now
+            let answers = now.answers.subtracting(before.answers)
+            let events = now.events.subtracting(before.events)
+            return String(format: "  server's share, arrival to write: answers p50 %.2f ms, p99 %.2f ms; events to every member p50 %.2f ms, p99 %.2f ms (%d writes)",
+                          Double(answers.percentile(0.5)) / 1000, Double(answers.percentile(0.99)) / 1000,
+                          Double(events.percentile(0.5)) / 1000, Double(events.percentile(0.99)) / 1000, events.count)
+        }
     }
 
     static func percentile(_ values: [Double], _ fraction: Double) -> Double {

@@ -30,7 +30,9 @@ final class RoomHost: @unchecked Sendable {
     }
 
     /// Applies a client's request and answers it on its session.
-    func perform(re: Int64, rid: String?, command: RoomCommand, session: Session, caller: Caller) {
+    /// `receivedAt`: when the request arrived (monotonic ns); the answer and the events it causes
+    /// count their write delay from then.
+    func perform(re: Int64, rid: String?, command: RoomCommand, session: Session, caller: Caller, receivedAt: UInt64? = nil) {
         queue.async { [self] in
             guard !ended else {
                 session.send(WireEncoder.failure(re: re, ProtocolError(.roomNotFound, "room \(id) has ended")))
@@ -39,7 +41,7 @@ final class RoomHost: @unchecked Sendable {
             if unloaded {
                 do {
                     guard let current = try context.rooms.host(id, context: context) else { throw ProtocolError(.roomNotFound, "no room \(id)") }
-                    current.perform(re: re, rid: rid, command: command, session: session, caller: caller)
+                    current.perform(re: re, rid: rid, command: command, session: session, caller: caller, receivedAt: receivedAt)
                 } catch {
                     session.send(WireEncoder.failure(re: re, error as? ProtocolError ?? ProtocolError(.internal, "the server could not load room \(id)")))
                 }
@@ -102,8 +104,8 @@ final class RoomHost: @unchecked Sendable {
             }
             if ok, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
             applySpeakingRights()  // before the caller hears its change went through
-            session.send(WireEncoder.response(re: re, ok: ok, body: body))
-            finish(outcome)
+            session.send(WireEncoder.response(re: re, ok: ok, body: body), since: receivedAt)
+            finish(outcome, since: receivedAt)
         }
     }
 
@@ -220,7 +222,7 @@ final class RoomHost: @unchecked Sendable {
     }
 
     /// Sends the events, then updates presence (and closes kicked connections) and deadlines.
-    private func finish(_ outcome: RoomOutcome) {
+    private func finish(_ outcome: RoomOutcome, since: UInt64? = nil) {
         // Speaking rights change before anyone hears of the change that caused it.
         applySpeakingRights()
         let removed = outcome.effects.compactMap { effect -> String? in
@@ -233,7 +235,7 @@ final class RoomHost: @unchecked Sendable {
             var event = delivery.event
             if case .seatUpdated(let seats) = event { event = .seatUpdated(withSSRCs(seats)) }
             let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: event))
-            for connection in context.presence.connections(of: users) { connection.send(frame, urgent: false) }
+            for connection in context.presence.connections(of: users) { connection.send(frame, urgent: false, since: since) }
         }
         for effect in outcome.effects {
             switch effect {

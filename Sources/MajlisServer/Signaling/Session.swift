@@ -63,5 +63,6 @@ final class Session: Sendable {
         state.withLock { $0.chat.take(capacity: limits.chatBurst, perSecond: limits.chatPerSecond, now: now) }
     }
 
-    func send(_ data: Data) { connection.send(data) }
+    /// Queues an answer; `since` is when its request arrived (monotonic ns), for the write-delay figures.
+    func send(_ data: Data, since: UInt64? = nil) { connection.send(data, since: since) }
 }

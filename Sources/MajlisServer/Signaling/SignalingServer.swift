@@ -112,6 +112,23 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 var forwardLatencyP99: Int
                 var forwardLatencyMax: Int
             }
+            struct Delays: Encodable {
+                /// Microseconds, since the start.
+                var p50: Int
+                var p99: Int
+                var histogram: DelayHistogram
+
+                init(_ histogram: DelayHistogram) {
+                    p50 = histogram.percentile(0.5)
+                    p99 = histogram.percentile(0.99)
+                    self.histogram = histogram
+                }
+            }
+            struct Signaling: Encodable {
+                /// From a request's arrival to the write of its answer, and of each event it caused.
+                var answers: Delays
+                var events: Delays
+            }
             struct Health: Encodable {
                 var status = "ok"
                 var version = SignalingServer.version
@@ -119,14 +136,17 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 var rooms: Int
                 var connections: Int
                 var media: Media
+                var signaling: Signaling
             }
             let counted = context.media.counted
             let latency = context.media.forwardingLatency
             let media = Media(
                 forwarded: counted.forwarded, dropped: counted.droppedBadPacket + counted.droppedUnbound + counted.droppedNotAllowed,
                 retransmitted: counted.retransmitted, forwardLatencyP50: latency.p50, forwardLatencyP99: latency.p99, forwardLatencyMax: latency.max)
+            let delays = webSocket.withLock { $0?.writeDelays } ?? (answers: DelayHistogram(), events: DelayHistogram())
             let health = Health(
-                node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media)
+                node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,
+                signaling: Signaling(answers: Delays(delays.answers), events: Delays(delays.events)))
             return HTTPResponse(status: 200, body: Array(WireEncoder.encode(health)))
         default:
             return HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
@@ -259,7 +279,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 host = try context.rooms.host(roomId, context: context)
             }
             guard let host else { throw ProtocolError(.roomNotFound, "no room \(roomId)") }
-            host.perform(re: request.id, rid: request.rid, command: effective, session: session, caller: caller)
+            host.perform(re: request.id, rid: request.rid, command: effective, session: session, caller: caller, receivedAt: session.connection.messageReceivedAt)
         } catch let error as ProtocolError {
             fail(error)
         } catch {

@@ -28,8 +28,12 @@ final class ServiceLoop: @unchecked Sendable {
         var woken = false
     }
     private let pending = Mutex(Pending())
-    /// How many bulk connections one pass writes before the loop goes back to reading sockets.
-    private let bulkChunk = 512
+    /// How many bulk connections one pass writes before the loop goes back to reading sockets
+    /// (each pass polls every socket, so fewer passes cost less; more reading keeps requests
+    /// from waiting behind a broadcast).
+    private let bulkChunk = 256
+    /// Within a pass, answers queued meanwhile are written after at most this many bulk writes.
+    private let urgentCheck = 32
     private let running = Atomic<Bool>(false)
     private let threadId = Atomic<Int32>(0)
     private let finished = DispatchSemaphore(value: 0)
@@ -47,6 +51,8 @@ final class ServiceLoop: @unchecked Sendable {
         var tls: Bool
     }
     private let clientQueue = Mutex<[ClientStart]>([])
+    /// From when the work behind a message began to its write: answers, and events.
+    let writeDelays = Mutex<(answers: DelayHistogram, events: DelayHistogram)>((DelayHistogram(), DelayHistogram()))
     private static let nextConnectionId = Atomic<UInt64>(1)
 
     init(maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (String) -> HTTPResponse)?) {
@@ -150,11 +156,23 @@ final class ServiceLoop: @unchecked Sendable {
                 connection.wsi = wsi
             }
         }
-        // Write at once what the sockets take; the rest waits for writable callbacks.
-        for connection in items {
-            guard let wsi = connection.wsi, connection.established else { continue }
-            _ = flush(connection, wsi: wsi, inOwnCallback: false)
+        // Write at once what the sockets take; the rest waits for writable callbacks. Answers
+        // that come in meanwhile (from room threads) go before the rest of the broadcast.
+        for (index, connection) in items.enumerated() {
+            if index > 0 && index % urgentCheck == 0 {
+                let urgent: [WebSocketConnection] = pending.withLock { state in
+                    defer { state.urgent.removeAll(keepingCapacity: true) }
+                    return state.urgent
+                }
+                for answer in urgent { write(answer) }
+            }
+            write(connection)
         }
+    }
+
+    private func write(_ connection: WebSocketConnection) {
+        guard let wsi = connection.wsi, connection.established else { return }
+        _ = flush(connection, wsi: wsi, inOwnCallback: false)
     }
 
     /// Writes queued items while the socket takes them. Only in the connection's own writable
@@ -162,7 +180,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// request waits for that callback.
     func flush(_ connection: WebSocketConnection, wsi: OpaquePointer, inOwnCallback: Bool) -> Int32 {
         enum Step {
-            case message(Data)
+            case message(WebSocketConnection.Outgoing)
             case ping
             case close(UInt16, String)
             case wait
@@ -181,7 +199,7 @@ final class ServiceLoop: @unchecked Sendable {
                 }
                 if !state.outbox.isEmpty {
                     let message = state.outbox.removeFirst()
-                    state.outboxBytes -= message.count
+                    state.outboxBytes -= message.data.count
                     return .message(message)
                 }
                 if let request = state.closeRequest { return inOwnCallback ? .close(request.code, request.reason) : .wait }
@@ -201,9 +219,16 @@ final class ServiceLoop: @unchecked Sendable {
             case .message(let message):
                 scratch.removeAll(keepingCapacity: true)
                 scratch.append(contentsOf: repeatElement(0, count: pre))
-                scratch.append(contentsOf: message)
-                let written = scratch.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, message.count, LWS_WRITE_TEXT) }
-                if written < message.count { connection.broken = true }
+                scratch.append(contentsOf: message.data)
+                let written = scratch.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, message.data.count, LWS_WRITE_TEXT) }
+                if written < message.data.count {
+                    connection.broken = true
+                } else {
+                    let delay = Int((MonotonicClock.nanoseconds() &- message.since) / 1000)
+                    writeDelays.withLock { delays in
+                        if message.urgent { delays.answers.record(microseconds: delay) } else { delays.events.record(microseconds: delay) }
+                    }
+                }
             case .close(let code, let reason):
                 var bytes = Array(reason.utf8)
                 bytes.withUnsafeMutableBufferPointer { lws_close_reason(wsi, lws_close_status(UInt32(code)), $0.baseAddress, $0.count) }
@@ -238,6 +263,7 @@ final class ServiceLoop: @unchecked Sendable {
         if complete {
             let message = connection.receiveBuffer
             connection.receiveBuffer = Data()
+            connection.messageReceivedAt = MonotonicClock.nanoseconds()
             connection.delegate?.webSocket(connection, didReceive: message)
         }
         return 0

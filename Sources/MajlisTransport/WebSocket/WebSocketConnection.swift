@@ -7,8 +7,16 @@ import Synchronization
 /// `send` and `close` may be called from any thread: they queue under `state`'s lock and wake the
 /// service thread, which alone touches the socket. Messages go out in the order they were queued.
 public final class WebSocketConnection: Sendable {
+    /// A queued message, with when the work it answers or announces began (monotonic ns) and
+    /// whether it answers a request.
+    struct Outgoing {
+        var data: Data
+        var since: UInt64
+        var urgent: Bool
+    }
+
     struct State {
-        var outbox: [Data] = []
+        var outbox: [Outgoing] = []
         var outboxBytes = 0
         var pendingPing = false
         var closeRequest: (code: UInt16, reason: String)?
@@ -31,6 +39,9 @@ public final class WebSocketConnection: Sendable {
     nonisolated(unsafe) var established = false
     /// Set on the service thread when a write failed: the connection is closed at its next callback.
     nonisolated(unsafe) var broken = false
+    /// When the message being handed to the delegate was received (monotonic ns); read it on the
+    /// service thread, inside `webSocket(_:didReceive:)`.
+    public internal(set) nonisolated(unsafe) var messageReceivedAt: UInt64 = 0
     let delegateBox: Mutex<(any WebSocketDelegate)?>
 
     /// The most bytes a connection may have queued before it is closed as too slow (4008).
@@ -60,10 +71,13 @@ public final class WebSocketConnection: Sendable {
 
     /// Queues one text message. `urgent` messages (answers to requests) are written before
     /// queued broadcasts of other connections; either way one connection's messages keep their order.
-    public func send(_ message: Data, urgent: Bool = true) {
+    /// `since` is when the work behind it began (the request's arrival, monotonic ns; default now):
+    /// the service loop counts the delay from then to the write.
+    public func send(_ message: Data, urgent: Bool = true, since: UInt64? = nil) {
+        let queued = Outgoing(data: message, since: since ?? MonotonicClock.nanoseconds(), urgent: urgent)
         let tooSlow: Bool = state.withLock { state in
             guard !state.closed, state.closeRequest == nil else { return false }
-            state.outbox.append(message)
+            state.outbox.append(queued)
             state.outboxBytes += message.count
             return state.outboxBytes > Self.maxQueuedBytes
         }

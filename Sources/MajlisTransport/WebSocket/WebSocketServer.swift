@@ -49,6 +49,10 @@ public final class WebSocketServer: Sendable {
     public func stop() {
         loop.stop()
     }
+
+    /// From when the work behind each written message began (its request's arrival, for
+    /// answers and the events a request causes) to its write, since the start.
+    public var writeDelays: (answers: DelayHistogram, events: DelayHistogram) { loop.writeDelays.withLock { $0 } }
 }
 
 func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
