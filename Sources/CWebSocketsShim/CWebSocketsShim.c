@@ -17,6 +17,10 @@ int majlis_thread_id(void) {
 
 size_t majlis_lws_pre(void) { return LWS_PRE; }
 
+static int fd_ceiling = 0;
+
+int majlis_lws_fd_ceiling(void) { return fd_ceiling; }
+
 void majlis_lws_set_logging(int verbose) {
     lws_set_log_level(verbose ? (LLL_ERR | LLL_WARN) : LLL_ERR, NULL);
 }
@@ -51,13 +55,15 @@ struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_ca
     info.port = port;
     info.iface = iface;
     info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
-    /* Stop accepting (libwebsockets takes the listen socket out of its poll set) while the
-       connections use all but a reserve of the process's file descriptors, which the store, the
-       media socket and the rest need: accept() never fails with EMFILE and spins. */
+    /* A connection whose descriptor falls in the last reserve of the process's file descriptors
+       (which the store, the media socket and the rest need) is hung up at once (see
+       majlis_lws_fd_ceiling), so accept() never fails with EMFILE and spins. Not through
+       fd_limit_per_thread: below the ulimit, that makes libwebsockets find the connection of
+       every socket event by a linear search of its whole table. */
     struct rlimit limit;
     if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur >= 64) {
         rlim_t reserve = limit.rlim_cur / 4 < 128 ? limit.rlim_cur / 4 : 128;
-        info.fd_limit_per_thread = (unsigned int)(limit.rlim_cur - reserve);
+        fd_ceiling = (int)(limit.rlim_cur - reserve);
     }
     if (cert_path && key_path) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;

@@ -13,7 +13,9 @@ enum SignalingBenchmark {
         join storm time, seat op round trip p50/p99 (N seat ops, default 200, each fanned out to every member;
         paced one per 50 ms, then back to back),
         chat fan-out latency p50/p99 to every member (default 40 messages, one per 100 ms), and the server's
-        resident memory per idle connection.
+        resident memory per idle connection. Beside each timed phase, the server's own share (from its
+        /healthz): from a request's arrival to the write of its answer and of each event it caused; the rest
+        is the network and this load generator, which shares the machine's cores (--loops client threads).
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {

@@ -118,15 +118,17 @@ final class TerminalUI: Sendable {
     /// Ends for good when the room is over for this user: the reason stays on screen until `q`.
     private func check(_ roomStatus: RoomState.Status) {
         switch roomStatus {
-        case .failed(let reason): fail(presenter.text(.failed(reason)))
+        case .failed(let reason): fail(presenter.text(.failed(reason)), replacing: false)
         case .kicked: status.store(1, ordering: .relaxed)
         default: break
         }
     }
 
-    private func fail(_ reason: String) {
+    /// Stops for good with `reason` (a reason given already stays unless `replacing`: the
+    /// intent that failed words it better than the state's generic one).
+    private func fail(_ reason: String, replacing: Bool = true) {
         status.store(1, ordering: .relaxed)
-        screen.withLock { $0.failure = reason }
+        screen.withLock { if replacing || $0.failure == nil { $0.failure = reason } }
         redraw()
     }
 

@@ -121,4 +121,48 @@ import Testing
         let back = try await TestClient.connect(again.url)
         #expect(try await back.request("hello", ["token": .string(token)])["ok"] == true)
     }
+
+    /// Out of file descriptors but a reserve, the server hangs up new connections at once instead
+    /// of spinning on accept(), and serves again when they are gone.
+    @Test func aConnectionFloodBeyondTheFileLimitNeitherSpinsNorStopsTheServer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-flood-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try MajlisProcess(
+            arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "k:s",
+                        "--max-connections-per-address", "100000", "--log-level", "error"],
+            fileLimit: 200)
+        defer { server.terminate() }
+        let port = try #require(URL(string: server.url)?.port)
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        for _ in 0..<260 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            if connected == 0 { sockets.append(fd) } else { close(fd) }
+        }
+        // Whatever the kernel accepted has been taken in or hung up; the server is idle, not spinning.
+        func cpuSeconds() -> Double {
+            guard let stat = try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")") else { return 0 }
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        try await Task.sleep(for: .seconds(1))
+        let before = cpuSeconds()
+        try await Task.sleep(for: .seconds(2))
+        #expect(cpuSeconds() - before < 1, "the server used \(cpuSeconds() - before) s of CPU in 2 s with its descriptors exhausted")
+        #expect(server.process.isRunning)
+        // Once the flood is gone, clients are served again.
+        sockets.forEach { close($0) }
+        sockets = []
+        let token = AccessToken.sign(AccessClaims(sub: "after", exp: Int64(Date().timeIntervalSince1970) + 600), key: "k", secret: "s")
+        #expect(await eventually {
+            guard let client = try? await TestClient.connect(server.url, timeout: 5) else { return false }
+            return (try? await client.request("hello", ["token": .string(token)]))?["ok"] == true
+        })
+    }
 }

@@ -17,10 +17,15 @@ struct MajlisProcess {
         return root.appendingPathComponent(".build/debug/majlis")
     }
 
-    /// Starts `majlis ARGS` and waits for its ready line.
-    init(arguments: [String]) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
+    /// Starts `majlis ARGS` (with at most `fileLimit` open files, when given) and waits for its ready line.
+    init(arguments: [String], fileLimit: Int? = nil) throws {
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -8,6 +8,9 @@
 /// The headroom lws_write needs before a payload (LWS_PRE, a macro Swift cannot import).
 size_t majlis_lws_pre(void);
 
+/* Accepted connections whose descriptor is at or above this are hung up (0: no limit). */
+int majlis_lws_fd_ceiling(void);
+
 /// Keeps libwebsockets' own logging to errors only (or errors and warnings when verbose != 0).
 void majlis_lws_set_logging(int verbose);
 

@@ -22,6 +22,10 @@ func majlisWebSocketCallback(
         return 0
 
     // Server side.
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        // Out of descriptors but a reserve: hang up before any work (`input` is the socket).
+        let ceiling = majlis_lws_fd_ceiling()
+        return ceiling > 0 && Int(bitPattern: input) >= ceiling ? 1 : 0
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         var uri = [CChar](repeating: 0, count: 256)
         let count = lws_hdr_copy(wsi, &uri, Int32(uri.count), WSI_TOKEN_GET_URI)
