@@ -15,8 +15,14 @@ extension VoiceRoom {
             switch state.status {
             case .kicked, .ended, .left, .idle: break
             default:
-                await change { $0.status = code == CloseCode.kicked.rawValue ? .kicked(by: "", until: nil) : .failed(reason) }
+                // Media stops before anyone is told: whoever sees the room is over sees it silent.
                 await media.stop()
+                await change { state in
+                    switch state.status {
+                    case .kicked, .ended, .left, .idle: return  // said meanwhile, with its own reason
+                    default: state.status = code == CloseCode.kicked.rawValue ? .kicked(by: "", until: nil) : .failed(reason)
+                    }
+                }
             }
         case .event(let frame):
             guard frame.room == nil || frame.room == roomId else { return }
@@ -78,8 +84,8 @@ extension VoiceRoom {
                 if info.owner == me { state.role = .owner } else if state.role == .owner { state.role = .admin }
             }
         case .roomEnded(let reason):
-            await change { $0.status = .ended(reason: reason) }
             await media.stop()
+            await change { $0.status = .ended(reason: reason) }
         case .memberJoined(let member):
             await change { state in
                 upsert(member, into: &state)
@@ -161,8 +167,8 @@ extension VoiceRoom {
         case .seatInvited(let inviteId, let from, let index):
             await change { $0.invite = RoomState.Invite(inviteId: inviteId, from: from, index: index) }
         case .youKicked(let by, let until):
-            await change { $0.status = .kicked(by: by, until: until) }
             await media.stop()
+            await change { $0.status = .kicked(by: by, until: until) }
         case .youChatMuted(let until):
             await change { $0.chatMuted = until != nil }
         case .chatMessage(let message):

@@ -148,12 +148,12 @@ public actor VoiceRoom {
     /// Leaves the room.
     public func leave() async throws(MajlisError) {
         try await send(.leave)
+        await media.stop()
         await change { state in
             state.status = .left
             let me = state.me
             state.seats = state.seats.map { $0.user == me ? Seat(index: $0.index, muted: $0.muted) : $0 }
         }
-        await media.stop()
     }
 
     /// Fetches the whole room again and replaces the local copy.
