@@ -238,4 +238,26 @@ import Testing
         #expect(back["room"]?["title"] == "Kept")
         #expect(server.server.loadedRooms == 1)
     }
+
+    /// The sweeper visits only rooms with a timer set or nobody in them: a busy room with
+    /// nothing pending costs it nothing, whatever the number of rooms.
+    @Test func theSweeperVisitsOnlyRoomsWithSomethingPending() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let owner = try await TestClient.signedIn(server, user: "owner")
+        let guest = try await TestClient.signedIn(server, user: "guest")
+        try await owner.call("room.create", room: "r", ["mode": "request"])
+        try await guest.call("room.join", room: "r")
+        #expect(await eventually { server.server.sweptRooms == 0 })
+        // A request to speak expires unless answered: the room has a timer until it is answered.
+        let asked = try await guest.call("request.create", room: "r")
+        #expect(await eventually { server.server.sweptRooms == 1 })
+        try await owner.call("request.reject", room: "r", ["requestId": asked["requestId"]!])
+        #expect(await eventually { server.server.sweptRooms == 0 })
+        // Everyone gone: swept, to be unloaded once idle long enough.
+        try await guest.call("room.leave", room: "r")
+        try await owner.call("room.leave", room: "r")
+        #expect(await eventually { server.server.sweptRooms == 1 })
+        #expect(server.server.loadedRooms == 1)
+    }
 }

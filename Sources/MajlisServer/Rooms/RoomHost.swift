@@ -273,6 +273,7 @@ final class RoomHost: @unchecked Sendable {
         } else {
             emptySince = nil
         }
+        if !ended { context.rooms.sweep(id, host: self, needed: next != nil || emptySince != nil) }
     }
 
     /// Seats with the SSRC of whoever sits there.

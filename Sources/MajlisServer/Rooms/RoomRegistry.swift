@@ -5,6 +5,9 @@ import Synchronization
 /// The rooms this server hosts, loaded from the store on first use.
 final class RoomRegistry: Sendable {
     private let hosts = Mutex<[String: RoomHost]>([:])
+    /// The rooms the sweeper visits: those with a timer set or nobody in them (to unload).
+    /// A busy room with nothing pending costs the sweeper nothing.
+    private let swept = Mutex<[String: RoomHost]>([:])
 
     /// The room `id`, loading it from the store if it is there; nil when there is no such room.
     func host(_ id: String, context: ServerContext) throws -> RoomHost? {
@@ -45,8 +48,22 @@ final class RoomRegistry: Sendable {
         hosts.withLock { hosts in
             if hosts[id] === host { hosts[id] = nil }
         }
+        sweep(id, host: host, needed: false)
+    }
+
+    /// Puts a room in (or takes it out of) the sweeper's set.
+    func sweep(_ id: String, host: RoomHost, needed: Bool) {
+        swept.withLock { swept in
+            if needed {
+                swept[id] = host
+            } else if swept[id] === host {
+                swept[id] = nil
+            }
+        }
     }
 
     var all: [RoomHost] { hosts.withLock { Array($0.values) } }
+    /// The rooms the sweeper visits now.
+    var needingSweep: [RoomHost] { swept.withLock { Array($0.values) } }
     var count: Int { hosts.withLock { $0.count } }
 }

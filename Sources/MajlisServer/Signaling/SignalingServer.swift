@@ -54,6 +54,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Rooms in memory now (idle rooms leave it, and come back from the store when used).
     public var loadedRooms: Int { context.rooms.count }
 
+    /// Rooms the sweeper visits: those with a timer set or nobody in them.
+    public var sweptRooms: Int { context.rooms.needingSweep.count }
+
     /// What the media router counted, for tools and tests.
     public var mediaCounters: MediaCounters { context.media.counted }
 
@@ -384,7 +387,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 connection.send(WireEncoder.event(EventFrame(room: nil, seq: nil, event: .tokenExpiring(expiresAt: expiresAt))))
             }
         }
-        for host in context.rooms.all { host.tickIfDue(now: now) }
+        let swept = context.rooms.needingSweep
+        for host in swept { host.tickIfDue(now: now) }
         // Speaker levels, at most four times a second; one empty report when a room falls silent.
         let levels = context.media.takeLevels()
         for room in Set(levels.keys).union(roomsWithLevels) {
@@ -398,7 +402,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         sweeps += 1
         if sweeps % 16 == 8 {
-            for host in context.rooms.all { host.unloadIfIdle(now: now, idleMilliseconds: Int64(config.idleRoomSeconds) * 1000) }
+            for host in swept { host.unloadIfIdle(now: now, idleMilliseconds: Int64(config.idleRoomSeconds) * 1000) }
         }
         if sweeps % 240 == 0 {
             try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000)
