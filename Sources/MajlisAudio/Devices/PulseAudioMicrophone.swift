@@ -1,5 +1,5 @@
 #if canImport(CPulse)
-/// The sound server's input (its default source, or `PULSE_SOURCE`) as a microphone.
+/// The sound server's input (its default source, or `PULSE_SOURCE`) as a microphone, until `close()`.
 public final class PulseAudioMicrophone: AudioSource, Sendable {
     private let stream: PulseAudioStream
 

@@ -1,5 +1,5 @@
 #if canImport(CPulse)
-/// The sound server's output (its default sink, or `PULSE_SINK`) as a speaker.
+/// The sound server's output (its default sink, or `PULSE_SINK`) as a speaker, until `close()`.
 public final class PulseAudioSpeaker: AudioSink {
     private let stream: PulseAudioStream
 

@@ -6,7 +6,7 @@ import Synchronization
 /// One stream to or from the sound server, 48 kHz mono 16-bit, run by its own thread (the only
 /// one that touches the connection). The media engine's 20 ms clock and the device's clock
 /// differ a little, so a short queue sits between them: frames beyond `depth` drop the oldest,
-/// and an empty queue plays (or hands out) silence.
+/// and an empty queue plays (or hands out) silence. It runs until `close()`.
 final class PulseAudioStream: Sendable {
     enum Direction: Sendable {
         case playback, record
@@ -90,7 +90,5 @@ final class PulseAudioStream: Sendable {
         guard running.exchange(false, ordering: .relaxed) else { return }
         _ = ended.wait(timeout: .now() + 2)
     }
-
-    deinit { running.store(false, ordering: .relaxed) }
 }
 #endif
