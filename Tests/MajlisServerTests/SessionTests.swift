@@ -118,6 +118,11 @@ import Testing
         let client = try await TestClient.signedIn(server, user: "alice")
         client.sendRaw(#"{"id":1,"op":"ping","args":{"pad":""# + String(repeating: "x", count: 70_000) + #""}}"#)
         #expect(try await client.closed() == 1009)
+        // One that goes on and on is cut off without waiting for its end; the server carries on.
+        let flooder = try await TestClient.signedIn(server, user: "bob")
+        flooder.sendRaw(#"{"id":1,"op":"ping","args":{"pad":""# + String(repeating: "x", count: 3_000_000) + #""}}"#)
+        _ = try await flooder.closed()
+        #expect(try await TestClient.signedIn(server, user: "carol").request("ping")["ok"] == true)
     }
 
     @Test func aFrameJustUnderTheLimitIsFine() async throws {

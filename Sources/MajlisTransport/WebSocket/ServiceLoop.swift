@@ -202,7 +202,11 @@ final class ServiceLoop: @unchecked Sendable {
                     state.outboxBytes -= message.data.count
                     return .message(message)
                 }
-                if let request = state.closeRequest { return inOwnCallback ? .close(request.code, request.reason) : .wait }
+                if let request = state.closeRequest {
+                    // Not while an oversized message is still arriving: closing then resets the
+                    // connection before the peer can read why.
+                    return inOwnCallback && !connection.discardingOversize ? .close(request.code, request.reason) : .wait
+                }
                 return .nothing
             }
             switch step {
@@ -252,12 +256,30 @@ final class ServiceLoop: @unchecked Sendable {
             // Binary frames are reserved; v1 ignores them.
             return 0
         }
-        if connection.receiveBuffer.count + length > maxMessageBytes {
-            connection.receiveBuffer = Data()
-            var reason = Array("message larger than \(maxMessageBytes) bytes".utf8)
-            reason.withUnsafeMutableBufferPointer { lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, $0.baseAddress, $0.count) }
-            connection.state.withLock { $0.closeRequest = (1009, "message too big") }
-            return -1
+        if !connection.discardingOversize && connection.state.withLock({ $0.closeRequest != nil }) {
+            return 0  // closing: nothing more is read as a request
+        }
+        if connection.discardingOversize || connection.receiveBuffer.count + length > maxMessageBytes {
+            // Too big: it is refused with 1009 once it has all arrived, what arrives meanwhile
+            // thrown away (closing while the peer still sends resets the connection, and the peer
+            // never reads why); a peer that goes on past a further 1 MiB is cut off at once.
+            if !connection.discardingOversize {
+                connection.discardingOversize = true
+                connection.discardedBytes = connection.receiveBuffer.count
+                connection.receiveBuffer = Data()
+                connection.state.withLock { $0.closeRequest = (1009, "message larger than \(maxMessageBytes) bytes") }
+            }
+            connection.discardedBytes += length
+            if connection.discardedBytes > maxMessageBytes + (1 << 20) {
+                var reason = Array("message larger than \(maxMessageBytes) bytes".utf8)
+                reason.withUnsafeMutableBufferPointer { lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, $0.baseAddress, $0.count) }
+                return -1
+            }
+            if complete {
+                connection.discardingOversize = false
+                lws_callback_on_writable(wsi)
+            }
+            return 0
         }
         if let bytes, length > 0 { connection.receiveBuffer.append(bytes.assumingMemoryBound(to: UInt8.self), count: length) }
         if complete {

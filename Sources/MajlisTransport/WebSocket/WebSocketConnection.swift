@@ -39,6 +39,10 @@ public final class WebSocketConnection: Sendable {
     nonisolated(unsafe) var established = false
     /// Set on the service thread when a write failed: the connection is closed at its next callback.
     nonisolated(unsafe) var broken = false
+    /// Service thread: a message over the limit is arriving; it is thrown away, and the connection
+    /// closed with 1009 once it has ended.
+    nonisolated(unsafe) var discardingOversize = false
+    nonisolated(unsafe) var discardedBytes = 0
     /// When the message being handed to the delegate was received (monotonic ns); read it on the
     /// service thread, inside `webSocket(_:didReceive:)`.
     public internal(set) nonisolated(unsafe) var messageReceivedAt: UInt64 = 0
