@@ -31,9 +31,19 @@ public struct SpeechTrial: Sendable {
         let sink = RecordingSink()
         let call = try await LabCall(server: server, source: source, sink: sink)
         try await Task.sleep(for: .milliseconds(Int(warmUp * 1000)))
+        let start = sink.recorded.count
         source.play(speech)
         while !source.finished { try await Task.sleep(for: .milliseconds(50)) }
-        try await Task.sleep(for: .milliseconds(2_000))  // the tail: buffered audio, late repairs
+        // The tail (buffered audio, late repairs): until the listener has played the speech out,
+        // its last second silent after at least the speech's length, however far its buffer grew
+        // on a busy machine; at least two seconds, at most twenty.
+        try await Task.sleep(for: .milliseconds(2_000))
+        let deadline = Date().addingTimeInterval(18)
+        while Date() < deadline {
+            let heard = sink.recorded
+            if heard.count >= start + speech.count + 48_000, LevelMeter.dBov(Array(heard.suffix(48_000))) < -50 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let trial = SpeechTrial(
             heard: sink.recorded, speaker: call.speakerMedia.statistics, listener: call.listenerMedia.statistics, relayed: server.network?.counted)
         await call.end()
