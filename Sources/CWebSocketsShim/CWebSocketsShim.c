@@ -115,12 +115,32 @@ int majlis_lws_http_query(struct lws *wsi, char *out, int capacity) {
     return used;
 }
 
-int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type,
+int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type, const char *extra_headers,
                             const unsigned char *body, size_t body_len) {
-    unsigned char buffer[LWS_PRE + 1024];
+    unsigned char buffer[LWS_PRE + 2048];
     unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + sizeof buffer - 1;
     if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_len, &p, end))
         return 1;
+    /* "Name: value\n" lines; the name is given to lws lower-cased with its colon. */
+    const char *line = extra_headers;
+    while (line && *line) {
+        const char *newline = strchr(line, '\n');
+        size_t length = newline ? (size_t)(newline - line) : strlen(line);
+        const char *colon = memchr(line, ':', length);
+        if (colon && colon > line && (size_t)(colon - line) < 64) {
+            char name[66];
+            size_t name_length = (size_t)(colon - line);
+            for (size_t i = 0; i < name_length; i++) name[i] = (char)((line[i] >= 'A' && line[i] <= 'Z') ? line[i] + 32 : line[i]);
+            name[name_length] = ':';
+            name[name_length + 1] = 0;
+            const char *value = colon + 1;
+            while (value < line + length && *value == ' ') value++;
+            if (lws_add_http_header_by_name(wsi, (const unsigned char *)name, (const unsigned char *)value,
+                                            (int)(line + length - value), &p, end))
+                return 1;
+        }
+        line = newline ? newline + 1 : NULL;
+    }
     if (lws_finalize_write_http_header(wsi, start, &p, end))
         return 1;
     if (body_len > 0) {

@@ -16,7 +16,7 @@ extension RoomEngine {
     }
 
     private mutating func apply(_ command: RoomCommand, caller: Caller, now: Int64, out: inout RoomOutcome) throws(ProtocolError) -> RoomReply {
-        if command.requiresMembership, members[caller.id] == nil {
+        if command.requiresMembership, members[caller.id] == nil, !(caller.isOperator && Self.operatorMay(command)) {
             throw ProtocolError(.notInRoom, "you are not in room \(id)")
         }
         switch command {
@@ -28,7 +28,7 @@ extension RoomEngine {
             removeMember(caller.id, reason: "left", kicked: false, now: now, out: &out)
             return .done
         case .sync:
-            return .snapshot(snapshot(for: caller.id, now: now))
+            return .snapshot(snapshot(for: caller.id, now: now, asModerator: caller.isOperator))
         case .update(let title, let announcement, let mode, let seatCount):
             try update(caller, title: title, announcement: announcement, mode: mode, seatCount: seatCount, now: now, out: &out)
             return .done
@@ -67,6 +67,10 @@ extension RoomEngine {
                 emit(.room, .seatUpdated([seats[index]]), &out)
                 out.effects.append(.saveRoom)
             }
+            return .done
+        case .muteAllSeats(let muted, let membersMayUnmute):
+            try requireModerator(caller)
+            muteAll(muted, membersMayUnmute: membersMayUnmute, out: &out)
             return .done
         case .kickFromSeat(let index):
             try requireModerator(caller)
@@ -124,6 +128,10 @@ extension RoomEngine {
         case .kickMember(let user, let banSeconds):
             try kick(caller, user: user, banSeconds: banSeconds, now: now, out: &out)
             return .done
+        case .unban(let user):
+            try requireModerator(caller)
+            if bans.removeValue(forKey: user) != nil { out.effects.append(.saveBan(user: user, until: 0)) }
+            return .done
         case .muteChat(let user, let seconds):
             try muteChat(caller, user: user, seconds: seconds, now: now, out: &out)
             return .done
@@ -139,6 +147,30 @@ extension RoomEngine {
         case .offerWebRTC(let sdp):
             return .webrtcOffer(sdp: sdp, seats: seats.count)
         }
+    }
+
+    /// The ops the server API may send for a room it is not a member of: moderation, settings,
+    /// reading, chat and signals; not the ones that are about the caller's own place in the room.
+    public static func operatorMay(_ command: RoomCommand) -> Bool {
+        switch command {
+        case .sync, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .muteAllSeats, .kickFromSeat, .inviteToSeat, .acceptRequest,
+            .rejectRequest, .listMembers, .setRole, .transferOwner, .kickMember, .unban, .muteChat, .sendChat, .chatHistory,
+            .attributes, .sendSignal:
+            return true
+        case .create, .join, .leave, .takeSeat, .leaveSeat, .switchSeat, .replyToInvite, .setMic, .createRequest, .cancelRequest,
+            .updateMember, .offerWebRTC:
+            return false
+        }
+    }
+
+    /// Bans in force at `now`: user and the Unix ms until which each holds.
+    public func activeBans(now: Int64) -> [(user: String, until: Int64)] {
+        bans.filter { $0.value > now }.map { (user: $0.key, until: $0.value) }.sorted { $0.user < $1.user }
+    }
+
+    /// The member `user` as others see it, if in the room.
+    public func member(_ user: String, now: Int64) -> Member? {
+        members[user].map { member($0, now: now) }
     }
 
     /// Appends an event; events that change shared state get the next `seq`.

@@ -41,7 +41,8 @@ extension RoomEngine {
     /// The whole room as `user` sees it. Lists moderators and seated members, then the first
     /// `limits.snapshotOtherMembers` others; costs little per unlisted member, so joining a
     /// busy room stays cheap.
-    public func snapshot(for user: String, now: Int64) -> RoomSnapshot {
+    /// `asModerator`: show what moderators see (the request queue) to a caller who is none.
+    public func snapshot(for user: String, now: Int64, asModerator: Bool = false) -> RoomSnapshot {
         let seated = Set(seats.compactMap(\.user))
         var ranked: [(rank: Int, member: Member)] = []
         var others: [Member] = []
@@ -59,7 +60,7 @@ extension RoomEngine {
         }
         // A stable sort keeps join order within each rank.
         let first = ranked.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element.member)
-        let moderator = isModerator(user)
+        let moderator = asModerator || isModerator(user)
         let ownRequest = requestOrder.lazy.compactMap { self.requests[$0] }.first { $0.user == user }
         return RoomSnapshot(
             room: info, seq: seq, seats: seats, members: first + others,

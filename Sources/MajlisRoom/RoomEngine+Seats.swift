@@ -117,3 +117,28 @@ extension RoomEngine {
         }
     }
 }
+
+extension RoomEngine {
+    /// `seat.muteAll`: with `membersMayUnmute`, muting turns every seated member's mic off (each
+    /// may turn it on again); without, every seat is host-muted (lifted only by a moderator).
+    /// Unmuting lifts every host mute. One `seat.updated` with the seats that changed.
+    mutating func muteAll(_ muted: Bool, membersMayUnmute: Bool, out: inout RoomOutcome) {
+        var changed: [Seat] = []
+        var hostMutesChanged = false
+        for index in seats.indices {
+            var seat = seats[index]
+            if muted && membersMayUnmute {
+                seat.micOn = false
+            } else if seat.muted != muted {
+                seat.muted = muted
+                hostMutesChanged = true
+            }
+            if seat != seats[index] {
+                seats[index] = seat
+                changed.append(seat)
+            }
+        }
+        if !changed.isEmpty { emit(.room, .seatUpdated(changed), &out) }
+        if hostMutesChanged { out.effects.append(.saveRoom) }
+    }
+}

@@ -42,6 +42,8 @@ public struct ServerConfig: Sendable {
     public var node = "majlis-1"
     /// The web app's static files (index.html, app/), served on the signaling port; nil: none.
     public var webDirectory: String?
+    /// The server API's OpenAPI document (docs/openapi.yaml), served at `/v1/openapi.yaml`.
+    public var apiDocument: String?
     /// In development mode, the API key (`kid`) the web app's `GET /v1/dev/token` signs with;
     /// nil: that endpoint does not exist.
     public var developmentKey: String?

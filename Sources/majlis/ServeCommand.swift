@@ -48,6 +48,7 @@ enum ServeCommand {
         let levelName = args.string("log-level", default: "info")
         let keyList = args.string("keys")
         config.webDirectory = args.string("web") ?? locateWebDirectory()
+        config.apiDocument = locate("docs/openapi.yaml")
         if let web = config.webDirectory, !FileManager.default.fileExists(atPath: (web as NSString).appendingPathComponent("index.html")) {
             throw Arguments.Failure(description: "--web \(web) has no index.html")
         }
@@ -143,11 +144,17 @@ enum ServeCommand {
 
     /// The `Web` folder of the source tree: the binary lives in `<tree>/.build/<config>/majlis`.
     static func locateWebDirectory() -> String? {
+        locate("Web/index.html").map { ($0 as NSString).deletingLastPathComponent }
+    }
+
+    /// A file of the source tree (`relative` to its root) found from the binary's place in it
+    /// (`.build/<config>/majlis`, up to five levels up).
+    static func locate(_ relative: String) -> String? {
         let executable = FileManager.default.fileExists(atPath: "/proc/self/exe") ? "/proc/self/exe" : CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent("Web")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.html").path) { return candidate.path }
+            let candidate = directory.appendingPathComponent(relative)
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate.path }
             directory.deleteLastPathComponent()
         }
         return nil

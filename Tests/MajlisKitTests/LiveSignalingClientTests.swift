@@ -32,7 +32,7 @@ final class ForgetfulServer: WebSocketDelegate, Sendable {
 @Suite struct LiveSignalingClientTests {
     @Test func aTimedOutRequestIsRetriedWithTheSameRid() async throws {
         let stub = ForgetfulServer()
-        let server = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: stub, http: { _ in HTTPResponse(status: 404, body: []) })
+        let server = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: stub, http: { $0.respond(HTTPResponse(status: 404, body: [])) })
         defer { server.stop() }
         let clock = ManualClock()
         let client = LiveSignalingClient(url: "ws://127.0.0.1:\(server.port)/v1/signal", token: "t", clock: clock)
@@ -52,7 +52,7 @@ final class ForgetfulServer: WebSocketDelegate, Sendable {
 
     @Test func givesUpAfterThreeTries() async throws {
         let stub = ForgetfulServer()
-        let server = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: stub, http: { _ in HTTPResponse(status: 404, body: []) })
+        let server = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: stub, http: { $0.respond(HTTPResponse(status: 404, body: [])) })
         defer { server.stop() }
         let clock = ManualClock()
         var options = LiveSignalingClient.Options()

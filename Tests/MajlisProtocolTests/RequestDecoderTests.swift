@@ -33,9 +33,9 @@ import Testing
     @Test func everyOpIsKnown() {
         let expected = [
             "hello", "ping", "session.renew", "bye", "room.create", "room.join", "room.leave", "room.sync", "room.update",
-            "room.muteChatAll", "room.end", "seat.take", "seat.leave", "seat.switch", "seat.lock", "seat.mute", "seat.kick",
+            "room.muteChatAll", "room.end", "seat.take", "seat.leave", "seat.switch", "seat.lock", "seat.mute", "seat.muteAll", "seat.kick",
             "seat.invite", "seat.inviteReply", "mic.set", "request.create", "request.cancel", "request.accept",
-            "request.reject", "member.list", "member.update", "member.role", "member.transferOwner", "member.kick",
+            "request.reject", "member.list", "member.update", "member.role", "member.transferOwner", "member.kick", "member.unban",
             "member.muteChat", "chat.send", "chat.history", "attr.set", "attr.delete", "attr.batch", "signal.send", "webrtc.offer",
         ]
         #expect(RequestDecoder.ops == expected.sorted())

@@ -12,7 +12,7 @@ import Testing
         let requestId = "q\(Int.random(in: 1...40, using: &rng))"
         let inviteId = "i\(Int.random(in: 1...40, using: &rng))"
         let key = "k\(Int.random(in: 0...5, using: &rng))"
-        switch Int.random(in: 0..<31, using: &rng) {
+        switch Int.random(in: 0..<33, using: &rng) {
         case 0, 1: return .join(create: nil)
         case 2: return .leave
         case 3, 4: return .takeSeat(index: maybeIndex)
@@ -40,6 +40,8 @@ import Testing
         case 26: return .sendSignal(to: .users([user]), type: "t", payload: .null)
         case 27: return .listMembers(after: Bool.random(using: &rng) ? user : nil, limit: 5)
         case 28: return .updateMember(name: "n\(index)", avatar: nil)
+        case 30: return .muteAllSeats(muted: Bool.random(using: &rng), membersMayUnmute: Bool.random(using: &rng))
+        case 31: return .unban(user: user)
         case 29: return .offerWebRTC(sdp: "v=0")
         default: return .sync
         }
@@ -57,7 +59,11 @@ import Testing
         for step in 0..<120_000 {
             now += Int64.random(in: 0...400, using: &rng)
             let user = Self.users.randomElement(using: &rng)!
-            let caller = Caller(id: user, name: user, grants: Grants(create: false, admin: user == "u23"))
+            // Now and then the app's backend acts through the server API, as no member.
+            let caller =
+                Int.random(in: 0..<20, using: &rng) == 0
+                ? Caller(id: "api", name: "API", grants: Grants(create: false, admin: true), isOperator: true)
+                : Caller(id: user, name: user, grants: Grants(create: false, admin: user == "u23"))
             let seqBefore = engine.seq
             let outcome: RoomOutcome
             switch Int.random(in: 0..<50, using: &rng) {
@@ -68,6 +74,9 @@ import Testing
                 let command = Self.randomCommand(&rng, engine: engine)
                 if command == .end { continue }
                 outcome = engine.handle(command, from: caller, now: now)
+                if caller.isOperator, case .failure(let error) = outcome.reply {
+                    #expect(error.message != "you are not in room r" || !RoomEngine.operatorMay(command), "\(command)")
+                }
                 if !command.mayStore { #expect(outcome.effects.allSatisfy { if case .memberRemoved = $0 { true } else { false } }, "\(command)") }
             }
             if case .failure = outcome.reply {

@@ -7,6 +7,8 @@ struct RoomHarness {
     var engine: RoomEngine
     var now: Int64 = 1_000_000
     var grants: [String: Grants] = [:]
+    /// Users who act as the server API (operators, not members).
+    var operators: Set<String> = []
 
     init(mode: RoomMode = .free, seats: Int = 8, owner: String = "owner", limits: RoomLimits = RoomLimits()) {
         engine = RoomEngine(
@@ -16,7 +18,7 @@ struct RoomHarness {
     }
 
     func caller(_ user: String) -> Caller {
-        Caller(id: user, name: "name-\(user)", grants: grants[user] ?? Grants())
+        Caller(id: user, name: "name-\(user)", grants: grants[user] ?? Grants(), isOperator: operators.contains(user))
     }
 
     @discardableResult

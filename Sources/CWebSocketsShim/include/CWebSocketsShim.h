@@ -30,12 +30,14 @@ struct lws_context *majlis_lws_create_client(lws_callback_function *callback, vo
 struct lws *majlis_lws_client_connect(struct lws_context *context, const char *host, int port,
                                       const char *path, int use_tls, void *opaque);
 
-/// Writes one complete HTTP response (headers and body). Returns non-zero when the connection
-/// should be closed.
 /// The query string of the HTTP request being served (its arguments joined with '&'), written
 /// NUL-terminated into `out`; returns its length.
 int majlis_lws_http_query(struct lws *wsi, char *out, int capacity);
-int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type,
+
+/// Writes one complete HTTP response (headers and body); `extra_headers` holds further headers
+/// as "Name: value" lines separated by '\n' (may be NULL). Returns non-zero when the connection
+/// should be closed.
+int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type, const char *extra_headers,
                             const unsigned char *body, size_t body_len);
 
 /// 1 when the data delivered in the current RECEIVE callback completes a message.

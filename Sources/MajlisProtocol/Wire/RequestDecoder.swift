@@ -52,6 +52,21 @@ public enum RequestDecoder {
         }
     }
 
+    /// The room command that `op` with these `args` (as a client would send them, `room`
+    /// included) stands for, validated exactly as a frame's; for callers that are not a
+    /// WebSocket session, like the server API.
+    public static func roomCommand(op: String, args: [String: JSONValue]) -> Result<RoomCommand, ProtocolError> {
+        guard let parse = parsers[op] else { return .failure(ProtocolError(.unsupported, "unknown op '\(op)'")) }
+        do {
+            guard case .room(_, let command) = try parse(ArgsReader(.object(args))) else {
+                return .failure(ProtocolError(.unsupported, "'\(op)' is not a room op"))
+            }
+            return .success(command)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// The frame's integer `id` found by a scan without decoding (for answering a frame that is
     /// refused before any work is spent on it): the first `"id"` key followed by an integer.
     public static func peekId(_ frame: Data) -> Int64? {
@@ -159,6 +174,9 @@ public enum RequestDecoder {
             .lockSeat(index: try args.int("index"), locked: try args.bool("locked"), kick: try args.optionalBool("kick") ?? false)
         },
         "seat.mute": room { args throws(ProtocolError) in .muteSeat(index: try args.int("index"), muted: try args.bool("muted")) },
+        "seat.muteAll": room { args throws(ProtocolError) in
+            .muteAllSeats(muted: try args.bool("muted"), membersMayUnmute: try args.optionalBool("membersMayUnmute") ?? false)
+        },
         "seat.kick": room { args throws(ProtocolError) in .kickFromSeat(index: try args.int("index")) },
         "seat.invite": room { args throws(ProtocolError) in
             .inviteToSeat(user: try args.identifier("user"), index: try args.optionalInt("index"))
@@ -199,6 +217,7 @@ public enum RequestDecoder {
         "member.kick": room { args throws(ProtocolError) in
             .kickMember(user: try args.identifier("user"), banSeconds: try args.optionalInt("banSeconds", in: 0...(10 * 365 * 86_400)) ?? 0)
         },
+        "member.unban": room { args throws(ProtocolError) in .unban(user: try args.identifier("user")) },
         "member.muteChat": room { args throws(ProtocolError) in
             .muteChat(user: try args.identifier("user"), seconds: try args.int("seconds", in: 0...(10 * 365 * 86_400)))
         },

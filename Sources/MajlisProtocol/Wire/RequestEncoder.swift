@@ -40,6 +40,9 @@ public enum RequestEncoder {
         case .muteSeat(let index, let muted):
             op = "seat.mute"
             args.merge(["index": .int(Int64(index)), "muted": .bool(muted)]) { $1 }
+        case .muteAllSeats(let muted, let membersMayUnmute):
+            op = "seat.muteAll"
+            args.merge(["muted": .bool(muted), "membersMayUnmute": .bool(membersMayUnmute)]) { $1 }
         case .kickFromSeat(let index):
             op = "seat.kick"
             put("index", .int(Int64(index)))
@@ -83,6 +86,9 @@ public enum RequestEncoder {
         case .kickMember(let user, let banSeconds):
             op = "member.kick"
             args.merge(["user": .string(user), "banSeconds": .int(Int64(banSeconds))]) { $1 }
+        case .unban(let user):
+            op = "member.unban"
+            put("user", .string(user))
         case .muteChat(let user, let seconds):
             op = "member.muteChat"
             args.merge(["user": .string(user), "seconds": .int(Int64(seconds))]) { $1 }

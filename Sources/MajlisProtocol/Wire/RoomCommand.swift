@@ -14,6 +14,9 @@ public enum RoomCommand: Sendable, Equatable {
     case switchSeat(to: Int)
     case lockSeat(index: Int, locked: Bool, kick: Bool)
     case muteSeat(index: Int, muted: Bool)
+    /// Every seat at once (`seat.muteAll`): host-muted, or, when members may unmute themselves,
+    /// every seated member's mic turned off; `muted: false` lifts every host mute.
+    case muteAllSeats(muted: Bool, membersMayUnmute: Bool)
     case kickFromSeat(index: Int)
     case inviteToSeat(user: String, index: Int?)
     case replyToInvite(inviteId: String, accept: Bool)
@@ -29,6 +32,8 @@ public enum RoomCommand: Sendable, Equatable {
     case setRole(user: String, role: Role)
     case transferOwner(user: String)
     case kickMember(user: String, banSeconds: Int)
+    /// Lifts a ban (`member.unban`).
+    case unban(user: String)
     case muteChat(user: String, seconds: Int)
 
     case sendChat(ChatDraft)
@@ -46,7 +51,8 @@ public enum RoomCommand: Sendable, Equatable {
     /// these; the randomized engine test checks no other op asks for a write.
     public var mayStore: Bool {
         switch self {
-        case .create, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .setRole, .transferOwner, .kickMember, .sendChat:
+        case .create, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .muteAllSeats, .setRole, .transferOwner, .kickMember, .unban,
+            .sendChat:
             return true
         case .join, .leave, .sync, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .inviteToSeat, .replyToInvite, .setMic,
             .createRequest, .cancelRequest, .acceptRequest, .rejectRequest, .listMembers, .updateMember, .muteChat, .chatHistory,

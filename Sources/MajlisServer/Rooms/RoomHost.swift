@@ -20,6 +20,7 @@ final class RoomHost: @unchecked Sendable {
     private var emptySince: Int64?
     private let context: ServerContext
     private let deadline = Mutex<Int64?>(nil)
+    private let members = Atomic<Int>(0)
 
     init(engine: RoomEngine, context: ServerContext) {
         self.id = engine.id
@@ -27,30 +28,43 @@ final class RoomHost: @unchecked Sendable {
         self.context = context
         self.queue = DispatchQueue(label: "majlis.room.\(engine.id)")
         self.emptySince = engine.memberIds.isEmpty ? context.now() : nil
+        members.store(engine.memberIds.count, ordering: .relaxed)
     }
+
+    /// How an answer is handed back: success and its data, or failure and the encoded error.
+    typealias Answer = @Sendable (_ ok: Bool, _ body: Data) -> Void
 
     /// Applies a client's request and answers it on its session.
     /// `receivedAt`: when the request arrived (monotonic ns); the answer and the events it causes
     /// count their write delay from then.
     func perform(re: Int64, rid: String?, command: RoomCommand, session: Session, caller: Caller, receivedAt: UInt64? = nil) {
+        perform(command, caller: caller, rid: rid, receivedAt: receivedAt) { ok, body in
+            session.send(WireEncoder.response(re: re, ok: ok, body: body), since: receivedAt)
+        }
+    }
+
+    /// Applies `command` from `caller` in order with every other change to the room, and hands
+    /// the answer to `answer` (on the room's queue) before the events the command caused go out.
+    /// A `rid` seen from the same caller within its lifetime gets the first answer again.
+    func perform(_ command: RoomCommand, caller: Caller, rid: String?, receivedAt: UInt64? = nil, answer: @escaping Answer) {
         queue.async { [self] in
             guard !ended else {
-                session.send(WireEncoder.failure(re: re, ProtocolError(.roomNotFound, "room \(id) has ended")))
+                answer(false, WireEncoder.encode(ProtocolError(.roomNotFound, "room \(id) has ended")))
                 return
             }
             if unloaded {
                 do {
                     guard let current = try context.rooms.host(id, context: context) else { throw ProtocolError(.roomNotFound, "no room \(id)") }
-                    current.perform(re: re, rid: rid, command: command, session: session, caller: caller, receivedAt: receivedAt)
+                    current.perform(command, caller: caller, rid: rid, receivedAt: receivedAt, answer: answer)
                 } catch {
-                    session.send(WireEncoder.failure(re: re, error as? ProtocolError ?? ProtocolError(.internal, "the server could not load room \(id)")))
+                    answer(false, WireEncoder.encode(error as? ProtocolError ?? ProtocolError(.internal, "the server could not load room \(id)")))
                 }
                 return
             }
             let now = context.now()
             let ridSince = now - Int64(context.config.ridLifetime) * 1000
             if let rid, let remembered = try? context.store.rememberedReply(user: caller.id, rid: rid, since: ridSince) {
-                session.send(WireEncoder.response(re: re, ok: remembered.ok, body: remembered.body))
+                answer(remembered.ok, remembered.body)
                 return
             }
             // A change the store must hold is made on a copy, kept only once the store has it:
@@ -102,12 +116,26 @@ final class RoomHost: @unchecked Sendable {
             if let rid, failure == nil {
                 try? context.store.rememberReply(user: caller.id, rid: rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
             }
-            if ok, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
+            if ok, !caller.isOperator, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
             applySpeakingRights()  // before the caller hears its change went through
-            session.send(WireEncoder.response(re: re, ok: ok, body: body), since: receivedAt)
+            answer(ok, body)
             finish(outcome, since: receivedAt)
         }
     }
+
+    /// Reads the room on its queue, in order with its changes; nil once the room has ended.
+    func read<T: Sendable>(_ body: @escaping @Sendable (RoomEngine, Int64) -> T, then: @escaping @Sendable (T?) -> Void) {
+        queue.async { [self] in
+            if unloaded, !ended, let current = try? context.rooms.host(id, context: context) {
+                current.read(body, then: then)
+                return
+            }
+            then(ended ? nil : body(engine, context.now()))
+        }
+    }
+
+    /// Members in the room now (updated after each change).
+    var memberCount: Int { members.load(ordering: .relaxed) }
 
     /// The member's connection dropped: keep membership through the resume grace.
     func disconnect(_ user: String) {
@@ -268,6 +296,7 @@ final class RoomHost: @unchecked Sendable {
     private func updateDeadline() {
         let next = engine.nextDeadline
         deadline.withLock { $0 = next }
+        members.store(engine.memberIds.count, ordering: .relaxed)
         if engine.memberIds.isEmpty {
             if emptySince == nil { emptySince = context.now() }
         } else {

@@ -16,6 +16,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     public static let version = "0.1.0"
 
     let context: ServerContext
+    private let api: ServerAPI
     private let sessions = Mutex<[UInt64: Session]>([:])
     /// Open connections by peer address.
     private let perAddress = Mutex<[String: Int]>([:])
@@ -37,6 +38,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let identity = try DTLSIdentity.load(directory: config.dataDirectory)
         let media = try MediaRouter(host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity)
         context = ServerContext(config: config, store: store, media: media, logger: logger, clock: clock ?? ServerContext.systemClock)
+        api = ServerAPI(context: context)
     }
 
     /// The port signaling listens on (after `start`).
@@ -67,7 +69,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         if let certificate = config.tlsCertificate, let key = config.tlsKey { tls = (certificate, key) }
         let server = try WebSocketServer(
             host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self,
-            http: { [weak self] path in self?.http(path) ?? HTTPResponse(status: 503, body: []) })
+            http: { [weak self] exchange in
+                guard let self else { return exchange.respond(HTTPResponse(status: 503, body: [])) }
+                self.http(exchange)
+            })
         webSocket.withLock { $0 = server }
         context.media.start()
         let timer = DispatchSource.makeTimerSource(queue: timerQueue)
@@ -99,10 +104,24 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     // MARK: HTTP
 
-    private func http(_ target: String) -> HTTPResponse {
-        let question = target.firstIndex(of: "?") ?? target.endIndex
-        let path = String(target[..<question])
-        let query = WebApp.query(question < target.endIndex ? target[target.index(after: question)...] : "")
+    private func http(_ exchange: HTTPExchange) {
+        let request = exchange.request
+        if ServerAPI.owns(request.path) {
+            api.handle(exchange)
+            return
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            exchange.respond(
+                HTTPResponse(
+                    status: 405, body: Array(#"{"error":{"code":"unsupported","message":"only GET is served here"}}"#.utf8),
+                    headers: ["Allow": "GET"]))
+            return
+        }
+        exchange.respond(page(request.path, query: WebApp.query(Substring(request.query))))
+    }
+
+    /// The answer to a GET that is not the API's.
+    private func page(_ path: String, query: [String: String]) -> HTTPResponse {
         if let answer = context.web.respond(path: path, query: query) { return answer }
         switch path {
         case "/healthz":

@@ -122,6 +122,20 @@ public final class Store: @unchecked Sendable {
         try withDatabase { try $0.query("SELECT id FROM rooms ORDER BY created_at").compactMap { $0.first?.text } }
     }
 
+    /// Stored rooms ordered by id, after `after`, at most `limit`, only `owner`'s when given.
+    public func listRooms(after: String?, limit: Int, owner: String?) throws -> [StoredRoom] {
+        try withDatabase { db in
+            let rows = try db.query(
+                "SELECT data FROM rooms WHERE id > ? AND (? IS NULL OR owner = ?) ORDER BY id LIMIT ?",
+                .text(after ?? ""), owner.map(SQLiteDatabase.Value.text) ?? .null, owner.map(SQLiteDatabase.Value.text) ?? .null,
+                .int(Int64(limit)))
+            return try rows.compactMap { row in
+                guard let json = row.first?.text else { return nil }
+                return try JSONDecoder().decode(StoredRoom.self, from: Data(json.utf8))
+            }
+        }
+    }
+
     /// Loads a room with its bans, its last chat id and the recent client message ids.
     public func loadRoom(_ id: String, now: Int64, recentChats: Int = 10_000) throws -> LoadedRoom? {
         try withDatabase { db in

@@ -42,14 +42,33 @@ func majlisWebSocketCallback(
         connection.delegate?.webSocketDidOpen(connection)
         return 0
     case LWS_CALLBACK_HTTP:
-        var path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+        let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
         var query = [CChar](repeating: 0, count: 2_048)
-        if majlis_lws_http_query(wsi, &query, Int32(query.count)) > 0 { path += "?" + cString(query) }
-        let response = loop.httpHandler?(path) ?? HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
-        let result = response.body.withUnsafeBufferPointer { body in
-            majlis_lws_http_respond(wsi, response.status, response.contentType, body.baseAddress, body.count)
+        let queryLength = majlis_lws_http_query(wsi, &query, Int32(query.count))
+        var uri: UnsafeMutablePointer<CChar>?
+        var uriLength: Int32 = 0
+        let method = lws_http_get_uri_and_method(wsi, &uri, &uriLength)
+        var headers: [String: String] = [:]
+        for name in HTTPRequest.keptHeaders {
+            if let value = httpHeader(wsi, name) { headers[name] = value }
         }
-        return result != 0 ? -1 : 0
+        var address = [CChar](repeating: 0, count: 64)
+        lws_get_peer_simple(wsi, &address, address.count)
+        let request = HTTPRequest(
+            method: httpMethods.indices.contains(Int(method)) ? httpMethods[Int(method)] : "GET", path: path,
+            query: queryLength > 0 ? cString(query) : "", headers: headers, peer: cString(address))
+        let length = httpHeader(wsi, "content-length").flatMap { Int($0) }
+        let chunked = httpHeader(wsi, "transfer-encoding") != nil
+        return loop.beginHTTP(request, wsi: wsi, contentLength: length, chunked: chunked)
+    case LWS_CALLBACK_HTTP_BODY:
+        return loop.receiveHTTPBody(wsi: wsi, bytes: input, length: length)
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        return loop.completeHTTPBody(wsi: wsi)
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return loop.writeHTTP(wsi: wsi)
+    case LWS_CALLBACK_CLOSED_HTTP:
+        loop.closedHTTP(wsi: wsi)
+        return 0
 
     // Client side.
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
@@ -98,6 +117,29 @@ func majlisWebSocketCallback(
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
+}
+
+/// Method names by libwebsockets' method index (LWSHUMETH_*).
+private let httpMethods = ["GET", "POST", "OPTIONS", "PUT", "PATCH", "DELETE", "CONNECT", "HEAD"]
+
+/// The value of a request header by lower-case name (known to lws, or a custom one), or nil.
+private func httpHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
+    let known: [String: lws_token_indexes] = [
+        "authorization": WSI_TOKEN_HTTP_AUTHORIZATION, "content-type": WSI_TOKEN_HTTP_CONTENT_TYPE,
+        "content-length": WSI_TOKEN_HTTP_CONTENT_LENGTH, "accept": WSI_TOKEN_HTTP_ACCEPT,
+        "transfer-encoding": WSI_TOKEN_HTTP_TRANSFER_ENCODING,
+    ]
+    if let token = known[name] {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        return lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 ? cString(buffer) : nil
+    }
+    let key = name + ":"
+    let length = Int(lws_hdr_custom_length(wsi, key, Int32(key.utf8.count)))
+    guard length > 0, length < 4_096 else { return nil }
+    var buffer = [CChar](repeating: 0, count: length + 1)
+    return lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, Int32(key.utf8.count)) >= 0 ? cString(buffer) : nil
 }
 
 /// The text of a NUL-terminated buffer.

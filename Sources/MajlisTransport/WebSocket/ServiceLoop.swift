@@ -25,6 +25,8 @@ final class ServiceLoop: @unchecked Sendable {
         var urgent: [WebSocketConnection] = []
         var bulk: [WebSocketConnection] = []
         var bulkStart = 0
+        /// HTTP exchanges answered from other threads, to be written.
+        var answered: [HTTPExchange] = []
         var woken = false
     }
     private let pending = Mutex(Pending())
@@ -39,7 +41,13 @@ final class ServiceLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     let maxMessageBytes: Int
     let serverDelegate: (any WebSocketDelegate)?
-    let httpHandler: (@Sendable (String) -> HTTPResponse)?
+    let httpHandler: (@Sendable (HTTPExchange) -> Void)?
+    /// HTTP requests being read or waiting for their answer, by connection (service thread only).
+    var exchanges: [OpaquePointer: HTTPExchange] = [:]
+    /// Requests whose body is still arriving (service thread only).
+    var arriving: [OpaquePointer: HTTPRequest] = [:]
+    /// The largest request body read; a larger one is answered 413.
+    static let maxRequestBody = 1 << 20
     let pre = majlis_lws_pre()
     /// The buffer frames are copied into before lws_write (service thread only).
     private var scratch: [UInt8] = []
@@ -55,7 +63,7 @@ final class ServiceLoop: @unchecked Sendable {
     let writeDelays = Mutex<(answers: DelayHistogram, events: DelayHistogram)>((DelayHistogram(), DelayHistogram()))
     private static let nextConnectionId = Atomic<UInt64>(1)
 
-    init(maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (String) -> HTTPResponse)?) {
+    init(maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (HTTPExchange) -> Void)?) {
         self.maxMessageBytes = maxMessageBytes
         self.serverDelegate = serverDelegate
         self.httpHandler = httpHandler
@@ -107,6 +115,17 @@ final class ServiceLoop: @unchecked Sendable {
         if wake, running.load(ordering: .relaxed) { lws_cancel_service(context) }
     }
 
+    /// Asks the service thread to write `exchange`'s answer.
+    func schedule(_ exchange: HTTPExchange) {
+        let wake: Bool = pending.withLock { state in
+            state.answered.append(exchange)
+            if state.woken { return false }
+            state.woken = true
+            return true
+        }
+        if wake, running.load(ordering: .relaxed) { lws_cancel_service(context) }
+    }
+
     /// Opens a client connection (from any thread).
     func connect(_ connection: WebSocketConnection, host: String, port: Int, path: String, tls: Bool) {
         clientQueue.withLock { $0.append(ClientStart(connection: connection, host: host, port: port, path: path, tls: tls)) }
@@ -118,7 +137,9 @@ final class ServiceLoop: @unchecked Sendable {
     func drainPending() {
         // All urgent work, then one chunk of bulk work; if bulk work remains, wake again after
         // the loop has had a chance to read (so requests are not stuck behind a broadcast).
-        let (items, more): ([WebSocketConnection], Bool) = pending.withLock { state in
+        let (items, more, answered): ([WebSocketConnection], Bool, [HTTPExchange]) = pending.withLock { state in
+            let answered = state.answered
+            state.answered.removeAll(keepingCapacity: true)
             var items = state.urgent
             state.urgent.removeAll(keepingCapacity: true)
             let end = min(state.bulk.count, state.bulkStart + bulkChunk)
@@ -130,9 +151,12 @@ final class ServiceLoop: @unchecked Sendable {
             }
             let more = !state.bulk.isEmpty
             state.woken = more
-            return (items, more)
+            return (items, more, answered)
         }
         if more { lws_cancel_service(context) }
+        for exchange in answered {
+            if let wsi = exchange.wsi { lws_callback_on_writable(wsi) }
+        }
         let starts: [ClientStart] = clientQueue.withLock { queue in
             let all = queue
             queue = []
@@ -290,6 +314,84 @@ final class ServiceLoop: @unchecked Sendable {
         }
         return 0
     }
+
+    // MARK: HTTP (service thread)
+
+    /// A new HTTP request: handled now, or once its body (`contentLength` bytes) has arrived.
+    /// A chunked body is refused (411): API clients send a length. Returns -1 to close.
+    func beginHTTP(_ request: HTTPRequest, wsi: OpaquePointer, contentLength: Int?, chunked: Bool) -> Int32 {
+        let exchange = HTTPExchange(request: request, loop: self, wsi: wsi)
+        // Refused before the body is read: the connection closes after the answer.
+        if chunked {
+            _ = respondNow(exchange, Self.lengthRequired, wsi: wsi)
+            return -1
+        }
+        if let contentLength, contentLength > Self.maxRequestBody {
+            _ = respondNow(exchange, Self.tooLarge, wsi: wsi)
+            return -1
+        }
+        guard let contentLength, contentLength > 0 else { return dispatchHTTP(request, wsi: wsi) }
+        arriving[wsi] = request
+        return 0
+    }
+
+    /// More of the body. Returns -1 to close (a body past the limit).
+    func receiveHTTPBody(wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        guard var request = arriving[wsi] else { return 0 }
+        if request.body.count + length > Self.maxRequestBody {
+            arriving[wsi] = nil
+            _ = respondNow(HTTPExchange(request: request, loop: self, wsi: wsi), Self.tooLarge, wsi: wsi)
+            return -1
+        }
+        arriving[wsi] = nil  // no copy while appending
+        if let bytes, length > 0 { request.body.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: length)) }
+        arriving[wsi] = request
+        return 0
+    }
+
+    /// The body is complete.
+    func completeHTTPBody(wsi: OpaquePointer) -> Int32 {
+        guard let request = arriving.removeValue(forKey: wsi) else { return 0 }
+        return dispatchHTTP(request, wsi: wsi)
+    }
+
+    private func dispatchHTTP(_ request: HTTPRequest, wsi: OpaquePointer) -> Int32 {
+        let exchange = HTTPExchange(request: request, loop: self, wsi: wsi)
+        exchanges[wsi] = exchange
+        if let httpHandler {
+            httpHandler(exchange)
+        } else {
+            exchange.respond(HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8)))
+        }
+        return writeHTTP(wsi: wsi)
+    }
+
+    /// Writes the answer of the exchange on `wsi` if it has one. Returns -1 to close.
+    func writeHTTP(wsi: OpaquePointer) -> Int32 {
+        guard let exchange = exchanges[wsi], let answer = exchange.answer else { return 0 }
+        exchanges[wsi] = nil
+        return respondNow(exchange, answer, wsi: wsi)
+    }
+
+    private func respondNow(_ exchange: HTTPExchange, _ answer: HTTPResponse, wsi: OpaquePointer) -> Int32 {
+        exchange.wsi = nil
+        let extra = answer.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+        let result = answer.body.withUnsafeBufferPointer { body in
+            majlis_lws_http_respond(wsi, answer.status, answer.contentType, extra, body.baseAddress, body.count)
+        }
+        return result != 0 ? -1 : 0
+    }
+
+    /// The HTTP connection closed: answers still to come are dropped.
+    func closedHTTP(wsi: OpaquePointer) {
+        arriving[wsi] = nil
+        exchanges.removeValue(forKey: wsi)?.wsi = nil
+    }
+
+    private static let lengthRequired = HTTPResponse(
+        status: 411, body: Array(#"{"error":{"code":"bad_request","message":"send the body with a Content-Length"}}"#.utf8))
+    private static let tooLarge = HTTPResponse(
+        status: 413, body: Array(#"{"error":{"code":"too_large","message":"the request body is larger than 1 MiB"}}"#.utf8))
 
     func closed(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
         let wasOpen: Bool = connection.state.withLock { state in

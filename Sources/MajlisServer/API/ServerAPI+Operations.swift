@@ -1,0 +1,209 @@
+import Foundation
+import MajlisProtocol
+import MajlisRoom
+import MajlisTransport
+
+extension APIRoute {
+    /// Every operation of the API (docs/openapi.yaml describes each).
+    static let all: [APIRoute] = [
+        APIRoute("GET", "rooms") { try $0.listRooms($1) },
+        APIRoute("POST", "rooms") { try $0.createRoom($1) },
+        APIRoute("GET", "rooms/{room}") { try $0.getRoom($1) },
+        APIRoute("PATCH", "rooms/{room}") { api, call in try api.run(call, op: "room.update", args: try call.body()) },
+        APIRoute("DELETE", "rooms/{room}") { api, call in try api.run(call, op: "room.end", args: [:]) },
+        APIRoute("POST", "rooms/{room}/mute-chat") { api, call in try api.run(call, op: "room.muteChatAll", args: try call.body()) },
+        APIRoute("POST", "rooms/{room}/mute-all") { api, call in try api.run(call, op: "seat.muteAll", args: try call.body()) },
+
+        APIRoute("GET", "rooms/{room}/members") { api, call in
+            var args: [String: JSONValue] = [:]
+            if let after = call.query["after"] { args["after"] = .string(after) }
+            if let limit = try call.queryInt("limit", in: 1...200) { args["limit"] = .int(Int64(limit)) }
+            try api.run(call, op: "member.list", args: args)
+        },
+        APIRoute("GET", "rooms/{room}/members/{user}") { api, call in
+            let user = call.parameters["user"]
+            try api.read(call) { engine, now throws(ProtocolError) in
+                guard let member = engine.member(user, now: now) else { throw ProtocolError(.notInRoom, "\(user) is not in room \(engine.id)") }
+                return member
+            }
+        },
+        APIRoute("POST", "rooms/{room}/members/{user}/kick") { api, call in
+            try api.run(call, op: "member.kick", args: try call.body().merging(["user": .string(call.parameters["user"])]) { $1 })
+        },
+        APIRoute("PUT", "rooms/{room}/members/{user}/role") { try $0.setRole($1) },
+        APIRoute("POST", "rooms/{room}/members/{user}/mute-chat") { api, call in
+            try api.run(call, op: "member.muteChat", args: try call.body().merging(["user": .string(call.parameters["user"])]) { $1 })
+        },
+        APIRoute("POST", "rooms/{room}/members/{user}/invite") { api, call in
+            try api.run(call, op: "seat.invite", args: try call.body().merging(["user": .string(call.parameters["user"])]) { $1 })
+        },
+
+        APIRoute("GET", "rooms/{room}/bans") { api, call in
+            struct Ban: Encodable, Sendable {
+                var user: String
+                var until: Int64
+            }
+            struct Bans: Encodable, Sendable { var bans: [Ban] }
+            try api.read(call) { engine, now in Bans(bans: engine.activeBans(now: now).map { Ban(user: $0.user, until: $0.until) }) }
+        },
+        APIRoute("DELETE", "rooms/{room}/bans/{user}") { api, call in
+            try api.run(call, op: "member.unban", args: ["user": .string(call.parameters["user"])])
+        },
+
+        APIRoute("POST", "rooms/{room}/seats/{index}/lock") { api, call in
+            try api.run(call, op: "seat.lock", args: try call.body().merging(["index": .int(Int64(try call.seatIndex()))]) { $1 })
+        },
+        APIRoute("POST", "rooms/{room}/seats/{index}/mute") { api, call in
+            try api.run(call, op: "seat.mute", args: try call.body().merging(["index": .int(Int64(try call.seatIndex()))]) { $1 })
+        },
+        APIRoute("POST", "rooms/{room}/seats/{index}/kick") { api, call in
+            try api.run(call, op: "seat.kick", args: ["index": .int(Int64(try call.seatIndex()))])
+        },
+
+        APIRoute("POST", "rooms/{room}/requests/{request}/accept") { api, call in
+            try api.run(call, op: "request.accept", args: try call.body().merging(["requestId": .string(call.parameters["request"])]) { $1 })
+        },
+        APIRoute("POST", "rooms/{room}/requests/{request}/reject") { api, call in
+            try api.run(call, op: "request.reject", args: ["requestId": .string(call.parameters["request"])])
+        },
+
+        APIRoute("GET", "rooms/{room}/chat") { api, call in
+            var args: [String: JSONValue] = [:]
+            if let before = try call.queryInt("before", in: 0...Int.max) { args["before"] = .int(Int64(before)) }
+            if let limit = try call.queryInt("limit", in: 1...100) { args["limit"] = .int(Int64(limit)) }
+            try api.run(call, op: "chat.history", args: args)
+        },
+        APIRoute("POST", "rooms/{room}/chat") { try $0.sendChat($1) },
+        APIRoute("POST", "rooms/{room}/signals") { try $0.sendSignal($1) },
+
+        APIRoute("GET", "rooms/{room}/attributes") { api, call in
+            struct Attributes: Encodable, Sendable { var attributes: [String: AttributeValue] }
+            try api.read(call) { engine, now in Attributes(attributes: engine.snapshot(for: "", now: now).attributes) }
+        },
+        APIRoute("PATCH", "rooms/{room}/attributes") { api, call in
+            var args = try call.body()
+            args["force"] = .bool(true)
+            try api.run(call, op: "attr.set", args: args)
+        },
+        APIRoute("DELETE", "rooms/{room}/attributes/{key}") { api, call in
+            try api.run(call, op: "attr.delete", args: ["keys": .array([.string(call.parameters["key"])]), "force": .bool(true)])
+        },
+    ]
+}
+
+extension ServerAPI {
+    func listRooms(_ call: APICall) throws {
+        guard call.claims.room == nil || call.claims.room == "*" else {
+            throw APIFailure(ProtocolError(.forbidden, "listing rooms needs a token for every room"))
+        }
+        let limit = try call.queryInt("limit", in: 1...200) ?? 50
+        let owner = call.query["owner"]
+        let stored = try context.store.listRooms(after: call.query["after"], limit: limit, owner: owner)
+        let loaded = Dictionary(context.rooms.all.map { ($0.id, $0.memberCount) }) { first, _ in first }
+        struct Page: Encodable {
+            var rooms: [RoomInfo]
+            var next: String?
+        }
+        let rooms = stored.map { room in
+            RoomInfo(
+                id: room.id, title: room.title, owner: room.owner, mode: room.mode, seatCount: room.seatCount,
+                announcement: room.announcement, chatMutedAll: room.chatMutedAll, createdAt: room.createdAt,
+                memberCount: loaded[room.id] ?? 0, maxMembers: room.maxMembers)
+        }
+        let page = Page(rooms: rooms, next: rooms.count == limit ? rooms.last?.id : nil)
+        call.exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(page))))
+    }
+
+    func createRoom(_ call: APICall) throws {
+        var body = try call.body()
+        guard case .string(let id)? = body["id"], Identifier.isValid(id) else {
+            throw APIFailure(ProtocolError(.badRequest, "id must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -"))
+        }
+        if let scope = call.claims.room, scope != "*", scope != id {
+            throw APIFailure(ProtocolError(.forbidden, "the token is for room \(scope) only"))
+        }
+        var owner = call.claims.sub
+        switch body.removeValue(forKey: "owner") {
+        case nil: break
+        case .string(let named)? where Identifier.isValid(named): owner = named
+        default: throw APIFailure(ProtocolError(.badRequest, "owner must be a user id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -"))
+        }
+        body["room"] = body.removeValue(forKey: "id")
+        guard case .success(.create(let settings)) = RequestDecoder.roomCommand(op: "room.create", args: body) else {
+            if case .failure(let error) = RequestDecoder.roomCommand(op: "room.create", args: body) { throw APIFailure(error) }
+            throw APIFailure(ProtocolError(.badRequest, "the room settings are not valid"))
+        }
+        let host = try context.rooms.create(id, settings: settings, owner: owner, ownedLimit: nil, context: context)
+        let exchange = call.exchange
+        host.read({ engine, _ in engine.info }) { info in
+            guard let info else { return exchange.respond(APIFailure(ProtocolError(.roomNotFound, "room \(id) has ended")).response) }
+            exchange.respond(HTTPResponse(status: 201, body: Array(WireEncoder.encode(info)), headers: ["Location": "/v1/rooms/\(id)"]))
+        }
+    }
+
+    func getRoom(_ call: APICall) throws {
+        /// What an operator sees of a room: a snapshot without a member's own part.
+        struct RoomView: Encodable, Sendable {
+            var room: RoomInfo
+            var seq: Int64
+            var seats: [Seat]
+            var members: [Member]
+            var attributes: [String: AttributeValue]
+            var requests: [SeatRequest]
+            var chat: RoomSnapshot.ChatState
+        }
+        let viewer = call.claims.sub
+        try read(call) { engine, now in
+            let snapshot = engine.snapshot(for: viewer, now: now, asModerator: true)
+            return RoomView(
+                room: snapshot.room, seq: snapshot.seq, seats: snapshot.seats, members: snapshot.members, attributes: snapshot.attributes,
+                requests: snapshot.requests, chat: snapshot.chat)
+        }
+    }
+
+    func setRole(_ call: APICall) throws {
+        let body = try call.body()
+        let user = JSONValue.string(call.parameters["user"])
+        if case .string("owner")? = body["role"] {
+            try run(call, op: "member.transferOwner", args: ["user": user])
+        } else {
+            try run(call, op: "member.role", args: body.merging(["user": user]) { $1 })
+        }
+    }
+
+    /// The caller a message or signal comes from: `from: {id, name}` in the body (a named bot
+    /// user), else the system (`system`, "System").
+    private func sender(_ call: APICall, _ body: inout [String: JSONValue]) throws -> Caller {
+        var grants = call.claims.effectiveGrants
+        grants.chat = true
+        guard let from = body.removeValue(forKey: "from") else {
+            return Caller(id: "system", name: "System", grants: grants, isOperator: true)
+        }
+        guard case .object(let fields) = from, case .string(let id)? = fields["id"], Identifier.isValid(id) else {
+            throw APIFailure(ProtocolError(.badRequest, "from.id must be a user id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -"))
+        }
+        var name = id
+        switch fields["name"] {
+        case nil: break
+        case .string(let text)? where text.count <= RequestDecoder.Limits.name: name = DisplayName.clean(text)
+        default: throw APIFailure(ProtocolError(.badRequest, "from.name must be a string of at most \(RequestDecoder.Limits.name) characters"))
+        }
+        return Caller(id: id, name: name.isEmpty ? id : name, grants: grants, isOperator: true)
+    }
+
+    func sendChat(_ call: APICall) throws {
+        var body = try call.body()
+        let caller = try sender(call, &body)
+        // The idempotency key doubles as the message's client id, so a retry posts it once.
+        let clientMsgId = call.request.headers["idempotency-key"] ?? ("api-" + HMACSHA256.randomBytes(8).map { String(format: "%02x", $0) }.joined())
+        body["clientMsgId"] = .string(clientMsgId)
+        try run(call, op: "chat.send", args: body, caller: caller)
+    }
+
+    func sendSignal(_ call: APICall) throws {
+        var body = try call.body()
+        let caller = try sender(call, &body)
+        if body["to"] == nil { body["to"] = .string("room") }
+        try run(call, op: "signal.send", args: body, caller: caller)
+    }
+}

@@ -1,0 +1,27 @@
+/// One HTTP request the server received (not a WebSocket upgrade), body included.
+public struct HTTPRequest: Sendable {
+    /// `GET`, `POST`, `PUT`, `PATCH`, `DELETE`, `OPTIONS` or `HEAD`.
+    public var method: String
+    /// The path, without the query.
+    public var path: String
+    /// The query string as sent (arguments joined with `&`), without the `?`.
+    public var query: String
+    /// The headers the server reads, by lower-case name: `authorization`, `content-type`,
+    /// `idempotency-key`, `accept`.
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// The peer's address.
+    public var peer: String
+
+    public init(method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = [], peer: String = "") {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.peer = peer
+    }
+
+    /// The headers copied from each request (anything else is not kept).
+    static let keptHeaders = ["authorization", "content-type", "idempotency-key", "accept"]
+}

@@ -1,0 +1,189 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import MajlisTransport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The server API for the app's backend, against a real server with members connected.
+@Suite struct ServerAPITests {
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: JSONValue
+    }
+
+    static let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
+
+    static func adminToken(room: String? = nil, ttl: Int64 = 3600) -> String {
+        TestServer.token("backend", grants: Grants(join: false, admin: true, publish: false, chat: false), room: room, ttl: ttl, name: "Backend")
+    }
+
+    static func call(
+        _ server: TestServer, _ method: String, _ path: String, _ body: String? = nil, token: String? = adminToken(),
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)\(path)")!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields[String(describing: name).lowercased()] = String(describing: value) }
+        let json = data.isEmpty ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: data)
+        return Answer(status: http.statusCode, headers: fields, body: json)
+    }
+
+    @Test func aBackendDrivesARoomItIsNotIn() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let created = try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r1","title":"Evening","seatCount":4,"mode":"request","owner":"huda"}"#)
+        #expect(created.status == 201 && created.headers["location"] == "/v1/rooms/r1")
+        #expect(created.body["owner"] == "huda" && created.body["mode"] == "request" && created.body["seatCount"] == 4)
+        #expect(try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r1"}"#).body["error"]?["code"] == "room_exists")
+
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        try await huda.call("room.join", room: "r1")
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        try await omar.call("room.join", room: "r1")
+        let room = try await Self.call(server, "GET", "/v1/rooms/r1")
+        #expect(room.status == 200 && room.body["room"]?["memberCount"] == 2 && room.body["me"] == nil)
+        #expect(try await Self.call(server, "GET", "/v1/rooms").body["rooms"]?.arrayValue?.first?["memberCount"] == 2)
+        let member = try await Self.call(server, "GET", "/v1/rooms/r1/members/omar")
+        #expect(member.body["role"] == "member" && member.body["name"] == "Omar")
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1/members/nobody").status == 404)
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1/members?limit=1").body["next"] == "huda")
+
+        // Moderation reaches the members as events, as if a moderator had acted.
+        #expect(try await Self.call(server, "POST", "/v1/rooms/r1/members/omar/invite", #"{"index":2}"#).status == 200)
+        let invite = try await omar.event("seat.invited")
+        #expect(invite["data"]?["from"] == "backend" && invite["data"]?["index"] == 2)
+        try await omar.call("seat.inviteReply", room: "r1", ["inviteId": try #require(invite["data"]?["inviteId"]), "accept": true])
+        #expect(try await Self.call(server, "POST", "/v1/rooms/r1/mute-all", #"{"muted":true}"#).status == 200)
+        let muted = try await huda.event("seat.updated") { event in event["data"]?["seats"]?.arrayValue?.first?["muted"] == true }
+        #expect(muted["data"]?["seats"]?.arrayValue?.count == 4)
+        await #expect(throws: ProtocolError.self) { try await omar.call("seat.mute", room: "r1", ["index": 2, "muted": false]) }
+        #expect(try await Self.call(server, "POST", "/v1/rooms/r1/mute-all", #"{"muted":false}"#).status == 200)
+
+        // Chat as the system and as a bot; an idempotency key posts once.
+        let first = try await Self.call(server, "POST", "/v1/rooms/r1/chat", #"{"text":"welcome"}"#, headers: ["Idempotency-Key": "w1"])
+        let again = try await Self.call(server, "POST", "/v1/rooms/r1/chat", #"{"text":"welcome"}"#, headers: ["Idempotency-Key": "w1"])
+        #expect(first.status == 200 && first.body["msgId"] != nil && again.body == first.body)
+        let message = try await omar.event("chat.message")
+        #expect(message["data"]?["from"]?["id"] == "system" && message["data"]?["text"] == "welcome")
+        _ = try await Self.call(server, "POST", "/v1/rooms/r1/chat", #"{"type":"gift","payload":{"rose":3},"from":{"id":"giftbot","name":"Gifts"}}"#)
+        let gift = try await omar.event("chat.message") { $0["data"]?["type"] == "gift" }
+        #expect(gift["data"]?["from"]?["name"] == "Gifts")
+        let history = try await Self.call(server, "GET", "/v1/rooms/r1/chat?limit=10")
+        #expect(history.body["messages"]?.arrayValue?.map { $0["from"]?["id"] } == ["giftbot", "system"])
+        _ = try await Self.call(server, "POST", "/v1/rooms/r1/signals", #"{"to":["huda"],"type":"wave","payload":{"n":1}}"#)
+        #expect(try await huda.event("signal")["data"]?["type"] == "wave")
+
+        // Attributes, roles.
+        #expect(try await Self.call(server, "PATCH", "/v1/rooms/r1/attributes", #"{"attrs":{"topic":"poetry"}}"#).body["failed"] == [])
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1/attributes").body["attributes"]?["topic"]?["owner"] == "backend")
+        #expect(try await Self.call(server, "PUT", "/v1/rooms/r1/members/omar/role", #"{"role":"admin"}"#).status == 200)
+        #expect(try await omar.event("member.updated") { $0["data"]?["member"]?["id"] == "omar" }["data"]?["member"]?["role"] == "admin")
+
+        // Kick with a ban: out, cannot come back until unbanned.
+        #expect(try await Self.call(server, "POST", "/v1/rooms/r1/members/omar/kick", #"{"banSeconds":600}"#).status == 200)
+        #expect(try await omar.closed() == CloseCode.kicked.rawValue)
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1/bans").body["bans"]?.arrayValue?.first?["user"] == "omar")
+        let back = try await TestClient.signedIn(server, user: "omar")
+        await #expect(throws: ProtocolError.self) { try await back.call("room.join", room: "r1") }
+        #expect(try await Self.call(server, "DELETE", "/v1/rooms/r1/bans/omar").status == 200)
+        try await back.call("room.join", room: "r1")
+
+        // The end.
+        #expect(try await Self.call(server, "DELETE", "/v1/rooms/r1").status == 200)
+        _ = try await huda.event("room.ended")
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1").body["error"]?["code"] == "room_not_found")
+    }
+
+    @Test func onlyAdminTokensGetIn() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        _ = try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r1"}"#)
+        _ = try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r2"}"#)
+        let none = try await Self.call(server, "GET", "/v1/rooms/r1", token: nil)
+        #expect(none.status == 401 && none.headers["www-authenticate"] == "Bearer" && none.body["error"]?["code"] == "unauthorized")
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1", token: "not.a.jwt").status == 401)
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1", token: TestServer.token("omar")).body["error"]?["code"] == "forbidden")
+        let expired = try await Self.call(server, "GET", "/v1/rooms/r1", token: Self.adminToken(ttl: -60))
+        #expect(expired.status == 401 && expired.body["error"]?["code"] == "token_expired")
+        // A token for one room acts on that room only.
+        let scoped = Self.adminToken(room: "r1")
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1", token: scoped).status == 200)
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r2", token: scoped).status == 403)
+        #expect(try await Self.call(server, "GET", "/v1/rooms", token: scoped).status == 403)
+        #expect(try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r3"}"#, token: scoped).status == 403)
+    }
+
+    @Test func badRequestsGetClearErrorsAndChangeNothing() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        _ = try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r1","seatCount":2}"#)
+        let method = try await Self.call(server, "PUT", "/v1/rooms/r1")
+        #expect(method.status == 405 && method.headers["allow"] == "GET, PATCH, DELETE")
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1/nothing").status == 404)
+        #expect(try await Self.call(server, "PATCH", "/v1/rooms/r1", "{not json").body["error"]?["code"] == "bad_request")
+        let field = try await Self.call(server, "PATCH", "/v1/rooms/r1", #"{"seatCount":99}"#)
+        #expect(field.status == 400 && field.body["error"]?["message"] == "seatCount must be in 1...64")
+        #expect(try await Self.call(server, "PATCH", "/v1/rooms/r1", #"{"title":null}"#).status == 400)
+        #expect(try await Self.call(server, "POST", "/v1/rooms/r1/seats/5/mute", #"{"muted":true}"#).body["error"]?["code"] == "seat_out_of_range")
+        #expect(try await Self.call(server, "POST", "/v1/rooms/r1/seats/x/mute", #"{"muted":true}"#).status == 400)
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1/chat?limit=abc").status == 400)
+        #expect(try await Self.call(server, "POST", "/v1/rooms", #"{"id":"bad id"}"#).status == 400)
+        let typed = try await Self.call(server, "PATCH", "/v1/rooms/r1", "title=x", headers: ["Content-Type": "text/plain"])
+        #expect(typed.status == 415)
+        let huge = try await Self.call(server, "PATCH", "/v1/rooms/r1", #"{"title":""# + String(repeating: "x", count: 1_100_000) + #""}"#)
+        #expect(huge.status == 413)
+        let room = try await Self.call(server, "GET", "/v1/rooms/r1")
+        #expect(room.body["room"]?["title"] == "" && room.body["room"]?["seatCount"] == 2 && room.body["seq"] == 0)
+    }
+
+    /// schemathesis (PyPI) generates requests from docs/openapi.yaml, valid and invalid, and
+    /// checks every answer against it: no server error, every status and body as documented,
+    /// invalid input refused.
+    @Test(.timeLimit(.minutes(10))) func everyAnswerIsWhatTheDocumentSays() async throws {
+        let found = try #require(Self.which("st"), "schemathesis is installed by scripts/install-deps --test")
+        let server = try TestServer { $0.apiDocument = Self.document }
+        defer { server.destroy() }
+        // Data for the document's examples: room `lobby` with `omar` in it.
+        _ = try await Self.call(server, "POST", "/v1/rooms", #"{"id":"lobby","title":"Lobby","seatCount":4}"#)
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        try await omar.call("room.join", room: "lobby")
+        let base = "http://127.0.0.1:\(server.server.port)"
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("schemathesis-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let report = scratch + "/report.txt"
+        let status = try await Task.detached {
+            // Run from the scratch folder: schemathesis keeps a cache in its working directory.
+            try ChildProcess.run(
+                [
+                    "/bin/sh", "-c", #"cd "$0" && exec "$@""#, scratch, found, "run", base + "/v1/openapi.yaml", "--url", base, "-H", "Authorization: Bearer \(Self.adminToken(ttl: 3600))",
+                    "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection",
+                    "--phases", "examples,coverage,fuzzing", "--max-examples", "40", "--workers", "1", "--seed", "20261130", "--no-color",
+                ], environment: ["PYTHONIOENCODING": "utf-8", "HYPOTHESIS_STORAGE_DIRECTORY": scratch + "/hypothesis"], output: report)
+        }.value
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        #expect(status == 0, "schemathesis found problems:\n\(text.suffix(6_000))")
+        #expect(text.contains("Selected: 26/26"), "\(text.suffix(2_000))")
+    }
+
+    static func which(_ name: String) -> String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return paths.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
