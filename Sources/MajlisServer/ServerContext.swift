@@ -13,6 +13,7 @@ final class ServerContext: Sendable {
     let rooms: RoomRegistry
     let media: MediaRouter
     let web: WebApp
+    let metrics = ServerMetrics()
 
     init(config: ServerConfig, store: Store, media: MediaRouter, logger: Logger, clock: @escaping @Sendable () -> Int64) {
         self.config = config

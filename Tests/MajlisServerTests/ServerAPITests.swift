@@ -168,7 +168,7 @@ import FoundationNetworking
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let report = scratch + "/report.txt"
-        let status = try await Task.detached {
+        let status = try await offPool {
             // Run from the scratch folder: schemathesis keeps a cache in its working directory.
             try ChildProcess.run(
                 [
@@ -176,7 +176,7 @@ import FoundationNetworking
                     "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection",
                     "--phases", "examples,coverage,fuzzing", "--max-examples", "40", "--workers", "1", "--seed", "20261130", "--no-color",
                 ], environment: ["PYTHONIOENCODING": "utf-8", "HYPOTHESIS_STORAGE_DIRECTORY": scratch + "/hypothesis"], output: report)
-        }.value
+        }
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
         #expect(status == 0, "schemathesis found problems:\n\(text.suffix(6_000))")
         #expect(text.contains("Selected: 26/26"), "\(text.suffix(2_000))")

@@ -30,6 +30,7 @@ final class ServerAPI: Sendable {
 
     /// Handles one request; answers through the exchange.
     func handle(_ exchange: HTTPExchange) {
+        context.metrics.count(.apiRequests)
         queue.async { [self] in
             let request = exchange.request
             do {
@@ -138,7 +139,7 @@ final class ServerAPI: Sendable {
         if let key = call.request.headers["idempotency-key"], key.isEmpty || key.count > 64 {
             throw APIFailure(ProtocolError(.badRequest, "Idempotency-Key must be 1 to 64 characters"))
         }
-        host.perform(command, caller: caller ?? call.operatorCaller, rid: rid) { ok, body in
+        host.perform(command, op: op, caller: caller ?? call.operatorCaller, rid: rid) { ok, body in
             if ok {
                 exchange.respond(shape?(body) ?? HTTPResponse(status: 200, body: Array(body)))
             } else {

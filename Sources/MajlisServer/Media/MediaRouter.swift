@@ -22,6 +22,19 @@ final class MediaRouter: @unchecked Sendable {
         var quality: [String: [MemberQuality]] = [:]
         var counters = MediaCounters()
         var latency: (p50: Int, p99: Int, max: Int, count: Int) = (0, 0, 0, 0)
+        var forwarding = LatencyHistogram()
+        var legs = LegHistograms()
+    }
+
+    /// Loss and jitter of every member's legs, one observation per reporting interval.
+    struct LegHistograms: Sendable {
+        static let lossEdges = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]
+        static let jitterEdges = [0.005, 0.01, 0.02, 0.03, 0.06, 0.1, 0.2, 0.4]
+        var upLoss = MetricHistogram(edges: lossEdges)
+        var downLoss = MetricHistogram(edges: lossEdges)
+        /// Seconds.
+        var upJitter = MetricHistogram(edges: jitterEdges)
+        var downJitter = MetricHistogram(edges: jitterEdges)
     }
 
     /// A member's SSRC and key, as its snapshots give them.
@@ -85,6 +98,12 @@ final class MediaRouter: @unchecked Sendable {
     /// Receive-to-send time of every forwarded copy since the start, in microseconds (as of the
     /// router's last quiet moment or tick).
     var forwardingLatency: (p50: Int, p99: Int, max: Int, count: Int) { outbox.withLock { $0.latency } }
+
+    /// Every forwarding latency since the start (as of the last publication, four times a second).
+    var forwardingHistogram: LatencyHistogram { outbox.withLock { $0.forwarding } }
+
+    /// Loss and jitter of members' legs since the start.
+    var legs: LegHistograms { outbox.withLock { $0.legs } }
 
     // MARK: Room side
 
@@ -216,6 +235,7 @@ final class MediaRouter: @unchecked Sendable {
                     }
                 }
                 outbox.latency = published
+                outbox.forwarding = latency
             }
             if now >= nextReport {
                 nextReport = now + 1_000
@@ -226,7 +246,19 @@ final class MediaRouter: @unchecked Sendable {
                 nextQuality = now + 2_000
                 let quality = core.takeQuality()
                 outbox.withLock { outbox in
-                    for (room, members) in quality { outbox.quality[room, default: []] += members }
+                    for (room, members) in quality {
+                        outbox.quality[room, default: []] += members
+                        for member in members {
+                            if let up = member.upMeasure {
+                                outbox.legs.upLoss.observe(up.loss)
+                                outbox.legs.upJitter.observe(up.jitter / 1000)
+                            }
+                            if let down = member.downMeasure {
+                                outbox.legs.downLoss.observe(down.loss)
+                                outbox.legs.downJitter.observe(down.jitter / 1000)
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -21,6 +21,7 @@ final class RoomHost: @unchecked Sendable {
     private let context: ServerContext
     private let deadline = Mutex<Int64?>(nil)
     private let members = Atomic<Int>(0)
+    private let seated = Atomic<Int>(0)
 
     init(engine: RoomEngine, context: ServerContext) {
         self.id = engine.id
@@ -37,8 +38,8 @@ final class RoomHost: @unchecked Sendable {
     /// Applies a client's request and answers it on its session.
     /// `receivedAt`: when the request arrived (monotonic ns); the answer and the events it causes
     /// count their write delay from then.
-    func perform(re: Int64, rid: String?, command: RoomCommand, session: Session, caller: Caller, receivedAt: UInt64? = nil) {
-        perform(command, caller: caller, rid: rid, receivedAt: receivedAt) { ok, body in
+    func perform(re: Int64, op: String, rid: String?, command: RoomCommand, session: Session, caller: Caller, receivedAt: UInt64? = nil) {
+        perform(command, op: op, caller: caller, rid: rid, receivedAt: receivedAt) { ok, body in
             session.send(WireEncoder.response(re: re, ok: ok, body: body), since: receivedAt)
         }
     }
@@ -46,7 +47,14 @@ final class RoomHost: @unchecked Sendable {
     /// Applies `command` from `caller` in order with every other change to the room, and hands
     /// the answer to `answer` (on the room's queue) before the events the command caused go out.
     /// A `rid` seen from the same caller within its lifetime gets the first answer again.
-    func perform(_ command: RoomCommand, caller: Caller, rid: String?, receivedAt: UInt64? = nil, answer: @escaping Answer) {
+    /// `op` names the command in metrics.
+    func perform(_ command: RoomCommand, op: String, caller: Caller, rid: String?, receivedAt: UInt64? = nil, answer reply: @escaping Answer) {
+        let started = receivedAt ?? MonotonicClock.nanoseconds()
+        let metrics = context.metrics
+        let answer: Answer = { ok, body in
+            reply(ok, body)
+            metrics.recordOp(op, result: ServerMetrics.result(ok: ok, body: body), since: started)
+        }
         queue.async { [self] in
             guard !ended else {
                 answer(false, WireEncoder.encode(ProtocolError(.roomNotFound, "room \(id) has ended")))
@@ -55,7 +63,7 @@ final class RoomHost: @unchecked Sendable {
             if unloaded {
                 do {
                     guard let current = try context.rooms.host(id, context: context) else { throw ProtocolError(.roomNotFound, "no room \(id)") }
-                    current.perform(command, caller: caller, rid: rid, receivedAt: receivedAt, answer: answer)
+                    current.perform(command, op: op, caller: caller, rid: rid, receivedAt: receivedAt, answer: reply)
                 } catch {
                     answer(false, WireEncoder.encode(error as? ProtocolError ?? ProtocolError(.internal, "the server could not load room \(id)")))
                 }
@@ -136,6 +144,8 @@ final class RoomHost: @unchecked Sendable {
 
     /// Members in the room now (updated after each change).
     var memberCount: Int { members.load(ordering: .relaxed) }
+    /// Seats taken now (updated after each change).
+    var seatedCount: Int { seated.load(ordering: .relaxed) }
 
     /// The member's connection dropped: keep membership through the resume grace.
     func disconnect(_ user: String) {
@@ -267,6 +277,14 @@ final class RoomHost: @unchecked Sendable {
         }
         for effect in outcome.effects {
             switch effect {
+            case .storeChat: context.metrics.count(.chatMessages)
+            case .saveBan(_, let until) where until > 0: context.metrics.count(.bans)
+            case .memberRemoved(_, true): context.metrics.count(.kicks)
+            default: break
+            }
+        }
+        for effect in outcome.effects {
+            switch effect {
             case .memberRemoved(let user, let kicked):
                 context.media.leave(room: id, user: user)
                 let (session, remaining) = context.presence.left(user, room: id)
@@ -297,6 +315,7 @@ final class RoomHost: @unchecked Sendable {
         let next = engine.nextDeadline
         deadline.withLock { $0 = next }
         members.store(engine.memberIds.count, ordering: .relaxed)
+        seated.store(engine.seats.lazy.filter { $0.user != nil }.count, ordering: .relaxed)
         if engine.memberIds.isEmpty {
             if emptySince == nil { emptySince = context.now() }
         } else {

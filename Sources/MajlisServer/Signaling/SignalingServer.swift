@@ -59,6 +59,14 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Rooms the sweeper visits: those with a timer set or nobody in them.
     public var sweptRooms: Int { context.rooms.needingSweep.count }
 
+    /// Open WebSocket connections.
+    var connectionCount: Int { sessions.withLock { $0.count } }
+
+    /// Signaling write delays since the start: answers, and events.
+    var writeDelays: (answers: DelayHistogram, events: DelayHistogram) {
+        webSocket.withLock { $0?.writeDelays } ?? (answers: DelayHistogram(), events: DelayHistogram())
+    }
+
     /// What the media router counted, for tools and tests.
     public var mediaCounters: MediaCounters { context.media.counted }
 
@@ -108,6 +116,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let request = exchange.request
         if ServerAPI.owns(request.path) {
             api.handle(exchange)
+            return
+        }
+        if request.path == "/metrics" && request.method == "GET" {
+            // Off the service thread: it reads the store and every room's counts.
+            DispatchQueue.global().async { [self] in
+                exchange.respond(HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics().utf8)))
+            }
             return
         }
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -267,7 +282,11 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     }
 
     private func room(_ roomId: String, _ command: RoomCommand, request: IncomingRequest, session: Session, caller: Caller, claims: AccessClaims) {
-        let fail = { (error: ProtocolError) in session.send(WireEncoder.failure(re: request.id, error)) }
+        let received = session.connection.messageReceivedAt
+        let fail = { (error: ProtocolError) in
+            session.send(WireEncoder.failure(re: request.id, error))
+            self.context.metrics.recordOp(request.op, result: error.code.rawValue, since: received)
+        }
         guard claims.allows(room: roomId) else {
             fail(ProtocolError(.forbidden, "your token is for room \(claims.room ?? "")"))
             return
@@ -301,7 +320,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 host = try context.rooms.host(roomId, context: context)
             }
             guard let host else { throw ProtocolError(.roomNotFound, "no room \(roomId)") }
-            host.perform(re: request.id, rid: request.rid, command: effective, session: session, caller: caller, receivedAt: session.connection.messageReceivedAt)
+            host.perform(
+                re: request.id, op: request.op, rid: request.rid, command: effective, session: session, caller: caller,
+                receivedAt: session.connection.messageReceivedAt)
         } catch let error as ProtocolError {
             fail(error)
         } catch {
@@ -319,6 +340,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         do {
             claims = try AccessToken.verify(args.token, keys: context.config.keys, now: context.now() / 1000)
         } catch {
+            context.metrics.count(.loginsRejected)
+            context.logger.warning("login rejected from \(session.connection.peer): \(error)")
             reject(session, re: re, error)
             return
         }

@@ -1,11 +1,12 @@
 import Foundation
 import MajlisProtocol
 import MajlisRoom
+import MajlisTransport
 
 /// Everything Majlis keeps on disk, in one SQLite database (WAL mode) under the data directory:
 /// rooms, bans, chat history and idempotency keys.
 ///
-/// Thread-safe: `lock` serializes every use of `database` (audited: no other access), so there is
+/// Thread-safe: `lock` serializes every use of `database` and `writes` (audited: no other access), so there is
 /// one writer. Writes are committed before the call returns, so an acknowledged chat message
 /// survives a crash of the process.
 public final class Store: @unchecked Sendable {
@@ -26,6 +27,7 @@ public final class Store: @unchecked Sendable {
     }
 
     private let lock = NSLock()
+    private var writes = DelayHistogram()
     private let database: SQLiteDatabase
     public let path: String
 
@@ -80,6 +82,21 @@ public final class Store: @unchecked Sendable {
         try withDatabase { try $0.execute("PRAGMA query_only = \(readOnly ? "ON" : "OFF")") }
     }
 
+    /// How long each write took (lock wait included), since the store opened.
+    public var writeDelays: DelayHistogram { lock.withLock { writes } }
+
+    /// A write: timed into `writeDelays`.
+    @discardableResult
+    private func writing<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+        let start = MonotonicClock.nanoseconds()
+        lock.lock()
+        defer {
+            writes.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1000))
+            lock.unlock()
+        }
+        return try body(database)
+    }
+
     @discardableResult
     private func withDatabase<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         lock.lock()
@@ -91,7 +108,7 @@ public final class Store: @unchecked Sendable {
 
     public func saveRoom(_ room: StoredRoom) throws {
         let data = String(decoding: try JSONEncoder().encode(room), as: UTF8.self)
-        try withDatabase { db in
+        try writing { db in
             try db.run(
                 "INSERT INTO rooms (id, owner, created_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, data = excluded.data",
                 .text(room.id), .text(room.owner), .int(room.createdAt), .text(data))
@@ -99,7 +116,7 @@ public final class Store: @unchecked Sendable {
     }
 
     public func deleteRoom(_ id: String) throws {
-        try withDatabase { db in
+        try writing { db in
             try db.transaction {
                 try db.run("DELETE FROM rooms WHERE id = ?", .text(id))
                 try db.run("DELETE FROM bans WHERE room = ?", .text(id))
@@ -160,7 +177,7 @@ public final class Store: @unchecked Sendable {
     // MARK: Bans
 
     public func saveBan(room: String, user: String, until: Int64) throws {
-        try withDatabase { db in
+        try writing { db in
             try db.run(
                 "INSERT INTO bans (room, user, until) VALUES (?, ?, ?) ON CONFLICT(room, user) DO UPDATE SET until = excluded.until",
                 .text(room), .text(user), .int(until))
@@ -172,7 +189,7 @@ public final class Store: @unchecked Sendable {
     /// Stores an accepted message; committed when this returns.
     public func insertChat(room: String, message: ChatMessage, clientMsgId: String) throws {
         let payload = try message.payload.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try withDatabase { db in
+        try writing { db in
             try db.run(
                 "INSERT OR IGNORE INTO chat (room, msg_id, sender, sender_name, type, text, payload, ts, client_msg_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 .text(room), .int(message.msgId), .text(message.from.id), .text(message.from.name), .text(message.type),
@@ -199,7 +216,7 @@ public final class Store: @unchecked Sendable {
     // MARK: Idempotency keys
 
     public func rememberReply(user: String, rid: String, reply: RememberedReply) throws {
-        try withDatabase { db in
+        try writing { db in
             try db.run(
                 "INSERT OR REPLACE INTO request_replies (user, rid, at, ok, body) VALUES (?, ?, ?, ?, ?)",
                 .text(user), .text(rid), .int(reply.at), .int(reply.ok ? 1 : 0), .text(String(decoding: reply.body, as: UTF8.self)))
@@ -217,7 +234,7 @@ public final class Store: @unchecked Sendable {
 
     /// Forgets idempotency keys older than `before`.
     public func pruneReplies(before: Int64) throws {
-        try withDatabase { db in _ = try db.run("DELETE FROM request_replies WHERE at < ?", .int(before)) }
+        try writing { db in _ = try db.run("DELETE FROM request_replies WHERE at < ?", .int(before)) }
     }
 
     /// Chat history retention: deletes messages older than `before` (Unix ms) and all but the
@@ -225,7 +242,7 @@ public final class Store: @unchecked Sendable {
     /// Returns how many were deleted.
     @discardableResult
     public func pruneChat(before: Int64, keep: Int) throws -> Int {
-        try withDatabase { db in
+        try writing { db in
             let newest = "(SELECT MAX(m.msg_id) FROM chat m WHERE m.room = chat.room)"
             let old = try db.run("DELETE FROM chat WHERE ts < ? AND msg_id < \(newest)", .int(before))
             let surplus = try db.run("DELETE FROM chat WHERE msg_id <= \(newest) - ?", .int(Int64(max(1, keep))))

@@ -8,6 +8,8 @@ public struct DelayHistogram: Sendable, Codable, Equatable {
 
     /// How many delays fell in each bucket; bucket `i` holds delays up to `upperEdge(i)` µs.
     public private(set) var counts: [Int]
+    /// The sum of the delays recorded, µs.
+    public private(set) var sum = 0
 
     public init() { counts = [Int](repeating: 0, count: Self.bucketCount) }
 
@@ -21,7 +23,10 @@ public struct DelayHistogram: Sendable, Codable, Equatable {
     /// The largest delay (µs) bucket `index` holds.
     public static func upperEdge(_ index: Int) -> Int { Int(pow(2, Double(index) / 4).rounded(.down)) }
 
-    public mutating func record(microseconds: Int) { counts[Self.bucket(microseconds: microseconds)] += 1 }
+    public mutating func record(microseconds: Int) {
+        counts[Self.bucket(microseconds: microseconds)] += 1
+        sum += max(0, microseconds)
+    }
 
     /// The delay (µs, a bucket's upper edge) at or below which `fraction` of the delays lie; 0 when empty.
     public func percentile(_ fraction: Double) -> Int {
@@ -39,6 +44,7 @@ public struct DelayHistogram: Sendable, Codable, Equatable {
     /// The delays recorded since `earlier` (a snapshot of this histogram).
     public func subtracting(_ earlier: DelayHistogram) -> DelayHistogram {
         var result = self
+        result.sum = max(0, sum - earlier.sum)
         for index in counts.indices { result.counts[index] = max(0, counts[index] - (earlier.counts.indices.contains(index) ? earlier.counts[index] : 0)) }
         return result
     }

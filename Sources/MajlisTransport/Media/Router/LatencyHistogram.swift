@@ -4,6 +4,8 @@ public struct LatencyHistogram: Sendable {
     private var buckets = [Int](repeating: 0, count: 10_001)
     public private(set) var count = 0
     public private(set) var maximum = 0
+    /// The sum of the latencies recorded, µs.
+    public private(set) var sum = 0
 
     public init() {}
 
@@ -11,6 +13,7 @@ public struct LatencyHistogram: Sendable {
         let value = max(0, microseconds)
         buckets[min(value, buckets.count - 1)] += 1
         count += 1
+        sum += value
         maximum = max(maximum, value)
     }
 
@@ -25,5 +28,20 @@ public struct LatencyHistogram: Sendable {
             if seen >= rank { return value }
         }
         return buckets.count - 1
+    }
+
+    /// How many latencies were at most each of `edges` (µs, ascending), in one pass.
+    public func cumulative(at edges: [Int]) -> [Int] {
+        var result: [Int] = []
+        var seen = 0
+        var value = 0
+        for edge in edges {
+            while value <= min(edge, buckets.count - 1) {
+                seen += buckets[value]
+                value += 1
+            }
+            result.append(edge >= buckets.count - 1 ? count : seen)
+        }
+        return result
     }
 }

@@ -118,7 +118,11 @@ extension MediaRouterCore {
         for participant in participants.values where participant.address != nil && (participant.worstUp != nil || participant.worstDown != nil) {
             let up = NetworkQualityLevel(loss: participant.worstUp?.loss ?? 0, jitter: participant.worstUp?.jitter ?? 0, roundTrip: participant.roundTrip)
             let down = NetworkQualityLevel(loss: participant.worstDown?.loss ?? 0, jitter: participant.worstDown?.jitter ?? 0, roundTrip: participant.roundTrip)
-            result[participant.room, default: []].append(MemberQuality(user: participant.user, up: up, down: down))
+            result[participant.room, default: []].append(
+                MemberQuality(
+                    user: participant.user, up: up, down: down,
+                    upMeasure: participant.worstUp.map { .init(loss: $0.loss, jitter: $0.jitter) },
+                    downMeasure: participant.worstDown.map { .init(loss: $0.loss, jitter: $0.jitter) }))
             participant.worstUp = nil
             participant.worstDown = nil
         }

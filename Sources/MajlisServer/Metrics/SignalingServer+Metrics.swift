@@ -1,0 +1,59 @@
+import Foundation
+import MajlisTransport
+
+extension SignalingServer {
+    /// `GET /metrics`: the server's state and counters in the Prometheus text format.
+    func metrics() -> String {
+        var page = PrometheusText()
+        let hosts = context.rooms.all
+        page.gauge("majlis_connections", "Open WebSocket connections.", Double(connectionCount))
+        page.gauge("majlis_rooms_loaded", "Rooms in memory (rooms with members, and idle ones not yet unloaded).", Double(hosts.count))
+        page.gauge("majlis_room_members", "Members in loaded rooms, connected or waiting to resume.", Double(hosts.reduce(0) { $0 + $1.memberCount }))
+        page.gauge("majlis_seats_taken", "Seats taken in loaded rooms.", Double(hosts.reduce(0) { $0 + $1.seatedCount }))
+
+        let metrics = context.metrics
+        let results = metrics.opResults.sorted { $0.key < $1.key }.flatMap { op, results in
+            results.sorted { $0.key < $1.key }.map { ([("op", op), ("result", $0.key)], Double($0.value)) }
+        }
+        page.counter("majlis_ops_total", "Requests answered, by op and result (ok, or the error code).", results)
+        page.histogram(
+            "majlis_op_duration_seconds", "From a request's arrival to its answer, by op.",
+            metrics.opLatencies.sorted { $0.key < $1.key }.map { ([("op", $0.key)], $0.value) })
+        let counted = metrics.counted
+        let counters: [(ServerMetrics.Counter, String)] = [
+            (.chatMessages, "Chat messages posted."), (.loginsRejected, "hello requests refused (bad, expired or unknown tokens)."),
+            (.kicks, "Members kicked out of rooms."), (.bans, "Bans placed."), (.apiRequests, "Server API requests."),
+        ]
+        for (counter, help) in counters {
+            page.counter("majlis_\(counter.rawValue)_total", help, [([], Double(counted[counter] ?? 0))])
+        }
+        let delays = writeDelays
+        page.histogram(
+            "majlis_signaling_write_delay_seconds", "From the arrival of the request behind a message to its write on the socket.",
+            [([("kind", "answer")], delays.answers), ([("kind", "event")], delays.events)])
+
+        let media = context.media.counted
+        page.counter("majlis_media_packets_forwarded_total", "Media packets forwarded (one per listener).", [([], Double(media.forwarded))])
+        page.counter(
+            "majlis_media_packets_dropped_total", "Media packets dropped, by reason.",
+            [
+                ([("reason", "not_allowed")], Double(media.droppedNotAllowed)), ([("reason", "unbound")], Double(media.droppedUnbound)),
+                ([("reason", "bad_packet")], Double(media.droppedBadPacket)),
+            ])
+        page.counter("majlis_media_packets_retransmitted_total", "Packets sent again on a listener's NACK.", [([], Double(media.retransmitted))])
+        page.counter("majlis_media_nacks_sent_total", "NACKs sent to speakers.", [([], Double(media.nacksSent))])
+        page.counter("majlis_media_repairs_refused_total", "Retransmissions refused because the listener's budget was spent.", [([], Double(media.repairsRefused))])
+        page.counter("majlis_media_dtls_failures_total", "Browsers whose DTLS handshake failed.", [([], Double(media.dtlsFailures))])
+        page.histogram("majlis_media_forwarding_seconds", "From a media packet's arrival to its send, per copy.", latency: context.media.forwardingHistogram)
+        let legs = context.media.legs
+        page.histogram(
+            "majlis_media_leg_loss_ratio", "Worst packet loss of each member's leg per two-second interval.",
+            [([("direction", "up")], legs.upLoss), ([("direction", "down")], legs.downLoss)])
+        page.histogram(
+            "majlis_media_leg_jitter_seconds", "Worst jitter of each member's leg per two-second interval.",
+            [([("direction", "up")], legs.upJitter), ([("direction", "down")], legs.downJitter)])
+
+        page.histogram("majlis_store_write_seconds", "SQLite writes, lock wait included.", [([], context.store.writeDelays)])
+        return page.text
+    }
+}
