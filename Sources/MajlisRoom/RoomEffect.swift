@@ -8,8 +8,9 @@ public enum RoomEffect: Sendable, Equatable {
     case saveBan(user: String, until: Int64)
     /// Store an accepted chat message before answering.
     case storeChat(ChatMessage, clientMsgId: String)
-    /// The user is no longer a member (left, kicked, dropped for good).
-    case memberRemoved(user: String, kicked: Bool)
+    /// The user is no longer a member: `reason` as in `member.left` (`left`, `kicked`,
+    /// `timeout`, ...; `ended` when the room ended).
+    case memberRemoved(user: String, kicked: Bool, reason: String)
     /// The room is over: forget it.
     case deleteRoom
 }

@@ -109,7 +109,7 @@ extension RoomEngine {
         } else {
             emit(.room, .memberLeft(user: user, reason: reason), &out)
         }
-        out.effects.append(.memberRemoved(user: user, kicked: kicked))
+        out.effects.append(.memberRemoved(user: user, kicked: kicked, reason: reason))
     }
 
     /// Busy rooms (or rooms with announcements pending) batch joins and leaves.
@@ -132,7 +132,7 @@ extension RoomEngine {
         pendingJoined = []
         pendingLeft = []
         emit(.room, .roomEnded(reason: reason), &out)
-        for user in joinOrder { out.effects.append(.memberRemoved(user: user, kicked: false)) }
+        for user in joinOrder { out.effects.append(.memberRemoved(user: user, kicked: false, reason: "ended")) }
         members = [:]
         nameHolders = [:]
         joinOrder = []

@@ -44,6 +44,8 @@ public struct ServerConfig: Sendable {
     public var webDirectory: String?
     /// The server API's OpenAPI document (docs/openapi.yaml), served at `/v1/openapi.yaml`.
     public var apiDocument: String?
+    /// Where events are posted (none by default).
+    public var webhooks = WebhookSettings()
     /// In development mode, the API key (`kid`) the web app's `GET /v1/dev/token` signs with;
     /// nil: that endpoint does not exist.
     public var developmentKey: String?

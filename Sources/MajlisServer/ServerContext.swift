@@ -14,6 +14,8 @@ final class ServerContext: Sendable {
     let media: MediaRouter
     let web: WebApp
     let metrics = ServerMetrics()
+    /// Posts webhooks; nil when no endpoint is configured (then no events are kept).
+    let webhooks: WebhookDispatcher?
 
     init(config: ServerConfig, store: Store, media: MediaRouter, logger: Logger, clock: @escaping @Sendable () -> Int64) {
         self.config = config
@@ -23,7 +25,17 @@ final class ServerContext: Sendable {
         self.logger = logger
         self.clock = clock
         self.rooms = RoomRegistry()
+        let settings = config.webhooks
+        let keyId = settings.key ?? config.keys.keys.sorted().first
+        if settings.enabled, let keyId, let secret = config.keys[keyId] {
+            webhooks = WebhookDispatcher(store: store, settings: settings, key: (keyId, secret), logger: logger, metrics: metrics, clock: clock)
+        } else {
+            webhooks = nil
+        }
     }
+
+    /// The endpoints events are kept for (none without webhooks).
+    var webhookEndpoints: [String] { webhooks?.endpoints ?? [] }
 
     /// Unix milliseconds now.
     func now() -> Int64 { clock() }

@@ -12,9 +12,16 @@ enum ServeCommand {
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL]
                             [--max-connections-per-address N] [--max-rooms-per-user N]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
-        Runs signaling (ws://HOST:PORT/v1/signal), the web app (http://HOST:PORT/, from --web, by default
-        the Web folder of the source tree this binary was built in), GET /healthz and the store
-        (SQLite and the DTLS certificate under --data).
+                            [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
+                            [--webhook-timeout SECONDS] [--webhook-chat]
+        Runs signaling (ws://HOST:PORT/v1/signal), the server API for the app's backend (/v1/rooms, described
+        at /v1/openapi.yaml), the web app (http://HOST:PORT/, from --web, by default the Web folder of the
+        source tree this binary was built in), GET /healthz, GET /metrics and the store (SQLite and the
+        DTLS certificate under --data).
+        --webhook posts every room event (docs/webhooks.md) to each URL, signed with --webhook-key's secret
+        (default: the first key), in order per room, retried with backoff for --webhook-retention seconds
+        (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
+        --webhook-chat adds chat messages.
         Defaults: --listen 127.0.0.1:7880, --media-listen 127.0.0.1:7882, --data ./majlis-data,
         --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error),
         --max-connections-per-address 256, --max-rooms-per-user 20 (server admins: no limit),
@@ -24,11 +31,12 @@ enum ServeCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments)
+        var args = try Arguments(arguments, switches: ["webhook-chat"])
         if args.wantsHelp {
             say(help)
             return 0
         }
+        if let stray = args.positional.first { throw Arguments.Failure(description: "unexpected argument '\(stray)' (see majlis serve --help)") }
         raiseFileLimit()
         var config = ServerConfig()
         (config.host, config.port) = try Arguments.hostPort(args.string("listen", default: "127.0.0.1:7880"), flag: "listen")
@@ -49,6 +57,18 @@ enum ServeCommand {
         let keyList = args.string("keys")
         config.webDirectory = args.string("web") ?? locateWebDirectory()
         config.apiDocument = locate("docs/openapi.yaml")
+        if let list = args.string("webhook") {
+            for endpoint in list.split(separator: ",").map(String.init) {
+                guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                    throw Arguments.Failure(description: "--webhook \(endpoint) is not an http:// or https:// URL")
+                }
+                config.webhooks.endpoints.append(endpoint)
+            }
+        }
+        config.webhooks.key = args.string("webhook-key")
+        config.webhooks.retention = try args.int("webhook-retention", default: 86_400, range: 1...(365 * 86_400))
+        config.webhooks.timeout = Double(try args.int("webhook-timeout", default: 10, range: 1...600))
+        config.webhooks.includeChat = args.flag("webhook-chat")
         if let web = config.webDirectory, !FileManager.default.fileExists(atPath: (web as NSString).appendingPathComponent("index.html")) {
             throw Arguments.Failure(description: "--web \(web) has no index.html")
         }
@@ -90,6 +110,9 @@ enum ServeCommand {
             config.keys[DevelopmentSecret.key] = secret.value
             config.developmentKey = DevelopmentSecret.key
             devSecret = secret.value
+        }
+        if let key = config.webhooks.key, config.keys[key] == nil {
+            throw Arguments.Failure(description: "--webhook-key \(key) is not one of the keys (--keys)")
         }
 
         let logger = Logger(label: "majlis", level: level)

@@ -40,7 +40,7 @@ import Testing
         room.ok("a", .attributes([.set(["mine": "1"], deleteOnLeave: true, updateOwner: false), .set(["kept": "2"], deleteOnLeave: false, updateOwner: false)], force: false, atomic: false))
         let left = room.ok("a", .leave)
         #expect(left.eventNames == ["seat.updated", "attr.updated", "member.left"])
-        #expect(left.effects.contains(.memberRemoved(user: "a", kicked: false)))
+        #expect(left.effects.contains(.memberRemoved(user: "a", kicked: false, reason: "left")))
         #expect(room.engine.snapshot(for: "owner", now: room.now).attributes.keys.sorted() == ["kept"])
         room.fails("a", .leave, .notInRoom)
         room.fails("a", .sync, .notInRoom)
@@ -121,7 +121,7 @@ import Testing
         #expect(outcome.events(to: .user("a")) == [.youKicked(by: "admin", until: room.now + 60_000)])
         #expect(outcome.eventNames == ["you.kicked", "seat.updated", "member.left"])
         #expect(outcome.effects.contains(.saveBan(user: "a", until: room.now + 60_000)))
-        #expect(outcome.effects.contains(.memberRemoved(user: "a", kicked: true)))
+        #expect(outcome.effects.contains(.memberRemoved(user: "a", kicked: true, reason: "kicked")))
         room.fails("a", .join(create: nil), .banned)
         room.now += 60_000
         room.join("a")

@@ -13,11 +13,11 @@ import Testing
         let path = directory()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try Store(directory: path)
-        #expect(store.schemaVersion == 2)
+        #expect(store.schemaVersion == 3)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
         let again = try Store(directory: path)
-        #expect(again.schemaVersion == 2)
+        #expect(again.schemaVersion == 3)
         #expect(try again.roomIds() == ["r"])
         // A database from a newer majlis is refused, not damaged.
         let newer = directory()
@@ -72,5 +72,41 @@ import Testing
         #expect(try store.history(room: "quiet", before: nil, limit: 100).map(\.msgId) == [10])
         try store.saveRoom(RoomEngine(id: "quiet", settings: RoomSettings(), owner: "a", now: 0).stored)
         #expect(try store.loadRoom("quiet", now: 0)?.lastMsgId == 10)
+    }
+
+    /// The outbox hands out one event per room and endpoint at a time, oldest first, and holds a
+    /// room's later events behind a failing one while other rooms go on.
+    @Test func webhookOutboxKeepsEachRoomInOrder() throws {
+        let path = directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(directory: path)
+        let endpoints = ["http://a/hooks", "http://b/hooks"]
+        let stored = RoomEngine(id: "r", settings: RoomSettings(), owner: "o", now: 0).stored
+        let events = (1...3).map { WebhookEvent(type: "member.joined", room: "r", time: Int64($0), data: ["n": .int(Int64($0))]) }
+        try store.commit(room: "r", effects: [], state: stored, events: events, endpoints: endpoints)
+        try store.commit(room: "s", effects: [], state: stored, events: [WebhookEvent(type: "room.started", room: "s", time: 1, data: [:])], endpoints: endpoints)
+        let due = try store.dueWebhooks(now: 10, limit: 10)
+        // The first of each room, for each endpoint.
+        #expect(due.map(\.room).sorted() == ["r", "r", "s", "s"])
+        let first = try #require(due.first { $0.room == "r" && $0.endpoint == endpoints[0] })
+        #expect(first.body.contains(#""seq":1"#) && first.body.contains(#""n":1"#))
+        // One fails (retry later): its room waits; delivered ones let the next through.
+        try store.webhookFailed(first, error: "HTTP 500", retryAt: 1_000)
+        for other in due where other != first { try store.webhookDelivered(other, at: 11) }
+        let next = try store.dueWebhooks(now: 20, limit: 10)
+        #expect(next.map { "\($0.endpoint) \($0.room)" } == ["http://b/hooks r"])
+        #expect(next.first?.body.contains(#""seq":2"#) == true)
+        // Busy lanes are skipped; the failed one comes back when due, with its attempt counted.
+        #expect(try store.dueWebhooks(now: 20, limit: 10, busy: [Store.webhookLane(endpoints[1], "r")]).isEmpty)
+        #expect(try store.dueWebhooks(now: 1_000, limit: 10).first { $0.endpoint == endpoints[0] }?.attempts == 1)
+        #expect(try store.webhookQueueDepth() == 5)
+        // Given up: the room's next event goes out.
+        try store.webhookFailed(first, error: "HTTP 500", retryAt: nil)
+        #expect(try store.dueWebhooks(now: 1_000, limit: 10).contains { $0.endpoint == endpoints[0] && $0.body.contains(#""seq":2"#) })
+        #expect(try store.webhookRecords(state: "failed", room: nil, after: nil, limit: 10).map(\.seq) == [1])
+        // A replay puts it back in its place.
+        #expect(try store.replayWebhook(first.eventId, now: 2_000))
+        #expect(try store.dueWebhooks(now: 2_000, limit: 10).first { $0.endpoint == endpoints[0] }?.eventId == first.eventId)
+        #expect(try !store.replayWebhook("ev_none", now: 2_000))
     }
 }

@@ -88,6 +88,9 @@ extension APIRoute {
         APIRoute("DELETE", "rooms/{room}/attributes/{key}") { api, call in
             try api.run(call, op: "attr.delete", args: ["keys": .array([.string(call.parameters["key"])]), "force": .bool(true)])
         },
+
+        APIRoute("GET", "webhooks/events") { try $0.listWebhooks($1) },
+        APIRoute("POST", "webhooks/events/{event}/replay") { try $0.replayWebhook($1) },
     ]
 }
 
@@ -205,5 +208,31 @@ extension ServerAPI {
         let caller = try sender(call, &body)
         if body["to"] == nil { body["to"] = .string("room") }
         try run(call, op: "signal.send", args: body, caller: caller)
+    }
+
+    func listWebhooks(_ call: APICall) throws {
+        let state = call.query["state"]
+        if let state, !["pending", "delivered", "failed"].contains(state) {
+            throw APIFailure(ProtocolError(.badRequest, "state must be pending, delivered or failed"))
+        }
+        let limit = try call.queryInt("limit", in: 1...500) ?? 100
+        let after = try call.queryInt("after", in: 0...Int.max).map(Int64.init)
+        let records = try context.store.webhookRecords(state: state, room: call.query["room"], after: after, limit: limit)
+        struct Page: Encodable {
+            var events: [Store.WebhookRecord]
+            var next: Int64?
+            var queueDepth: Int
+        }
+        let page = Page(events: records, next: records.count == limit ? records.last?.cursor : nil, queueDepth: try context.store.webhookQueueDepth())
+        call.exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(page))))
+    }
+
+    func replayWebhook(_ call: APICall) throws {
+        let id = call.parameters["event"]
+        guard try context.store.replayWebhook(id, now: context.now()) else {
+            throw APIFailure(ProtocolError(.badRequest, "no webhook event \(id)"))
+        }
+        context.webhooks?.poke()
+        call.exchange.respond(HTTPResponse(status: 200, body: Array("{}".utf8)))
     }
 }

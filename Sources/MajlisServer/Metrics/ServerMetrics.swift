@@ -19,10 +19,15 @@ final class ServerMetrics: Sendable {
         case kicks
         case bans
         case apiRequests = "api_requests"
+        case webhookAttemptsFailed = "webhook_attempts_failed"
+        case webhooksGivenUp = "webhooks_given_up"
+        /// Events a change caused that could not be written to the outbox (the store failed).
+        case webhooksLost = "webhooks_lost"
     }
 
     private let ops = Mutex<[String: Op]>([:])
     private let counters = Mutex<[Counter: Int]>([:])
+    private let webhookDelays = Mutex(DelayHistogram())
 
     /// An op answered: `result` is `ok` or the error code.
     func recordOp(_ op: String, result: String, since start: UInt64) {
@@ -41,6 +46,14 @@ final class ServerMetrics: Sendable {
     func count(_ counter: Counter, by amount: Int = 1) {
         counters.withLock { $0[counter, default: 0] += amount }
     }
+
+    /// A webhook delivered, `milliseconds` after its event happened.
+    func webhookDelivered(afterMilliseconds milliseconds: Int64) {
+        webhookDelays.withLock { $0.record(microseconds: Int(max(0, milliseconds)) * 1000) }
+    }
+
+    /// From events to their delivery, since the start.
+    var webhookDelivery: DelayHistogram { webhookDelays.withLock { $0 } }
 
     /// Op results by op, and op latencies by op.
     var opResults: [String: [String: Int]] { ops.withLock { $0.mapValues(\.results) } }

@@ -23,6 +23,9 @@ extension SignalingServer {
         let counters: [(ServerMetrics.Counter, String)] = [
             (.chatMessages, "Chat messages posted."), (.loginsRejected, "hello requests refused (bad, expired or unknown tokens)."),
             (.kicks, "Members kicked out of rooms."), (.bans, "Bans placed."), (.apiRequests, "Server API requests."),
+            (.webhookAttemptsFailed, "Webhook posts that failed (each is retried)."),
+            (.webhooksGivenUp, "Webhook deliveries given up after the retention time."),
+            (.webhooksLost, "Webhook events that could not be written to the outbox (the store failed)."),
         ]
         for (counter, help) in counters {
             page.counter("majlis_\(counter.rawValue)_total", help, [([], Double(counted[counter] ?? 0))])
@@ -53,6 +56,8 @@ extension SignalingServer {
             "majlis_media_leg_jitter_seconds", "Worst jitter of each member's leg per two-second interval.",
             [([("direction", "up")], legs.upJitter), ([("direction", "down")], legs.downJitter)])
 
+        page.gauge("majlis_webhook_queue_depth", "Webhook deliveries not yet made.", Double((try? context.store.webhookQueueDepth()) ?? 0))
+        page.histogram("majlis_webhook_delivery_seconds", "From an event to its delivery (a 2xx from the endpoint).", [([], metrics.webhookDelivery)])
         page.histogram("majlis_store_write_seconds", "SQLite writes, lock wait included.", [([], context.store.writeDelays)])
         return page.text
     }

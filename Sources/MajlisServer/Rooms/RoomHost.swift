@@ -78,17 +78,22 @@ final class RoomHost: @unchecked Sendable {
             // A change the store must hold is made on a copy, kept only once the store has it:
             // a failed write changes nothing, is answered `internal`, and is never acknowledged
             // later. (Other ops need no copy: the engine changes nothing when an op fails.)
+            // With webhooks, the events the change caused are written in the same transaction.
             var outcome: RoomOutcome
             var failure: ProtocolError?
+            let seatsBefore = webhooksOn ? engine.seats : []
+            let wasMember = engine.isMember(caller.id)
             do {
                 if command.mayStore {
                     var next = engine
                     outcome = next.handle(command, from: caller, now: now)
-                    try storeEffects(outcome.effects, of: next)
+                    try persist(outcome, of: next, seatsBefore: seatsBefore, unbanned: Self.unbanned(command, outcome))
                     engine = next
                 } else {
                     outcome = engine.handle(command, from: caller, now: now)
-                    try storeEffects(outcome.effects, of: engine)
+                    var joined: Member?
+                    if case .join = command, !wasMember, case .success = outcome.reply { joined = engine.member(caller.id, now: now) }
+                    persistOrLog(outcome, seatsBefore: seatsBefore, joined: joined)
                 }
             } catch {
                 context.logger.error("room \(id): store failed: \(error)")
@@ -167,7 +172,10 @@ final class RoomHost: @unchecked Sendable {
     func drop(_ user: String, reason: String) {
         queue.async { [self] in
             guard !ended else { return }
-            finish(engine.drop(user, reason: reason, now: context.now()))
+            let seatsBefore = webhooksOn ? engine.seats : []
+            let outcome = engine.drop(user, reason: reason, now: context.now())
+            persistOrLog(outcome, seatsBefore: seatsBefore)
+            finish(outcome)
         }
     }
 
@@ -175,8 +183,9 @@ final class RoomHost: @unchecked Sendable {
     func terminate(reason: String) {
         queue.async { [self] in
             guard !ended else { return }
+            let seatsBefore = webhooksOn ? engine.seats : []
             let outcome = engine.terminate(reason: reason)
-            try? storeEffects(outcome.effects, of: engine)
+            persistOrLog(outcome, seatsBefore: seatsBefore)
             finish(outcome)
         }
     }
@@ -186,8 +195,9 @@ final class RoomHost: @unchecked Sendable {
         guard let due = deadline.withLock({ $0 }), due <= now else { return }
         queue.async { [self] in
             guard !ended else { return }
+            let seatsBefore = webhooksOn ? engine.seats : []
             let outcome = engine.tick(now: context.now())
-            try? storeEffects(outcome.effects, of: engine)
+            persistOrLog(outcome, seatsBefore: seatsBefore)
             finish(outcome)
         }
     }
@@ -218,17 +228,39 @@ final class RoomHost: @unchecked Sendable {
 
     // MARK: On the queue
 
-    /// Writes what `effects` ask of the store, from `state` (the engine as it will be).
-    private func storeEffects(_ effects: [RoomEffect], of state: RoomEngine) throws {
-        for effect in effects {
-            switch effect {
-            case .saveRoom: try context.store.saveRoom(state.stored)
-            case .saveBan(let user, let until): try context.store.saveBan(room: id, user: user, until: until)
-            case .storeChat(let message, let clientMsgId): try context.store.insertChat(room: id, message: message, clientMsgId: clientMsgId)
-            case .deleteRoom: try context.store.deleteRoom(id)
-            case .memberRemoved: break
-            }
+    private var webhooksOn: Bool { context.webhooks != nil }
+
+    /// Writes what the outcome asks of the store, from `state` (the engine as it will be), and
+    /// the webhook events it caused, in one transaction.
+    private func persist(_ outcome: RoomOutcome, of state: RoomEngine, seatsBefore: [Seat], joined: Member? = nil, unbanned: String? = nil) throws {
+        var events: [WebhookEvent] = []
+        if webhooksOn {
+            events = RoomWebhooks.events(
+                .init(
+                    room: id, now: context.now(), joined: joined, seatsBefore: seatsBefore, seatsAfter: state.seats, outcome: outcome,
+                    unbanned: unbanned), includeChat: context.config.webhooks.includeChat)
         }
+        let stores = outcome.effects.contains { if case .memberRemoved = $0 { false } else { true } }
+        guard stores || !events.isEmpty else { return }
+        try context.store.commit(room: id, effects: outcome.effects, state: state.stored, events: events, endpoints: context.webhookEndpoints)
+        if !events.isEmpty { context.webhooks?.poke() }
+    }
+
+    /// `persist` for a change already made in memory (it cannot be taken back): a failed write
+    /// is logged, and lost webhook events are counted.
+    private func persistOrLog(_ outcome: RoomOutcome, seatsBefore: [Seat], joined: Member? = nil) {
+        do {
+            try persist(outcome, of: engine, seatsBefore: seatsBefore, joined: joined)
+        } catch {
+            context.logger.error("room \(id): store failed: \(error)")
+            if webhooksOn { context.metrics.count(.webhooksLost) }
+        }
+    }
+
+    /// The user a successful `member.unban` lifted.
+    private static func unbanned(_ command: RoomCommand, _ outcome: RoomOutcome) -> String? {
+        if case .unban(let user) = command, outcome.effects.contains(.saveBan(user: user, until: 0)) { return user }
+        return nil
     }
 
     /// Answers a browser's SDP offer (`webrtc.offer`): the answer, and which track is which seat.
@@ -264,7 +296,7 @@ final class RoomHost: @unchecked Sendable {
         // Speaking rights change before anyone hears of the change that caused it.
         applySpeakingRights()
         let removed = outcome.effects.compactMap { effect -> String? in
-            if case .memberRemoved(let user, _) = effect { return user }
+            if case .memberRemoved(let user, _, _) = effect { return user }
             return nil
         }
         for delivery in outcome.deliveries {
@@ -279,13 +311,13 @@ final class RoomHost: @unchecked Sendable {
             switch effect {
             case .storeChat: context.metrics.count(.chatMessages)
             case .saveBan(_, let until) where until > 0: context.metrics.count(.bans)
-            case .memberRemoved(_, true): context.metrics.count(.kicks)
+            case .memberRemoved(_, true, _): context.metrics.count(.kicks)
             default: break
             }
         }
         for effect in outcome.effects {
             switch effect {
-            case .memberRemoved(let user, let kicked):
+            case .memberRemoved(let user, let kicked, _):
                 context.media.leave(room: id, user: user)
                 let (session, remaining) = context.presence.left(user, room: id)
                 if kicked, remaining == 0, let session {

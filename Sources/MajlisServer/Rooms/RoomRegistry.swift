@@ -36,7 +36,13 @@ final class RoomRegistry: Sendable {
                 throw ProtocolError(.forbidden, "you already own \(ownedLimit) rooms, the most one user may; end one first")
             }
             let engine = RoomEngine(id: id, settings: settings, owner: owner, now: context.now(), limits: context.config.roomLimits)
-            try context.store.saveRoom(engine.stored)
+            if context.webhooks != nil {
+                let started = WebhookEvent(type: "room.started", room: id, time: engine.createdAt, data: ["room": RoomWebhooks.json(engine.info)])
+                try context.store.createRoom(engine.stored, events: [started], endpoints: context.webhookEndpoints)
+                context.webhooks?.poke()
+            } else {
+                try context.store.saveRoom(engine.stored)
+            }
             let host = RoomHost(engine: engine, context: context)
             hosts[id] = host
             return host

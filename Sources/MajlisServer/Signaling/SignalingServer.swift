@@ -83,6 +83,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             })
         webSocket.withLock { $0 = server }
         context.media.start()
+        context.webhooks?.start()
         let timer = DispatchSource.makeTimerSource(queue: timerQueue)
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.sweep() }
@@ -107,6 +108,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         for host in context.rooms.all { host.drain() }
         context.media.stop()
+        context.webhooks?.stop()
         context.store.flush()
     }
 

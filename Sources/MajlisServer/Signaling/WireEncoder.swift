@@ -14,6 +14,13 @@ enum WireEncoder {
         }
     }
 
+    /// With keys sorted: for bodies others sign or compare.
+    static func encodeSorted(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return (try? encoder.encode(value)) ?? Data(#"{"code":"internal","message":"encoding failed"}"#.utf8)
+    }
+
     /// `{"re": re, "ok": ok, "data"|"error": body}` around an already encoded body.
     static func response(re: Int64?, ok: Bool, body: Data) -> Data {
         var frame = Data(#"{"re":"#.utf8)

@@ -83,6 +83,9 @@ final class SQLiteDatabase {
         return Int(sqlite3_changes(handle))
     }
 
+    /// The row id of the last insert on this connection.
+    var lastInsertRowId: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Runs a query; returns each row as its column values.
     func query(_ sql: String, _ values: Value...) throws -> [[Value]] {
         let statement = try prepared(sql)

@@ -50,6 +50,18 @@ public final class Store: @unchecked Sendable {
         CREATE INDEX rooms_owner ON rooms (owner);
         CREATE INDEX chat_ts ON chat (ts);
         """,
+        """
+        CREATE TABLE webhook_rooms (room TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+        CREATE TABLE webhook_events (
+            id INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, room TEXT NOT NULL, seq INTEGER NOT NULL,
+            type TEXT NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL);
+        CREATE TABLE webhook_deliveries (
+            event INTEGER NOT NULL REFERENCES webhook_events (id) ON DELETE CASCADE, endpoint TEXT NOT NULL,
+            room TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL,
+            delivered_at INTEGER, last_error TEXT, PRIMARY KEY (endpoint, event));
+        CREATE INDEX webhook_pending ON webhook_deliveries (endpoint, room, event) WHERE state = 'pending';
+        CREATE INDEX webhook_state ON webhook_deliveries (state, event);
+        """,
     ]
 
     /// Opens (creating if needed) the database in `directory`.
@@ -87,7 +99,7 @@ public final class Store: @unchecked Sendable {
 
     /// A write: timed into `writeDelays`.
     @discardableResult
-    private func writing<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+    func writing<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         let start = MonotonicClock.nanoseconds()
         lock.lock()
         defer {
@@ -98,7 +110,7 @@ public final class Store: @unchecked Sendable {
     }
 
     @discardableResult
-    private func withDatabase<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+    func withDatabase<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(database)
@@ -107,22 +119,24 @@ public final class Store: @unchecked Sendable {
     // MARK: Rooms
 
     public func saveRoom(_ room: StoredRoom) throws {
+        try writing { try Self.saveRoom(room, in: $0) }
+    }
+
+    static func saveRoom(_ room: StoredRoom, in db: SQLiteDatabase) throws {
         let data = String(decoding: try JSONEncoder().encode(room), as: UTF8.self)
-        try writing { db in
-            try db.run(
-                "INSERT INTO rooms (id, owner, created_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, data = excluded.data",
-                .text(room.id), .text(room.owner), .int(room.createdAt), .text(data))
-        }
+        try db.run(
+            "INSERT INTO rooms (id, owner, created_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, data = excluded.data",
+            .text(room.id), .text(room.owner), .int(room.createdAt), .text(data))
     }
 
     public func deleteRoom(_ id: String) throws {
-        try writing { db in
-            try db.transaction {
-                try db.run("DELETE FROM rooms WHERE id = ?", .text(id))
-                try db.run("DELETE FROM bans WHERE room = ?", .text(id))
-                try db.run("DELETE FROM chat WHERE room = ?", .text(id))
-            }
-        }
+        try writing { db in try db.transaction { try Self.deleteRoom(id, in: db) } }
+    }
+
+    static func deleteRoom(_ id: String, in db: SQLiteDatabase) throws {
+        try db.run("DELETE FROM rooms WHERE id = ?", .text(id))
+        try db.run("DELETE FROM bans WHERE room = ?", .text(id))
+        try db.run("DELETE FROM chat WHERE room = ?", .text(id))
     }
 
     public func roomExists(_ id: String) throws -> Bool {
@@ -177,25 +191,29 @@ public final class Store: @unchecked Sendable {
     // MARK: Bans
 
     public func saveBan(room: String, user: String, until: Int64) throws {
-        try writing { db in
-            try db.run(
-                "INSERT INTO bans (room, user, until) VALUES (?, ?, ?) ON CONFLICT(room, user) DO UPDATE SET until = excluded.until",
-                .text(room), .text(user), .int(until))
-        }
+        try writing { try Self.saveBan(room: room, user: user, until: until, in: $0) }
+    }
+
+    static func saveBan(room: String, user: String, until: Int64, in db: SQLiteDatabase) throws {
+        try db.run(
+            "INSERT INTO bans (room, user, until) VALUES (?, ?, ?) ON CONFLICT(room, user) DO UPDATE SET until = excluded.until",
+            .text(room), .text(user), .int(until))
     }
 
     // MARK: Chat
 
     /// Stores an accepted message; committed when this returns.
     public func insertChat(room: String, message: ChatMessage, clientMsgId: String) throws {
+        try writing { try Self.insertChat(room: room, message: message, clientMsgId: clientMsgId, in: $0) }
+    }
+
+    static func insertChat(room: String, message: ChatMessage, clientMsgId: String, in db: SQLiteDatabase) throws {
         let payload = try message.payload.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try writing { db in
-            try db.run(
-                "INSERT OR IGNORE INTO chat (room, msg_id, sender, sender_name, type, text, payload, ts, client_msg_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                .text(room), .int(message.msgId), .text(message.from.id), .text(message.from.name), .text(message.type),
-                message.text.map { .text($0) } ?? .null, payload.map { .text($0) } ?? .null, .int(message.ts),
-                .text(clientMsgId))
-        }
+        try db.run(
+            "INSERT OR IGNORE INTO chat (room, msg_id, sender, sender_name, type, text, payload, ts, client_msg_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            .text(room), .int(message.msgId), .text(message.from.id), .text(message.from.name), .text(message.type),
+            message.text.map { .text($0) } ?? .null, payload.map { .text($0) } ?? .null, .int(message.ts),
+            .text(clientMsgId))
     }
 
     /// Up to `limit` messages older than `before` (or the newest), newest first.
