@@ -17,11 +17,12 @@ final class ServerProcess {
     let url: String
     private let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
 
-    init() throws {
+    /// Starts `majlis serve`, with `extra` flags after the usual ones.
+    init(extra: [String] = []) throws {
         let arguments = [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(Self.key):\(Self.secret)",
             "--log-level", "error", "--max-connections-per-address", "100000",
-        ]
+        ] + extra
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -60,7 +60,8 @@ final class WebhookDispatcher: Sendable {
         thread.start()
     }
 
-    /// Stops posting; posts in flight are abandoned (made again after the next start).
+    /// Stops posting; posts in flight are cancelled (counted as failed attempts, made again after
+    /// the next start).
     func stop() {
         guard state.withLock({ state in defer { state.running = false }; return state.running }) else { return }
         wake.signal()
