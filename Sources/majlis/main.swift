@@ -7,8 +7,9 @@ let usage = """
     commands:
       serve    run the server (signaling, HTTP, store)
       token    print an access token
+      admin    drive rooms through the server API (list, end, kick, mute-all, say, webhooks)
       join     join a room as a bot (or with a terminal UI: --tui)
-      bench    run a benchmark (signaling, media, mouth-to-ear, quality)
+      bench    run a benchmark (signaling, media, mouth-to-ear, quality, webhooks)
       netsim   relay UDP through a simulated weak network
     Every command has --help.
     """
@@ -31,6 +32,7 @@ do {
     switch command {
     case "serve": status = try ServeCommand.run(rest)
     case "token": status = try TokenCommand.run(rest)
+    case "admin": status = try AdminCommand.run(rest)
     case "join": status = try JoinCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
     case "netsim": status = try NetsimCommand.run(rest)

@@ -29,6 +29,35 @@ import Testing
         return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self))
     }
 
+    @Test func adminDrivesTheServerAPI() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let guest = try await TestClient.signedIn(server, user: "guest")
+        let base = ["--server", "http://127.0.0.1:\(server.server.port)", "--key", TestServer.key, "--secret", TestServer.secret]
+        let created = try run(["admin", "create", "salon", "--title", "Evening", "--seats", "4", "--mode", "request", "--owner", "huda"] + base)
+        #expect(created.status == 0 && created.output == "created room salon (4 seats, request, owner huda)\n", "\(created)")
+        try await guest.call("room.join", room: "salon")
+        let rooms = try run(["admin", "rooms"] + base)
+        #expect(rooms.output == "salon  1 in  request  owner huda  Evening\n", "\(rooms)")
+        #expect(try run(["admin", "say", "salon", "أهلاً", "--as", "bot:Gifts"] + base).status == 0)
+        #expect(try await guest.event("chat.message")["data"]?["from"]?["name"] == "Gifts")
+        #expect(try run(["admin", "mute-all", "salon"] + base).output == "every seat of salon muted\n")
+        let room = try run(["admin", "room", "salon"] + base)
+        #expect(room.output.contains("seat 1: empty (muted)") && room.output.contains("members: guest"), "\(room)")
+        #expect(try run(["admin", "kick", "salon", "guest", "--ban", "60"] + base).status == 0)
+        #expect(try await guest.closed() == CloseCode.kicked.rawValue)
+        let json = try run(["admin", "bans", "salon", "--json"] + base)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(json.output.utf8))["bans"]?.arrayValue?.first?["user"] == "guest")
+        // Failures: the server's error, exit 1; a bad invocation, exit 2 or 1 with usage.
+        let missing = try run(["admin", "kick", "salon", "nobody"] + base)
+        #expect(missing.status == 1 && missing.error == "majlis admin: not_in_room: nobody is not in room salon\n", "\(missing)")
+        #expect(try run(["admin", "end"] + base).error.contains("usage: majlis admin end ROOM"))
+        #expect(try run(["admin"]).status == 2)
+        let forbidden = try run(["admin", "rooms", "--server", "http://127.0.0.1:\(server.server.port)", "--token", TestServer.token("guest")])
+        #expect(forbidden.status == 1 && forbidden.error.contains("forbidden"))
+        #expect(try run(["admin", "end", "salon"] + base).output == "ended room salon\n")
+    }
+
     @Test func tokenPrintsAVerifiableJWT() throws {
         let result = try run(["token", "--key", "k1", "--secret", "s3cret", "--user", "layla", "--name", "Layla", "--room", "r9", "--grants", "join,create", "--ttl", "600"])
         #expect(result.status == 0)

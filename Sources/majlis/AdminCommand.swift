@@ -1,0 +1,242 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `majlis admin`: the server API (docs/openapi.yaml) from the command line, for operators and
+/// their scripts.
+enum AdminCommand {
+    static let help = """
+        usage: majlis admin COMMAND [ARGS] [--server http://HOST:PORT] [--token TOKEN | --key KEY --secret SECRET] [--json]
+        commands:
+          rooms [--owner USER]                    rooms, with live member counts
+          room ROOM                               one room: settings, seats, members, pending requests
+          create ROOM [--title T] [--seats N] [--mode free|request] [--owner USER]
+          end ROOM                                end the room; everyone in it is let go
+          kick ROOM USER [--ban SECONDS]          remove a member (and keep them out for a while)
+          unban ROOM USER
+          bans ROOM
+          mute-all ROOM [--off] [--members-may-unmute]
+          say ROOM TEXT [--as ID[:NAME]]          post a message as the system (or as a bot user)
+          webhooks [--state pending|delivered|failed] [--room ROOM]
+          replay EVENT                            post a webhook event again
+        --server defaults to http://127.0.0.1:7880. The token needs the admin grant; without --token, one is
+        minted for user "admin" from --key and --secret, or from the development key in --data (default
+        ./majlis-data) when the server runs in development mode. --json prints the API's answer as it came.
+        Flags may also be set as MAJLIS_<FLAG> (MAJLIS_SERVER, MAJLIS_TOKEN, ...). Exit status 1 with the
+        server's error on a failure.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = try Arguments(arguments, switches: ["json", "off", "members-may-unmute"])
+        if args.wantsHelp {
+            say(help)
+            return 0
+        }
+        if args.positional.isEmpty {
+            complain(help)
+            return 2
+        }
+        let server = args.string("server", default: "http://127.0.0.1:7880").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        guard let base = URL(string: server), ["http", "https"].contains(base.scheme ?? "") else {
+            throw Arguments.Failure(description: "--server must be an http:// or https:// address, like http://127.0.0.1:7880")
+        }
+        let token = try self.token(&args)
+        let json = args.flag("json")
+        var words = args.positional
+        let command = words.removeFirst()
+        func need(_ count: Int, _ names: String) throws {
+            guard words.count == count else { throw Arguments.Failure(description: "usage: majlis admin \(command) \(names)") }
+        }
+        func path(_ parts: String...) -> String { "/v1/" + parts.map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0 }.joined(separator: "/") }
+        let client = Client(server: server, token: token)
+        let answer: JSONValue
+        switch command {
+        case "rooms":
+            try need(0, "[--owner USER]")
+            var query = "?limit=200"
+            if let owner = args.string("owner") { query += "&owner=" + (owner.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? owner) }
+            try args.rejectUnknown()
+            answer = try client.call("GET", "/v1/rooms" + query)
+            if !json {
+                let rooms = answer["rooms"]?.arrayValue ?? []
+                say(rooms.isEmpty ? "no rooms" : table(rooms.map { room in
+                    [room["id"]?.stringValue ?? "", "\(room["memberCount"]?.intValue ?? 0) in", room["mode"]?.stringValue ?? "", "owner " + (room["owner"]?.stringValue ?? ""), room["title"]?.stringValue ?? ""]
+                }))
+            }
+        case "room":
+            try need(1, "ROOM")
+            try args.rejectUnknown()
+            answer = try client.call("GET", path("rooms", words[0]))
+            if !json { say(describe(room: answer)) }
+        case "create":
+            try need(1, "ROOM [--title T] [--seats N] [--mode free|request] [--owner USER]")
+            var body: [String: JSONValue] = ["id": .string(words[0])]
+            if let title = args.string("title") { body["title"] = .string(title) }
+            if args.string("seats") != nil { body["seatCount"] = .int(Int64(try args.int("seats", default: 8, range: 1...64))) }
+            if let mode = args.string("mode") { body["mode"] = .string(mode) }
+            if let owner = args.string("owner") { body["owner"] = .string(owner) }
+            try args.rejectUnknown()
+            answer = try client.call("POST", "/v1/rooms", body: .object(body))
+            if !json { say("created room \(words[0]) (\(answer["seatCount"]?.intValue ?? 0) seats, \(answer["mode"]?.stringValue ?? ""), owner \(answer["owner"]?.stringValue ?? ""))") }
+        case "end":
+            try need(1, "ROOM")
+            try args.rejectUnknown()
+            answer = try client.call("DELETE", path("rooms", words[0]))
+            if !json { say("ended room \(words[0])") }
+        case "kick":
+            try need(2, "ROOM USER [--ban SECONDS]")
+            let ban = try args.int("ban", default: 0, range: 0...(10 * 365 * 86_400))
+            try args.rejectUnknown()
+            answer = try client.call("POST", path("rooms", words[0], "members", words[1], "kick"), body: ["banSeconds": .int(Int64(ban))])
+            if !json { say("removed \(words[1]) from \(words[0])" + (ban > 0 ? ", banned for \(ban) s" : "")) }
+        case "unban":
+            try need(2, "ROOM USER")
+            try args.rejectUnknown()
+            answer = try client.call("DELETE", path("rooms", words[0], "bans", words[1]))
+            if !json { say("\(words[1]) may come back to \(words[0])") }
+        case "bans":
+            try need(1, "ROOM")
+            try args.rejectUnknown()
+            answer = try client.call("GET", path("rooms", words[0], "bans"))
+            if !json {
+                let bans = answer["bans"]?.arrayValue ?? []
+                say(bans.isEmpty ? "no bans in \(words[0])" : table(bans.map { [$0["user"]?.stringValue ?? "", "until " + utc($0["until"]?.intValue ?? 0)] }))
+            }
+        case "mute-all":
+            try need(1, "ROOM [--off] [--members-may-unmute]")
+            let muted = !args.flag("off")
+            let soft = args.flag("members-may-unmute")
+            try args.rejectUnknown()
+            answer = try client.call("POST", path("rooms", words[0], "mute-all"), body: ["muted": .bool(muted), "membersMayUnmute": .bool(soft)])
+            if !json { say(!muted ? "every seat of \(words[0]) unmuted" : soft ? "every mic in \(words[0]) turned off (members may turn theirs on)" : "every seat of \(words[0]) muted") }
+        case "say":
+            try need(2, "ROOM TEXT [--as ID[:NAME]]")
+            var body: [String: JSONValue] = ["text": .string(words[1])]
+            if let sender = args.string("as") {
+                let parts = sender.split(separator: ":", maxSplits: 1).map(String.init)
+                body["from"] = parts.count == 2 ? ["id": .string(parts[0]), "name": .string(parts[1])] : ["id": .string(sender)]
+            }
+            try args.rejectUnknown()
+            answer = try client.call("POST", path("rooms", words[0], "chat"), body: .object(body))
+            if !json { say("posted message \(answer["msgId"]?.intValue ?? 0) in \(words[0])") }
+        case "webhooks":
+            try need(0, "[--state pending|delivered|failed] [--room ROOM]")
+            var query = "?limit=500"
+            if let state = args.string("state") { query += "&state=" + state }
+            if let room = args.string("room") { query += "&room=" + (room.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? room) }
+            try args.rejectUnknown()
+            answer = try client.call("GET", "/v1/webhooks/events" + query)
+            if !json {
+                let events = answer["events"]?.arrayValue ?? []
+                let rows = events.map { event -> [String] in
+                    [event["id"]?.stringValue ?? "", event["room"]?.stringValue ?? "", "#\(event["seq"]?.intValue ?? 0)", event["type"]?.stringValue ?? "",
+                     event["state"]?.stringValue ?? "", "\(event["attempts"]?.intValue ?? 0) tries", event["lastError"]?.stringValue ?? ""]
+                }
+                say((rows.isEmpty ? "no webhook events" : table(rows)) + "\n\(answer["queueDepth"]?.intValue ?? 0) pending")
+            }
+        case "replay":
+            try need(1, "EVENT")
+            try args.rejectUnknown()
+            answer = try client.call("POST", path("webhooks", "events", words[0], "replay"))
+            if !json { say("event \(words[0]) will be posted again") }
+        default:
+            throw Arguments.Failure(description: "unknown admin command '\(command)'\n\(help)")
+        }
+        if json { say(String(decoding: (try? JSONEncoder().encode(answer)) ?? Data(), as: UTF8.self)) }
+        return 0
+    }
+
+    /// The bearer token: given, minted from a key, or from the development key in --data.
+    private static func token(_ args: inout Arguments) throws -> String {
+        if let token = args.string("token") { return token }
+        let key = args.string("key")
+        let secret = args.string("secret")
+        let data = args.string("data", default: "./majlis-data")
+        let grants = Grants(join: false, create: true, admin: true, publish: false, chat: true)
+        if let key, let secret { return TokenCommand.mint(key: key, secret: secret, user: "admin", name: "Admin", room: nil, grants: grants, ttl: 300) }
+        if key != nil || secret != nil { throw Arguments.Failure(description: "--key and --secret go together") }
+        let file = (data as NSString).appendingPathComponent(DevelopmentSecret.fileName)
+        guard let secret = try? String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty else {
+            throw Arguments.Failure(description: "give --token, or --key and --secret (an API key of the server), or --data of a development server")
+        }
+        return TokenCommand.mint(key: DevelopmentSecret.key, secret: secret, user: "admin", name: "Admin", room: nil, grants: grants, ttl: 300)
+    }
+
+    /// Plain HTTP calls, one at a time.
+    struct Client {
+        var server: String
+        var token: String
+
+        func call(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {
+            var request = URLRequest(url: URL(string: server + path)!, timeoutInterval: 30)
+            request.httpMethod = method
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            if let body {
+                request.httpBody = try JSONEncoder().encode(body)
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+            let result = Mutex<(Data?, Int, String?)>((nil, 0, nil))
+            let done = DispatchSemaphore(value: 0)
+            URLSession.shared.dataTask(with: request) { data, response, error in
+                result.withLock { $0 = (data, (response as? HTTPURLResponse)?.statusCode ?? 0, error?.localizedDescription) }
+                done.signal()
+            }.resume()
+            done.wait()
+            let (data, status, failure) = result.withLock { $0 }
+            if let failure, status == 0 { throw Arguments.Failure(description: "cannot reach \(server): \(failure)") }
+            let value = data.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) } ?? .null
+            guard (200..<300).contains(status) else {
+                let code = value["error"]?["code"]?.stringValue ?? "HTTP \(status)"
+                throw Arguments.Failure(description: "\(code): \(value["error"]?["message"]?.stringValue ?? "the server answered \(status)")")
+            }
+            return value
+        }
+    }
+
+    /// Rows as columns padded to their widest cell.
+    static func table(_ rows: [[String]]) -> String {
+        let widths = (0..<(rows.map(\.count).max() ?? 0)).map { column in rows.map { column < $0.count ? DisplayWidth.columns($0[column]) : 0 }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - DisplayWidth.columns(cell))
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+
+    static func describe(room: JSONValue) -> String {
+        let info = room["room"] ?? .null
+        var lines = [
+            "\(info["id"]?.stringValue ?? "") \"\(info["title"]?.stringValue ?? "")\": \(info["mode"]?.stringValue ?? "") mode, owner \(info["owner"]?.stringValue ?? ""), \(info["memberCount"]?.intValue ?? 0) members"
+                + (info["chatMutedAll"] == true ? ", chat muted" : "")
+        ]
+        for seat in room["seats"]?.arrayValue ?? [] {
+            let index = (seat["index"]?.intValue ?? 0) + 1
+            var text = "  seat \(index): " + (seat["state"] == "locked" ? "locked" : seat["user"]?.stringValue ?? "empty")
+            if seat["muted"] == true { text += " (muted)" }
+            lines.append(text)
+        }
+        let members = room["members"]?.arrayValue ?? []
+        if !members.isEmpty {
+            lines.append("  members: " + members.map { member in
+                let role = member["role"]?.stringValue ?? "member"
+                return (member["id"]?.stringValue ?? "") + (role == "member" ? "" : " (\(role))")
+            }.joined(separator: ", "))
+        }
+        for request in room["requests"]?.arrayValue ?? [] {
+            lines.append("  asks to speak: \(request["user"]?.stringValue ?? "") (request \(request["id"]?.stringValue ?? ""))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func utc(_ milliseconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+}
