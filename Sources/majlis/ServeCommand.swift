@@ -126,6 +126,7 @@ enum ServeCommand {
         say("majlis ready: \(url) media udp \(media)")
         if config.webDirectory != nil {
             say("open in a browser: http://\(config.host):\(server.port)/?room=majlis")
+            say("operator console: http://\(config.host):\(server.port)/console")
         }
 
         let done = DispatchSemaphore(value: 0)

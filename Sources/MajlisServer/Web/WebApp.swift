@@ -4,7 +4,8 @@ import MajlisTransport
 
 /// The web app's HTTP side: its static files (from `ServerConfig.webDirectory`, no build step)
 /// and, in development mode, `GET /v1/dev/token?name=NAME`, which mints a token for a new user
-/// with that display name so the page can join without an app backend.
+/// with that display name so the page can join without an app backend (with `&admin=1`, one that
+/// grants admin for every room, for the operator console at `/console`).
 struct WebApp: Sendable {
     let directory: String?
     /// The development key and its secret; nil outside development mode.
@@ -22,11 +23,13 @@ struct WebApp: Sendable {
 
     /// The answer for `path` (without its query), or nil when it is not the web app's.
     func respond(path: String, query: [String: String]) -> HTTPResponse? {
-        if path == "/v1/dev/token" { return token(name: query["name"] ?? "") }
+        if path == "/v1/dev/token" { return token(name: query["name"] ?? "", admin: query["admin"] == "1") }
         guard let directory else { return nil }
         let file: String
         if path == "/" || path == "/index.html" {
             file = "index.html"
+        } else if path == "/console" {
+            file = "console.html"
         } else if path.hasPrefix("/app/"), Self.isPlainName(path.dropFirst(5)) {
             file = "app/" + path.dropFirst(5)
         } else {
@@ -46,7 +49,7 @@ struct WebApp: Sendable {
             && parts[0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
     }
 
-    private func token(name: String) -> HTTPResponse {
+    private func token(name: String, admin: Bool) -> HTTPResponse {
         guard let development else {
             return HTTPResponse(status: 404, body: Array(#"{"error":"tokens are minted by the app's backend on this server (not in development mode)"}"#.utf8))
         }
@@ -55,7 +58,7 @@ struct WebApp: Sendable {
         let display = cleaned.isEmpty ? user : cleaned
         let now = Int64(Date().timeIntervalSince1970)
         let claims = AccessClaims(
-            sub: user, name: display, exp: now + 86_400, iat: now, grants: Grants(join: true, create: true, admin: false, publish: true, chat: true))
+            sub: user, name: display, exp: now + 86_400, iat: now, grants: Grants(join: true, create: true, admin: admin, publish: true, chat: true))
         struct Minted: Encodable {
             var token: String
             var user: String

@@ -1,0 +1,87 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// The operator console (`/console`) in headless Chromium against a real server with members in
+/// a room and a webhook receiver: what it shows, and that its buttons reach the members.
+@Suite(.serialized, .enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
+struct ConsoleTests {
+    @Test func anOperatorSeesRoomsAndRunsThem() async throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let server = try TestServer { config in
+            config.webDirectory = BrowserTests.web
+            config.developmentKey = TestServer.key
+            config.webhooks.endpoints = [receiver.url]
+        }
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "huda")
+        try await host.call("room.create", room: "salon", ["title": "Evening salon", "seatCount": 4])
+        let guest = try await TestClient.signedIn(server, user: "omar")
+        try await guest.call("room.join", room: "salon")
+        try await guest.call("seat.take", room: "salon", ["index": 1])
+        let other = try await TestClient.signedIn(server, user: "layla")
+        try await other.call("room.create", room: "diwan")
+
+        let browser = try await Browser(microphone: nil)
+        try await Browser.closing([browser]) {
+            try await browser.open("http://127.0.0.1:\(server.server.port)/console")
+            try await browser.wait(for: "the sign-in form", "return document.querySelector('[data-action=development]') !== null")
+            try await browser.run("document.querySelector('[data-action=development]').click()")
+            // Every room with its live member count.
+            try await browser.wait(for: "both rooms", "return document.querySelectorAll('tr[data-room]').length === 2")
+            #expect(try await browser.run("return document.querySelector('tr[data-room=salon] .members-count').textContent") == "2")
+            // A room's seats and members.
+            try await browser.run("document.querySelector('[data-action=open][data-room=salon]').click()")
+            try await browser.wait(for: "the room", "return document.querySelector('tr[data-member=omar]') !== null")
+            #expect(try await browser.run("return document.querySelector('tr[data-seat=\"1\"]').textContent.includes('omar')") == true)
+            // Mute everyone: the members hear of it.
+            try await browser.run("document.querySelector('[data-action=mute-all]').click()")
+            _ = try await guest.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.count == 4 }
+            try await browser.wait(for: "the seats shown muted", "return document.querySelectorAll('.seats-table td:nth-child(3)').length === 4 && [...document.querySelectorAll('.seats-table td:nth-child(3)')].every((cell) => cell.textContent !== '')")
+            // A message from the system.
+            try await browser.run("const f = document.querySelector('[data-form=say]'); f.elements.text.value = 'Welcome, all'; f.requestSubmit()")
+            let message = try await guest.event("chat.message")
+            #expect(message["data"]?["from"]?["id"] == "system" && message["data"]?["text"] == "Welcome, all")
+            // Ban the guest: out at once, listed as banned.
+            try await browser.run("document.querySelector('[data-action=ban][data-user=omar]').click()")
+            #expect(try await guest.closed() == CloseCode.kicked.rawValue)
+            try await browser.wait(for: "the guest gone", "return document.querySelector('tr[data-member=omar]') === null")
+            #expect(try await ServerAPITests.call(server, "GET", "/v1/rooms/salon/bans").body["bans"]?.arrayValue?.first?["user"] == "omar")
+            // The webhook queue: every event delivered, listed.
+            try await browser.wait(for: "the webhooks", "return document.querySelectorAll('tr[data-event]').length >= 6 && window.majlisConsole.state.hooks.queueDepth === 0")
+            // End the room (confirming): the host is told, and the room leaves the list.
+            try await browser.run("window.confirm = () => true; document.querySelector('section.room [data-action=end]').click()")
+            _ = try await host.event("room.ended")
+            try await browser.wait(for: "one room left", "return document.querySelectorAll('tr[data-room]').length === 1 && document.querySelector('section.room') === null")
+            // In Arabic, mirrored, every word translated.
+            try await browser.run("const s = document.querySelector('[data-action=language]'); s.value = 'ar'; s.dispatchEvent(new Event('change', {bubbles: true}))")
+            let layout = try await browser.run("return { dir: getComputedStyle(document.documentElement).direction, title: document.querySelector('header h1').textContent }")
+            #expect(layout["dir"] == "rtl" && layout["title"] == "لوحة تشغيل مجلس")
+            let shot = try await browser.screenshot()
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-console.png").path
+            try shot.write(to: URL(fileURLWithPath: path))
+            print("screenshot of the console in Arabic: \(path) (\(shot.count) bytes)")
+        }
+    }
+
+    @Test func aTokenWithoutAdminIsRefused() async throws {
+        let server = try TestServer { config in
+            config.webDirectory = BrowserTests.web
+        }
+        defer { server.destroy() }
+        let browser = try await Browser(microphone: nil)
+        try await Browser.closing([browser]) {
+            try await browser.open("http://127.0.0.1:\(server.server.port)/console")
+            try await browser.wait(for: "the sign-in form", "return document.querySelector('[data-form=sign-in]') !== null")
+            try await browser.run("const f = document.querySelector('[data-form=sign-in]'); f.elements.token.value = arguments[0]; f.requestSubmit()", [.string(TestServer.token("omar"))])
+            let error = try await browser.wait(for: "the refusal", "return document.querySelector('[data-form=sign-in] .error')?.textContent || null")
+            #expect(error.stringValue?.isEmpty == false)
+            // Not in development mode: the development key is not handed out.
+            try await browser.run("document.querySelector('[data-action=development]').click()")
+            try await browser.wait(for: "the explanation", "return document.querySelector('.error')?.textContent.includes('development mode') || null")
+        }
+    }
+}
