@@ -14,7 +14,10 @@ public final class TestServer: Sendable {
 
     /// Starts a server; `configure` may change the configuration first. With a `clock` the
     /// server's wall time (token expiry, resume grace, room timers) moves only when the test says.
-    public init(dataDirectory: String? = nil, clock: TestClock? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+    public init(
+        dataDirectory: String? = nil, clock: TestClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
+        configure: (inout ServerConfig) -> Void = { _ in }
+    ) throws {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("majlis-test-\(UUID().uuidString)").path
         var config = ServerConfig()
@@ -29,7 +32,7 @@ public final class TestServer: Sendable {
         self.dataDirectory = directory
         var now: (@Sendable () -> Int64)?
         if let clock { now = { clock.now() } }
-        server = try SignalingServer(config: config, logger: Logger(label: "test-server", level: .error), clock: now)
+        server = try SignalingServer(config: config, logger: logger, clock: now)
         try server.start()
     }
 

@@ -9,7 +9,7 @@ enum ServeCommand {
     static let help = """
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
                             [--data DIR] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
-                            [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL]
+                            [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
@@ -23,7 +23,9 @@ enum ServeCommand {
         (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
         --webhook-chat adds chat messages.
         Defaults: --listen 127.0.0.1:7880, --media-listen 127.0.0.1:7882, --data ./majlis-data,
-        --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error),
+        --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error), --log-format text
+        (json: one object per line with time, level, message, and for rejected logins and joins, kicks, bans and
+        store errors an event name and its fields),
         --max-connections-per-address 256, --max-rooms-per-user 20 (server admins: no limit),
         --history-messages 10000 (per room), --history-days 90.
         Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
@@ -54,6 +56,7 @@ enum ServeCommand {
         config.tlsCertificate = args.string("tls-cert")
         config.tlsKey = args.string("tls-key")
         let levelName = args.string("log-level", default: "info")
+        let formatName = args.string("log-format", default: "text")
         let keyList = args.string("keys")
         config.webDirectory = args.string("web") ?? locateWebDirectory()
         config.apiDocument = locate("docs/openapi.yaml")
@@ -115,7 +118,8 @@ enum ServeCommand {
             throw Arguments.Failure(description: "--webhook-key \(key) is not one of the keys (--keys)")
         }
 
-        let logger = Logger(label: "majlis", level: level)
+        guard let format = LogFormat(rawValue: formatName) else { throw Arguments.Failure(description: "--log-format must be text or json") }
+        let logger = Logger(label: "majlis", level: level, format: format)
         let server = try SignalingServer(config: config, logger: logger)
         try server.start()
         let url = "\(config.tlsCertificate == nil ? "ws" : "wss")://\(config.host):\(server.port)/v1/signal"

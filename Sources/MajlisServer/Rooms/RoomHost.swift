@@ -96,7 +96,7 @@ final class RoomHost: @unchecked Sendable {
                     persistOrLog(outcome, seatsBefore: seatsBefore, joined: joined)
                 }
             } catch {
-                context.logger.error("room \(id): store failed: \(error)")
+                context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
                 failure = ProtocolError(.internal, "the server could not store the change")
                 outcome = RoomOutcome()
             }
@@ -130,6 +130,7 @@ final class RoomHost: @unchecked Sendable {
                 try? context.store.rememberReply(user: caller.id, rid: rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
             }
             if ok, !caller.isOperator, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
+            if !ok, case .join = command { logRejectedJoin(caller.id, body) }
             applySpeakingRights()  // before the caller hears its change went through
             answer(ok, body)
             finish(outcome, since: receivedAt)
@@ -252,9 +253,14 @@ final class RoomHost: @unchecked Sendable {
         do {
             try persist(outcome, of: engine, seatsBefore: seatsBefore, joined: joined)
         } catch {
-            context.logger.error("room \(id): store failed: \(error)")
+            context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
             if webhooksOn { context.metrics.count(.webhooksLost) }
         }
+    }
+
+    private func logRejectedJoin(_ user: String, _ body: Data) {
+        let code = ServerMetrics.result(ok: false, body: body)
+        context.logger.log(.info, "room \(id): \(user) may not join (\(code))", event: "join.rejected", fields: ["room": id, "user": user, "code": code])
     }
 
     /// The user a successful `member.unban` lifted.
@@ -306,6 +312,15 @@ final class RoomHost: @unchecked Sendable {
             if case .seatUpdated(let seats) = event { event = .seatUpdated(withSSRCs(seats)) }
             let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: event))
             for connection in context.presence.connections(of: users) { connection.send(frame, urgent: false, since: since) }
+        }
+        for delivery in outcome.deliveries {
+            if case .youKicked(let by, let until) = delivery.event, case .user(let user) = delivery.audience {
+                var fields = ["room": id, "user": user, "by": by]
+                if let until { fields["until"] = String(until) }
+                context.logger.log(
+                    .info, "room \(id): \(user) removed by \(by)" + (until.map { ", banned until \($0)" } ?? ""),
+                    event: until == nil ? "member.kicked" : "member.banned", fields: fields)
+            }
         }
         for effect in outcome.effects {
             switch effect {

@@ -286,8 +286,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private func room(_ roomId: String, _ command: RoomCommand, request: IncomingRequest, session: Session, caller: Caller, claims: AccessClaims) {
         let received = session.connection.messageReceivedAt
         let fail = { (error: ProtocolError) in
-            session.send(WireEncoder.failure(re: request.id, error))
+            if case .join = command {
+                self.context.logger.log(
+                    .info, "room \(roomId): \(caller.id) may not join (\(error.code.rawValue))", event: "join.rejected",
+                    fields: ["room": roomId, "user": caller.id, "code": error.code.rawValue])
+            }
             self.context.metrics.recordOp(request.op, result: error.code.rawValue, since: received)
+            session.send(WireEncoder.failure(re: request.id, error))
         }
         guard claims.allows(room: roomId) else {
             fail(ProtocolError(.forbidden, "your token is for room \(claims.room ?? "")"))
@@ -343,7 +348,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             claims = try AccessToken.verify(args.token, keys: context.config.keys, now: context.now() / 1000)
         } catch {
             context.metrics.count(.loginsRejected)
-            context.logger.warning("login rejected from \(session.connection.peer): \(error)")
+            context.logger.log(
+                .warning, "login rejected from \(session.connection.peer): \(error)", event: "login.rejected",
+                fields: ["peer": session.connection.peer, "reason": "\(error)"])
             reject(session, re: re, error)
             return
         }
