@@ -145,6 +145,19 @@ import Testing
         #expect((try? String(contentsOfFile: folder + "/out", encoding: .utf8)) == "True False\n")
     }
 
+    /// An app backend in another language (Python, from the documents alone) drives rooms through
+    /// the API and receives every webhook, in order, across a receiver outage and a `kill -9`.
+    @Test(.timeLimit(.minutes(3))) func aPythonBackendGetsEveryEventInOrder() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Backend/backend.py").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-backend-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let status = try await offPool {
+            try ChildProcess.run(["/bin/sh", "-c", #"exec python3 "$0" "$1" 2>&1"#, script, MajlisProcess.executable.path], output: output)
+        }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(status == 0 && text.hasPrefix("ok: 13 events in order"), "\(text)")
+    }
+
     @Test func retriesBackOffWithJitterUntilTheRetentionTime() {
         let retry = WebhookRetry(retention: 86_400_000)
         #expect(retry.delay(afterFailures: 1, random: 0) == 500 && retry.delay(afterFailures: 1, random: 1) == 1_000)
