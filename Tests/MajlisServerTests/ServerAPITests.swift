@@ -178,6 +178,7 @@ import FoundationNetworking
                 ], environment: ["PYTHONIOENCODING": "utf-8", "HYPOTHESIS_STORAGE_DIRECTORY": scratch + "/hypothesis"], output: report)
         }
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        if let summary = text.split(separator: "\n").first(where: { $0.contains(" generated,") }) { print("schemathesis: \(summary.trimmingCharacters(in: .whitespaces))") }
         #expect(status == 0, "schemathesis found problems:\n\(text.suffix(6_000))")
         #expect(text.contains("Selected: 28/28"), "\(text.suffix(2_000))")
     }

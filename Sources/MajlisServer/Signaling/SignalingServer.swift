@@ -127,7 +127,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             return
         }
-        guard request.method == "GET" || request.method == "HEAD" else {
+        guard request.method == "GET" else {
             exchange.respond(
                 HTTPResponse(
                     status: 405, body: Array(#"{"error":{"code":"unsupported","message":"only GET is served here"}}"#.utf8),
