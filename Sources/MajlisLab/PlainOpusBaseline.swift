@@ -9,7 +9,11 @@ public enum PlainOpusBaseline {
         let encoder = try OpusEncoder(bitrate: bitrate)
         let decoder = try OpusDecoder()
         func leg(_ salt: UInt64) -> PathImpairment? {
-            impairment.map { PathImpairment(loss: $0.loss, meanBurst: $0.meanBurst, delay: 0, jitter: 0, reorder: false, seed: seed &+ salt) }
+            impairment.map {
+                PathImpairment(
+                    loss: $0.loss, meanBurst: $0.meanBurst, delay: 0, jitter: 0, reorder: false, seed: seed &+ salt, rate: $0.rate,
+                    queueLimit: $0.queue)
+            }
         }
         var uplink = leg(1)
         var downlink = leg(2)
@@ -21,9 +25,9 @@ public enum PlainOpusBaseline {
             frame += [Int16](repeating: 0, count: AudioFormat.frameSamples - frame.count)
             let packet = try encoder.encode(frame)
             let time = Double(frames) * Double(AudioFormat.frameMilliseconds)
-            // The downlink sees only what crossed the uplink.
-            let upLost = uplink != nil && uplink?.release(at: time) == nil
-            let downLost = !upLost && downlink != nil && downlink?.release(at: time) == nil
+            // The downlink sees only what crossed the uplink (each packet with its RTP header).
+            let upLost = uplink != nil && uplink?.release(at: time, bytes: packet.count + 12) == nil
+            let downLost = !upLost && downlink != nil && downlink?.release(at: time, bytes: packet.count + 12) == nil
             frames += 1
             if upLost || downLost {
                 lost += 1

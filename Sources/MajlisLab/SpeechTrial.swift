@@ -12,7 +12,7 @@ public struct SpeechTrial: Sendable {
     public let speaker: LiveMediaEngine.Statistics
     public let listener: LiveMediaEngine.Statistics
     /// Packets the simulator relayed and dropped toward the server and toward clients.
-    public let relayed: (up: (sent: Int, lost: Int), down: (sent: Int, lost: Int))?
+    public let relayed: (up: NetworkSimulator.Counts, down: NetworkSimulator.Counts)?
 
     /// The share of packets the simulator dropped (both directions, all flows).
     public var networkLoss: Double? {

@@ -6,11 +6,14 @@ import MajlisTransport
 enum NetsimCommand {
     static let help = """
         usage: majlis netsim --listen HOST:PORT --upstream HOST:PORT [--loss P] [--burst MEAN] [--delay MS]
-                             [--jitter MS] [--reorder] [--seed N]
+                             [--jitter MS] [--reorder] [--seed N] [--rate KBPS [--queue MS]]
         Relays UDP between clients and a server (point clients at --listen, e.g. with majlis serve
         --media-advertise). Each client flow and direction loses P (0..1) of its packets in bursts of MEAN
         on average (Gilbert-Elliott; 1 = random loss), and is delayed MS +- jitter milliseconds, in order
-        unless --reorder. --seed makes a run repeatable. Runs until Ctrl-C.
+        unless --reorder. --rate puts a bottleneck in each direction of each flow: KBPS kilobits per second
+        counting IPv4 and UDP headers, with a drop-tail queue holding --queue milliseconds of packets (default
+        300; a packet that would wait longer is dropped), as on a crowded cell. --seed makes a run repeatable.
+        Runs until Ctrl-C.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -31,7 +34,8 @@ enum NetsimCommand {
         }
         let settings = NetworkSimulator.Settings(
             loss: try number("loss", 0, 0...1), meanBurst: try number("burst", 1, 1...1000), delay: try number("delay", 0, 0...10_000),
-            jitter: try number("jitter", 0, 0...10_000), reorder: args.flag("reorder"), seed: UInt64(try args.int("seed", default: 1)))
+            jitter: try number("jitter", 0, 0...10_000), reorder: args.flag("reorder"), seed: UInt64(try args.int("seed", default: 1)),
+            rate: args.string("rate") == nil ? nil : try number("rate", 0, 1...10_000_000) * 1000, queue: try number("queue", 300, 1...60_000))
         try args.rejectUnknown()
         let (host, port) = try Arguments.hostPort(listen, flag: "listen")
         let (upHost, upPort) = try Arguments.hostPort(upstream, flag: "upstream")
@@ -50,7 +54,9 @@ enum NetsimCommand {
         done.wait()
         simulator.stop()
         let counts = simulator.counted
-        say("majlis netsim: to server \(counts.up.sent) relayed, \(counts.up.lost) lost; to clients \(counts.down.sent) relayed, \(counts.down.lost) lost")
+        say(
+            "majlis netsim: to server \(counts.up.sent) relayed, \(counts.up.lost) lost (\(counts.up.queueDrops) by the full queue); "
+                + "to clients \(counts.down.sent) relayed, \(counts.down.lost) lost (\(counts.down.queueDrops) by the full queue)")
         _ = sources
         return 0
     }

@@ -29,8 +29,13 @@ enum QualityBenchmark {
             Condition(name: "clean", settings: nil, goal: 0.95, relative: true),
             Condition(name: "10% random, 40+-20 ms", settings: .init(loss: 0.10, delay: 40, jitter: 20, seed: seed), goal: 3.3, relative: false),
             Condition(name: "20% random, 40+-20 ms", settings: .init(loss: 0.20, delay: 40, jitter: 20, seed: seed), goal: 3.0, relative: false),
-            Condition(name: "30% random, 40+-20 ms", settings: .init(loss: 0.30, delay: 40, jitter: 20, seed: seed), goal: 2.6, relative: false),
+            Condition(name: "30% random, 40+-20 ms", settings: .init(loss: 0.30, delay: 40, jitter: 20, seed: seed), goal: 3.2, relative: false),
+            Condition(name: "40% random, 40+-20 ms", settings: .init(loss: 0.40, delay: 40, jitter: 20, seed: seed), goal: 2.6, relative: false),
             Condition(name: "10% bursty (3), 100+-30 ms", settings: .init(loss: 0.10, meanBurst: 3, delay: 100, jitter: 30, seed: seed), goal: 3.0, relative: false),
+            Condition(name: "20% random, 300+-50 ms", settings: .init(loss: 0.20, delay: 300, jitter: 50, seed: seed), goal: 3.0, relative: false),
+            Condition(
+                name: "40 kb/s, 300 ms queue, 2%, 20+-5 ms", settings: .init(loss: 0.02, delay: 20, jitter: 5, seed: seed, rate: 40_000, queue: 300),
+                goal: 3.0, relative: false),
         ]
     }
 
@@ -48,7 +53,7 @@ enum QualityBenchmark {
         try args.rejectUnknown()
         let speech = try speechPath.map { try Resampler.toTransportFormat(WAVFile.read($0)).int16 } ?? SpeechSample.make()
         say(String(format: "speech: %.1f s; PESQ-WB, median of %d runs; every condition on both legs", Double(speech.count) / 48_000, runs))
-        say("condition                  | loss e2e | plain Opus | Majlis (each run)  | goal            | met | RED fills, resent")
+        say("condition                           | loss e2e | plain Opus | Majlis (each run)  | goal            | met | RED fills, resent")
         var allMet = true
         for template in conditions(seed: seed) where only.map({ template.name.contains($0) }) ?? true {
             var plainScores: [Double] = []
@@ -83,7 +88,7 @@ enum QualityBenchmark {
             let each = scores.map { String(format: "%.2f", $0) }.joined(separator: " ")
             say(String(
                 format: "%@ | %7.1f%% | %10.3f | %6.3f (%@) | %@ | %@ | %d, %d",
-                template.name.padding(toLength: 26, withPad: " ", startingAt: 0), median(losses) * 100, plain, score,
+                template.name.padding(toLength: 35, withPad: " ", startingAt: 0), median(losses) * 100, plain, score,
                 each, goalText.padding(toLength: 15, withPad: " ", startingAt: 0),
                 met ? "yes" : "NO ", fills / runs, resent / runs))
         }

@@ -42,6 +42,40 @@ import Testing
         #expect((0..<1_000).map { again.release(at: Double($0) * 5)! } == times)
     }
 
+    /// A 40 kb/s bottleneck with a 300 ms drop-tail queue, fed 51.2 kb/s (100-byte payloads plus 28
+    /// bytes of headers every 20 ms): the queue fills to its limit, then packets leave at the link's
+    /// rate and the excess is dropped on arrival; fed less than its rate, it only serializes.
+    @Test func aThinLinkQueuesThenDropsTheExcess() {
+        var link = PathImpairment(loss: 0, meanBurst: 1, delay: 20, jitter: 0, reorder: false, seed: 1, rate: 40_000, queueLimit: 300)
+        let serialization = 128.0 * 8 / 40_000 * 1000  // 25.6 ms a packet
+        var released: [Double] = []
+        var maxWait = 0.0
+        for step in 0..<3_000 {
+            let now = Double(step) * 20
+            let wait = link.queueDelay(at: now)
+            if let at = link.release(at: now, bytes: 100) {
+                maxWait = max(maxWait, wait)
+                #expect(at - now <= 300 + serialization + 20 + 1e-9)
+                released.append(at)
+            }
+        }
+        // No packet that got in waited longer than the queue holds; the queue did fill.
+        #expect(maxWait <= 300 && maxWait > 300 - serialization)
+        #expect(abs(Double(link.queueDrops) / 3_000 - (1 - 40.0 / 51.2)) < 0.02, "\(link.queueDrops)")
+        // Back to back at the link's rate once the queue is full, in order.
+        let gaps = zip(released.dropFirst(), released).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= serialization - 1e-9 })
+        #expect(abs(gaps.suffix(1_000).reduce(0, +) / 1_000 - serialization) < 0.5)
+
+        var roomy = PathImpairment(loss: 0, meanBurst: 1, delay: 20, jitter: 0, reorder: false, seed: 1, rate: 64_000)
+        for step in 0..<1_000 {
+            let now = Double(step) * 20
+            let at = roomy.release(at: now, bytes: 100)
+            #expect(at != nil && abs(at! - now - (128.0 * 8 / 64_000 * 1000 + 20)) < 1e-9)
+        }
+        #expect(roomy.queueDrops == 0)
+    }
+
     @Test func relayLosesWhatItIsToldAndPassesTheRest() throws {
         let server = try UDPSocket(host: "127.0.0.1", port: 0, receiveTimeoutMilliseconds: 500)
         let relay = try NetworkSimulator(

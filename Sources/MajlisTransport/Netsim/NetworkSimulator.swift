@@ -16,13 +16,22 @@ public final class NetworkSimulator: @unchecked Sendable {
         public var jitter: Double
         public var reorder: Bool
         public var seed: UInt64
-        public init(loss: Double = 0, meanBurst: Double = 1, delay: Double = 0, jitter: Double = 0, reorder: Bool = false, seed: UInt64 = 1) {
+        /// A bottleneck in each direction: bits per second counting IPv4 and UDP headers (nil: none),
+        /// and how many milliseconds of packets its drop-tail queue holds.
+        public var rate: Double?
+        public var queue: Double
+        public init(
+            loss: Double = 0, meanBurst: Double = 1, delay: Double = 0, jitter: Double = 0, reorder: Bool = false, seed: UInt64 = 1,
+            rate: Double? = nil, queue: Double = 300
+        ) {
             self.loss = loss
             self.meanBurst = meanBurst
             self.delay = delay
             self.jitter = jitter
             self.reorder = reorder
             self.seed = seed
+            self.rate = rate
+            self.queue = queue
         }
     }
 
@@ -54,12 +63,20 @@ public final class NetworkSimulator: @unchecked Sendable {
     private var queue: [Pending] = []
     private var nextSeed: UInt64
     private var running = true
-    private var counts = (up: (sent: 0, lost: 0), down: (sent: 0, lost: 0))
+    /// Packets of one direction: relayed, dropped, and of those dropped how many by a full queue.
+    public struct Counts: Sendable, Equatable {
+        public var sent = 0
+        public var lost = 0
+        public var queueDrops = 0
+    }
+
+    private var counts = (up: Counts(), down: Counts())
     /// Client ports whose network is cut (nil in the set: every client's).
     private var cut: Set<Int?> = []
 
-    /// Packets relayed and dropped so far, toward the server (up) and toward clients (down).
-    public var counted: (up: (sent: Int, lost: Int), down: (sent: Int, lost: Int)) { lock.withLock { counts } }
+    /// Packets relayed and dropped so far, toward the server (up) and toward clients (down); of
+    /// the dropped, how many a full bottleneck queue dropped.
+    public var counted: (up: Counts, down: Counts) { lock.withLock { counts } }
 
     /// Listens on `host:port` and relays to `upstream`.
     public init(host: String, port: Int, upstream: UDPAddress, settings: Settings) throws(MediaError) {
@@ -87,8 +104,9 @@ public final class NetworkSimulator: @unchecked Sendable {
 
     private func impairment() -> PathImpairment {
         nextSeed &+= 1
-        return PathImpairment(loss: settings.loss, meanBurst: settings.meanBurst, delay: settings.delay, jitter: settings.jitter,
-                              reorder: settings.reorder, seed: nextSeed)
+        return PathImpairment(
+            loss: settings.loss, meanBurst: settings.meanBurst, delay: settings.delay, jitter: settings.jitter, reorder: settings.reorder,
+            seed: nextSeed, rate: settings.rate, queueLimit: settings.queue)
     }
 
     /// Receives on the listener (from clients) or on a flow's upstream socket (from the server).
@@ -102,11 +120,12 @@ public final class NetworkSimulator: @unchecked Sendable {
             if let flow {
                 if isCut(flow.client) {
                     counts.down.lost += 1
-                } else if let at = flow.toClient.release(at: now) {
+                } else if let at = flow.toClient.release(at: now, bytes: length) {
                     queue.append(Pending(at: at, bytes: bytes, socket: listener, to: flow.client))
                     counts.down.sent += 1
                 } else {
                     counts.down.lost += 1
+                    counts.down.queueDrops = flows.values.reduce(0) { $0 + $1.toClient.queueDrops }
                 }
                 lock.unlock()
                 continue
@@ -121,11 +140,12 @@ public final class NetworkSimulator: @unchecked Sendable {
             }
             if isCut(from) {
                 counts.up.lost += 1
-            } else if let current, let at = current.toServer.release(at: now) {
+            } else if let current, let at = current.toServer.release(at: now, bytes: length) {
                 queue.append(Pending(at: at, bytes: bytes, socket: current.upstream, to: server))
                 counts.up.sent += 1
             } else {
                 counts.up.lost += 1
+                counts.up.queueDrops = flows.values.reduce(0) { $0 + $1.toServer.queueDrops }
             }
             lock.unlock()
             if let started { Thread.detachNewThread { self.receive(on: started.upstream, flow: started) } }
