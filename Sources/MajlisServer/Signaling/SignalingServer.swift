@@ -244,7 +244,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let leaving = session.state.withLock { $0.leaving }
         guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
         for room in rooms {
-            (try? context.rooms.host(room, context: context))?.disconnect(user)
+            context.rooms.withHost(room, context: context) { try? $0.get().disconnect(user) }
         }
     }
 
@@ -274,7 +274,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         case .bye:
             session.state.withLock { $0.leaving = true }
             for room in context.presence.rooms(of: caller.id) {
-                (try? context.rooms.host(room, context: context))?.drop(caller.id, reason: "left")
+                context.rooms.withHost(room, context: context) { try? $0.get().drop(caller.id, reason: "left") }
             }
             session.send(WireEncoder.success(re: request.id, data: EmptyData()))
             session.connection.close(code: 1000, reason: "bye")
@@ -285,7 +285,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     private func room(_ roomId: String, _ command: RoomCommand, request: IncomingRequest, session: Session, caller: Caller, claims: AccessClaims) {
         let received = session.connection.messageReceivedAt
-        let fail = { (error: ProtocolError) in
+        let fail: @Sendable (ProtocolError) -> Void = { error in
             if case .join = command {
                 self.context.logger.log(
                     .info, "room \(roomId): \(caller.id) may not join (\(error.code.rawValue))", event: "join.rejected",
@@ -304,37 +304,32 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             return
         }
         let ownedLimit = caller.grants.admin ? nil : context.config.maxRoomsPerUser
-        do {
-            var host: RoomHost?
-            var effective = command
-            switch command {
-            case .create(let settings):
-                guard caller.grants.create else { throw ProtocolError(.forbidden, "your token does not grant create") }
-                host = try context.rooms.create(roomId, settings: settings, owner: caller.id, ownedLimit: ownedLimit, context: context)
-                effective = .join(create: nil)
-            case .join(let create):
-                guard caller.grants.join else { throw ProtocolError(.forbidden, "your token does not grant join") }
-                host = try context.rooms.host(roomId, context: context)
-                if host == nil, let create {
-                    guard caller.grants.create else { throw ProtocolError(.forbidden, "your token does not grant create") }
-                    do {
-                        host = try context.rooms.create(roomId, settings: create, owner: caller.id, ownedLimit: ownedLimit, context: context)
-                    } catch let error as ProtocolError where error.code == .roomExists {
-                        host = try context.rooms.host(roomId, context: context)
-                    }
-                }
-            default:
-                host = try context.rooms.host(roomId, context: context)
+        var creation: RoomRegistry.Creation?
+        var effective = command
+        switch command {
+        case .create(let settings):
+            guard caller.grants.create else { return fail(ProtocolError(.forbidden, "your token does not grant create")) }
+            creation = .init(settings: settings, owner: caller.id, ownedLimit: ownedLimit, mustBeNew: true, allowed: true)
+            effective = .join(create: nil)
+        case .join(let create):
+            guard caller.grants.join else { return fail(ProtocolError(.forbidden, "your token does not grant join")) }
+            creation = create.map { .init(settings: $0, owner: caller.id, ownedLimit: ownedLimit, mustBeNew: false, allowed: caller.grants.create) }
+        default:
+            break
+        }
+        // A room in memory is handed over at once; one to load or create waits for the loader
+        // (the store is never touched on this thread).
+        let op = request.op
+        let re = request.id
+        let rid = request.rid
+        let command = effective
+        context.rooms.withHost(roomId, creation: creation, context: context) { result in
+            switch result {
+            case .success(let host):
+                host.perform(re: re, op: op, rid: rid, command: command, session: session, caller: caller, receivedAt: received)
+            case .failure(let error):
+                fail(error)
             }
-            guard let host else { throw ProtocolError(.roomNotFound, "no room \(roomId)") }
-            host.perform(
-                re: request.id, op: request.op, rid: request.rid, command: effective, session: session, caller: caller,
-                receivedAt: session.connection.messageReceivedAt)
-        } catch let error as ProtocolError {
-            fail(error)
-        } catch {
-            context.logger.error("room \(roomId): \(error)")
-            fail(ProtocolError(.internal, "the server could not load room \(roomId)"))
         }
     }
 
@@ -366,7 +361,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             replaced.state.withLock { $0.leaving = true }
             replaced.connection.close(code: CloseCode.replaced.rawValue, reason: "replaced by a newer connection")
         }
-        for room in rooms { (try? context.rooms.host(room, context: context))?.reconnect(claims.sub) }
+        for room in rooms { context.rooms.withHost(room, context: context) { try? $0.get().reconnect(claims.sub) } }
         struct HelloData: Encodable {
             struct User: Encodable { var id: String; var name: String }
             struct Server: Encodable { var version: String; var node: String }
