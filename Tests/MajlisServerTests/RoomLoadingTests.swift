@@ -7,15 +7,20 @@ import Testing
 /// Rooms not in memory are loaded and created off the service thread: requests made meanwhile
 /// keep their order, and a room is only ever loaded once however many ask for it at once.
 @Suite struct RoomLoadingTests {
-    @Test func requestsForARoomBeingLoadedKeepTheirOrder() async throws {
+    /// A data directory whose store holds room `id` (two seats, owner `owner`), made by a server
+    /// that has stopped.
+    static func dataWithRoom(_ id: String) async throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-loading-\(UUID().uuidString)").path
+        let first = try TestServer(dataDirectory: directory)
+        let owner = try await TestClient.signedIn(first, user: "owner")
+        try await owner.call("room.create", room: id, ["seatCount": 2])
+        first.stop()
+        return directory
+    }
+
+    @Test func requestsForARoomBeingLoadedKeepTheirOrder() async throws {
+        let directory = try await Self.dataWithRoom("cold")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        do {
-            let first = try TestServer(dataDirectory: directory)
-            let owner = try await TestClient.signedIn(first, user: "owner")
-            try await owner.call("room.create", room: "cold", ["seatCount": 2])
-            first.stop()
-        }
         // A new server on the same data: the room is only in the store.
         let server = try TestServer(dataDirectory: directory)
         defer { server.stop() }
@@ -33,14 +38,8 @@ import Testing
     }
 
     @Test func aRoomManyAskForAtOnceIsLoadedOnce() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-loading-\(UUID().uuidString)").path
+        let directory = try await Self.dataWithRoom("stored")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        do {
-            let first = try TestServer(dataDirectory: directory)
-            let owner = try await TestClient.signedIn(first, user: "owner")
-            try await owner.call("room.create", room: "stored")
-            first.stop()
-        }
         let server = try TestServer(dataDirectory: directory)
         defer { server.stop() }
         let clients = try await withThrowingTaskGroup(of: TestClient.self) { group in
