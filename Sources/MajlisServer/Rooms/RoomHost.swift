@@ -9,7 +9,8 @@ import Synchronization
 /// `queue`, and carries out what the engine asks (store, answer, fan out). Because all changes
 /// go through one queue, every race (two users, one seat) has exactly one winner.
 final class RoomHost: @unchecked Sendable {
-    // Audited: `engine`, `ended`, `unloaded` and `emptySince` are read and written only on `queue`. `deadline` has its own lock.
+    // Audited: `engine`, `ended`, `unloaded` and `emptySince` are read and written only on `queue`
+    // (checked in debug builds by `assertOnQueue`). `deadline` has its own lock.
     let id: String
     let queue: DispatchQueue
     private var engine: RoomEngine
@@ -231,9 +232,18 @@ final class RoomHost: @unchecked Sendable {
 
     private var webhooksOn: Bool { context.webhooks != nil }
 
+    /// Checks (in debug builds) that the caller runs on the room's queue, as everything that
+    /// touches `engine` must.
+    private func assertOnQueue() {
+        #if DEBUG
+        dispatchPrecondition(condition: .onQueue(queue))
+        #endif
+    }
+
     /// Writes what the outcome asks of the store, from `state` (the engine as it will be), and
     /// the webhook events it caused, in one transaction.
     private func persist(_ outcome: RoomOutcome, of state: RoomEngine, seatsBefore: [Seat], joined: Member? = nil, unbanned: String? = nil) throws {
+        assertOnQueue()
         var events: [WebhookEvent] = []
         if webhooksOn {
             events = RoomWebhooks.events(
@@ -290,6 +300,7 @@ final class RoomHost: @unchecked Sendable {
 
     /// Tells the media router who may be heard now.
     private func applySpeakingRights() {
+        assertOnQueue()
         var seats: [String: Int] = [:]
         for seat in engine.seats {
             if let user = seat.user, engine.mayPublish(user) { seats[user] = seat.index }
@@ -299,6 +310,7 @@ final class RoomHost: @unchecked Sendable {
 
     /// Sends the events, then updates presence (and closes kicked connections) and deadlines.
     private func finish(_ outcome: RoomOutcome, since: UInt64? = nil) {
+        assertOnQueue()
         // Speaking rights change before anyone hears of the change that caused it.
         applySpeakingRights()
         let removed = outcome.effects.compactMap { effect -> String? in
@@ -359,6 +371,7 @@ final class RoomHost: @unchecked Sendable {
     }
 
     private func updateDeadline() {
+        assertOnQueue()
         let next = engine.nextDeadline
         deadline.withLock { $0 = next }
         members.store(engine.memberIds.count, ordering: .relaxed)

@@ -15,8 +15,9 @@ import Darwin
 /// threads call `schedule(_:)`, which records the connection under `pending`'s lock and wakes the
 /// loop with `lws_cancel_service`; the loop then asks lws for a writable callback.
 final class ServiceLoop: @unchecked Sendable {
-    // Audited: `context`, `connections` and `nextId` are used only on the service thread (and by
-    // `start` before the thread exists); `pending` and `running` are behind their own locks.
+    // Audited: `context`, `exchanges`, `arriving` and `scratch` are used only on the service thread
+    // (and by `start` before the thread exists; checked in debug builds by `assertOnServiceThread`);
+    // `pending`, `clientQueue` and `running` are behind their own locks.
     var context: OpaquePointer?
     private var thread: Thread?
     /// Connections with something to write: `urgent` (answers to requests) go before `bulk`
@@ -89,6 +90,14 @@ final class ServiceLoop: @unchecked Sendable {
         thread.start()
     }
 
+    /// Checks (in debug builds) that the caller runs on the service thread, as everything that
+    /// touches the lws context, a `wsi` or the service-thread-only state must.
+    func assertOnServiceThread() {
+        #if DEBUG
+        precondition(majlis_thread_id() == threadId.load(ordering: .relaxed), "called off the service thread")
+        #endif
+    }
+
     /// Sets the scheduling priority (nice value) of the service thread.
     func setNiceness(_ value: Int32) {
         let id = threadId.load(ordering: .relaxed)
@@ -135,6 +144,7 @@ final class ServiceLoop: @unchecked Sendable {
     // MARK: Service thread
 
     func drainPending() {
+        assertOnServiceThread()
         // All urgent work, then one chunk of bulk work; if bulk work remains, wake again after
         // the loop has had a chance to read (so requests are not stuck behind a broadcast).
         let (items, more, answered): ([WebSocketConnection], Bool, [HTTPExchange]) = pending.withLock { state in
@@ -203,6 +213,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// callback (`inOwnCallback`) may it close the connection (by returning -1); elsewhere a close
     /// request waits for that callback.
     func flush(_ connection: WebSocketConnection, wsi: OpaquePointer, inOwnCallback: Bool) -> Int32 {
+        assertOnServiceThread()
         enum Step {
             case message(WebSocketConnection.Outgoing)
             case ping
@@ -272,6 +283,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Collects a (possibly fragmented) message; returns -1 to close.
     func receive(_ connection: WebSocketConnection, wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        assertOnServiceThread()
         connection.touch()
         let first = lws_is_first_fragment(wsi) != 0
         if first { connection.discardingBinary = lws_frame_is_binary(wsi) != 0 }
@@ -320,6 +332,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// A new HTTP request: handled now, or once its body (`contentLength` bytes) has arrived.
     /// A chunked body is refused (411): API clients send a length. Returns -1 to close.
     func beginHTTP(_ request: HTTPRequest, wsi: OpaquePointer, contentLength: Int?, chunked: Bool) -> Int32 {
+        assertOnServiceThread()
         let exchange = HTTPExchange(request: request, loop: self, wsi: wsi)
         // Refused before the body is read: the connection closes after the answer.
         if chunked {
@@ -368,6 +381,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Writes the answer of the exchange on `wsi` if it has one. Returns -1 to close.
     func writeHTTP(wsi: OpaquePointer) -> Int32 {
+        assertOnServiceThread()
         guard let exchange = exchanges[wsi], let answer = exchange.answer else { return 0 }
         exchanges[wsi] = nil
         return respondNow(exchange, answer, wsi: wsi)
@@ -384,6 +398,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// The HTTP connection closed: answers still to come are dropped.
     func closedHTTP(wsi: OpaquePointer) {
+        assertOnServiceThread()
         arriving[wsi] = nil
         exchanges.removeValue(forKey: wsi)?.wsi = nil
     }
