@@ -41,7 +41,7 @@ public final class WebhookReceiver: Sendable {
     public init(secret: String = TestServer.secret, port: Int = 0) throws {
         self.secret = secret
         let box = Handoff()
-        let server = try WebSocketServer(host: "127.0.0.1", port: port, delegate: Ignored(), http: { box.deliver($0) })
+        let server = try WebSocketServer(host: "127.0.0.1", port: port, delegate: nil, http: { box.deliver($0) })
         self.port = server.port
         handOff = box
         box.receiver.withLock { $0 = self }
@@ -92,7 +92,7 @@ public final class WebhookReceiver: Sendable {
     /// Listens again on the same port.
     public func up() throws {
         let box = handOff
-        let server = try WebSocketServer(host: "127.0.0.1", port: port, delegate: Ignored(), http: { box.deliver($0) })
+        let server = try WebSocketServer(host: "127.0.0.1", port: port, delegate: nil, http: { box.deliver($0) })
         state.withLock { $0.server = server }
     }
 
@@ -121,12 +121,5 @@ public final class WebhookReceiver: Sendable {
             return status
         }
         if let answer { exchange.respond(HTTPResponse(status: answer, body: Array("{}".utf8))) }
-    }
-
-    /// WebSocket upgrades are not for webhooks.
-    private final class Ignored: WebSocketDelegate, Sendable {
-        func webSocketDidOpen(_ connection: WebSocketConnection) { connection.close(code: 1008, reason: "webhooks only") }
-        func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {}
-        func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {}
     }
 }

@@ -38,7 +38,7 @@ enum WebhookBenchmark {
 
         init() throws {
             let box = Mutex<Receiver?>(nil)
-            server = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: NoSockets()) { exchange in
+            server = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: nil) { exchange in
                 box.withLock { $0 }?.take(exchange)
             }
             box.withLock { $0 = self }
@@ -61,12 +61,6 @@ enum WebhookBenchmark {
         func take() -> [Arrival] { arrivals.withLock { all in defer { all = [] }; return all } }
         var count: Int { arrivals.withLock { $0.count } }
         var plainCount: Int { plain.load(ordering: .relaxed) }
-    }
-
-    private final class NoSockets: WebSocketDelegate, Sendable {
-        func webSocketDidOpen(_ connection: WebSocketConnection) { connection.close(code: 1008, reason: "no") }
-        func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {}
-        func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {}
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {

@@ -62,7 +62,7 @@ import FoundationNetworking
         #expect(Self.value(text, "majlis_store_write_seconds_count") ?? 0 >= 3)
 
         // Prometheus's own checker (Debian's prometheus package) finds nothing wrong.
-        let promtool = try #require(["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let promtool = try #require(ServerAPITests.which("promtool"), "promtool is installed by scripts/install-deps --test")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt").path
         let report = file + ".report"
         defer {

@@ -30,7 +30,7 @@ func majlisWebSocketCallback(
         var uri = [CChar](repeating: 0, count: 256)
         let count = lws_hdr_copy(wsi, &uri, Int32(uri.count), WSI_TOKEN_GET_URI)
         let path = count > 0 ? cString(uri) : ""
-        return path == "/v1/signal" ? 0 : 1
+        return path == "/v1/signal" && loop.serverDelegate != nil ? 0 : 1
     case LWS_CALLBACK_ESTABLISHED:
         var address = [CChar](repeating: 0, count: 64)
         lws_get_peer_simple(wsi, &address, address.count)

@@ -4,7 +4,8 @@ import Foundation
 
 /// A WebSocket and HTTP server on libwebsockets, with one service thread.
 ///
-/// WebSocket upgrades are accepted at `/v1/signal` only; other HTTP requests go to `http`, which
+/// WebSocket upgrades are accepted at `/v1/signal` only (none without a delegate: an HTTP-only
+/// server); other HTTP requests go to `http`, which
 /// answers each exchange at once or later from any thread.
 /// Text messages larger than `maxMessageBytes` close the connection with 1009; binary frames
 /// are ignored; invalid UTF-8 closes it (1007), as RFC 6455 asks.
@@ -21,7 +22,7 @@ public final class WebSocketServer: Sendable {
     /// Binds and starts serving. `host` "0.0.0.0" listens on every interface.
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, maxMessageBytes: Int = 65_536,
-        delegate: any WebSocketDelegate, http: @escaping @Sendable (HTTPExchange) -> Void
+        delegate: (any WebSocketDelegate)?, http: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
         majlis_lws_set_logging(0)
         let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http)
