@@ -6,7 +6,7 @@ const strings = {
   en: {
     'console.title': 'Majlis console', 'console.token': 'Admin token (grants admin for every room)', 'console.signIn': 'Sign in',
     'console.development': 'Use the development key', 'console.noDevelopment': 'This server is not in development mode: paste an admin token',
-    'console.signOut': 'Sign out', 'console.rooms': 'Rooms', 'console.roomCount': '{n} rooms', 'console.noRooms': 'No rooms yet',
+    'console.signOut': 'Sign out', 'console.rooms': 'Rooms', 'console.roomCount': '{n} open', 'console.noRooms': 'No rooms yet',
     'console.roomTitle': 'Title', 'console.mode': 'Seats', 'console.open': 'Open', 'console.muteAll': 'Mute everyone',
     'console.unmuteAll': 'Unmute everyone', 'console.muted': 'Muted', 'console.nobody': 'Nobody is here', 'console.remove': 'Remove',
     'console.ban': 'Ban for a day', 'console.systemMessage': 'A message from the system to everyone here', 'console.webhooks': 'Webhooks',
@@ -35,7 +35,7 @@ const strings = {
   zh: {
     'console.title': 'Majlis 控制台', 'console.token': '管理令牌（所有房间的管理权限）', 'console.signIn': '登录',
     'console.development': '使用开发密钥', 'console.noDevelopment': '此服务器不在开发模式：请粘贴管理令牌',
-    'console.signOut': '退出', 'console.rooms': '房间', 'console.roomCount': '{n} 个房间', 'console.noRooms': '还没有房间',
+    'console.signOut': '退出', 'console.rooms': '房间', 'console.roomCount': '共 {n} 个', 'console.noRooms': '还没有房间',
     'console.roomTitle': '标题', 'console.mode': '麦位', 'console.open': '打开', 'console.muteAll': '全员静音',
     'console.unmuteAll': '解除全员静音', 'console.muted': '已静音', 'console.nobody': '房间里没有人', 'console.remove': '移出',
     'console.ban': '封禁一天', 'console.systemMessage': '以系统身份发给房间里所有人的消息', 'console.webhooks': 'Webhook',
@@ -64,7 +64,7 @@ const strings = {
   ar: {
     'console.title': 'لوحة تشغيل مجلس', 'console.token': 'رمز المشرف (صلاحية الإشراف على كل الغرف)', 'console.signIn': 'دخول',
     'console.development': 'استخدم مفتاح التطوير', 'console.noDevelopment': 'هذا الخادم ليس في وضع التطوير: الصق رمز مشرف',
-    'console.signOut': 'خروج', 'console.rooms': 'الغرف', 'console.roomCount': '{n} غرف', 'console.noRooms': 'لا توجد غرف بعد',
+    'console.signOut': 'خروج', 'console.rooms': 'الغرف', 'console.roomCount': 'العدد: {n}', 'console.noRooms': 'لا توجد غرف بعد',
     'console.roomTitle': 'العنوان', 'console.mode': 'المقاعد', 'console.open': 'افتح', 'console.muteAll': 'اكتم الجميع',
     'console.unmuteAll': 'ارفع الكتم عن الجميع', 'console.muted': 'مكتوم', 'console.nobody': 'لا أحد هنا', 'console.remove': 'أخرِج',
     'console.ban': 'احظر ليوم', 'console.systemMessage': 'رسالة من النظام إلى كل من هنا', 'console.webhooks': 'الإشعارات (Webhooks)',
