@@ -45,10 +45,13 @@ final class ServiceLoop: @unchecked Sendable {
     let httpHandler: (@Sendable (HTTPExchange) -> Void)?
     /// HTTP requests being read or waiting for their answer, by connection (service thread only).
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
-    /// Requests whose body is still arriving (service thread only).
-    var arriving: [OpaquePointer: HTTPRequest] = [:]
+    /// Requests whose body is still arriving (service thread only); a nil request is a body
+    /// over the limit being read and thrown away before the 413.
+    var arriving: [OpaquePointer: HTTPRequest?] = [:]
     /// The largest request body read; a larger one is answered 413.
     static let maxRequestBody = 1 << 20
+    /// The largest body read and thrown away to answer 413 cleanly; a larger one is cut off.
+    static let maxDiscardedBody = 16 << 20
     let pre = majlis_lws_pre()
     /// The buffer frames are copied into before lws_write (service thread only).
     private var scratch: [UInt8] = []
@@ -331,32 +334,34 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// A new HTTP request: handled now, or once its body (`contentLength` bytes) has arrived.
     /// A chunked body is refused (411): API clients send a length. Returns -1 to close.
+    ///
+    /// A body over the limit is read and thrown away, and answered 413 once it has all arrived:
+    /// closing while the peer still sends resets the connection before it can read why. A body
+    /// declared larger than `maxDiscardedBody` is refused at once.
     func beginHTTP(_ request: HTTPRequest, wsi: OpaquePointer, contentLength: Int?, chunked: Bool) -> Int32 {
         assertOnServiceThread()
         let exchange = HTTPExchange(request: request, loop: self, wsi: wsi)
-        // Refused before the body is read: the connection closes after the answer.
         if chunked {
             _ = respondNow(exchange, Self.lengthRequired, wsi: wsi)
             return -1
         }
-        if let contentLength, contentLength > Self.maxRequestBody {
+        if let contentLength, contentLength > Self.maxDiscardedBody {
             _ = respondNow(exchange, Self.tooLarge, wsi: wsi)
             return -1
         }
         guard let contentLength, contentLength > 0 else { return dispatchHTTP(request, wsi: wsi) }
-        arriving[wsi] = request
+        arriving[wsi] = contentLength > Self.maxRequestBody ? .some(nil) : request
         return 0
     }
 
-    /// More of the body. Returns -1 to close (a body past the limit).
+    /// More of the body. Returns -1 to close.
     func receiveHTTPBody(wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
-        guard var request = arriving[wsi] else { return 0 }
+        guard let entry = arriving[wsi], var request = entry else { return 0 }  // unknown, or thrown away
         if request.body.count + length > Self.maxRequestBody {
-            arriving[wsi] = nil
-            _ = respondNow(HTTPExchange(request: request, loop: self, wsi: wsi), Self.tooLarge, wsi: wsi)
-            return -1
+            arriving[wsi] = .some(nil)
+            return 0
         }
-        arriving[wsi] = nil  // no copy while appending
+        arriving[wsi] = .some(nil)  // no copy while appending
         if let bytes, length > 0 { request.body.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: length)) }
         arriving[wsi] = request
         return 0
@@ -364,7 +369,12 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// The body is complete.
     func completeHTTPBody(wsi: OpaquePointer) -> Int32 {
-        guard let request = arriving.removeValue(forKey: wsi) else { return 0 }
+        guard let entry = arriving.removeValue(forKey: wsi) else { return 0 }
+        guard let request = entry else {
+            let refused = HTTPRequest(method: "", path: "")
+            _ = respondNow(HTTPExchange(request: refused, loop: self, wsi: wsi), Self.tooLarge, wsi: wsi)
+            return -1
+        }
         return dispatchHTTP(request, wsi: wsi)
     }
 
