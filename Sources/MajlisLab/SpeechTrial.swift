@@ -9,6 +9,8 @@ import MajlisTransport
 public struct SpeechTrial: Sendable {
     /// Everything the listener played, from its start (leading silence included).
     public let heard: [Int16]
+    /// How long after it was spoken the listener played the speech (best alignment), ms.
+    public let mouthToEar: Double?
     public let speaker: LiveMediaEngine.Statistics
     public let listener: LiveMediaEngine.Statistics
     /// Packets the simulator relayed and dropped toward the server and toward clients.
@@ -44,8 +46,11 @@ public struct SpeechTrial: Sendable {
             if heard.count >= start + speech.count + 48_000, LevelMeter.dBov(Array(heard.suffix(48_000))) < -50 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
+        let heard = sink.recorded
         let trial = SpeechTrial(
-            heard: sink.recorded, speaker: call.speakerMedia.statistics, listener: call.listenerMedia.statistics, relayed: server.network?.counted)
+            heard: heard, mouthToEar: SpeechDelay.milliseconds(spoken: speech, heard: Array(heard[min(start, heard.count)...])),
+            speaker: call.speakerMedia.statistics, listener: call.listenerMedia.statistics,
+            relayed: server.network?.counted)
         await call.end()
         return trial
     }
