@@ -152,6 +152,52 @@ import FoundationNetworking
         #expect(room.body["room"]?["title"] == "" && room.body["room"]?["seatCount"] == 2 && room.body["seq"] == 0)
     }
 
+    /// A client that sends a 4 MiB body without waiting (no `Expect: 100-continue`) gets to send
+    /// it all and then reads the 413: the server reads and throws the body away before it
+    /// answers and closes, so the client is not reset mid-send.
+    struct UploadFailed: Error {
+        let reason: String
+    }
+
+    @Test func anOversizedBodyIsReadBeforeThe413() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let port = Int(server.server.port)
+        let token = Self.adminToken(ttl: 600)
+        let answer = try await offPool { () throws -> String in
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw UploadFailed(reason: "cannot connect") }
+            let body = [UInt8](repeating: 0x20, count: 4 << 20)
+            let head = "PATCH /v1/rooms/r1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+            for part in [Array(head.utf8), body] {
+                var offset = 0
+                while offset < part.count {
+                    let sent = part[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    guard sent > 0 else { throw UploadFailed(reason: "the server cut the upload off after \(offset) bytes (errno \(errno))") }
+                    offset += sent
+                }
+            }
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                received += buffer.prefix(count)
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+        #expect(answer.contains("too_large"))
+    }
+
     /// schemathesis (PyPI) generates requests from docs/openapi.yaml, valid and invalid, and
     /// checks every answer against it: no server error, every status and body as documented,
     /// invalid input refused.

@@ -354,7 +354,7 @@ final class ServiceLoop: @unchecked Sendable {
         return 0
     }
 
-    /// More of the body. Returns -1 to close.
+    /// More of the body: kept, or thrown away once past the limit.
     func receiveHTTPBody(wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
         guard let entry = arriving[wsi], var request = entry else { return 0 }  // unknown, or thrown away
         if request.body.count + length > Self.maxRequestBody {
@@ -367,7 +367,8 @@ final class ServiceLoop: @unchecked Sendable {
         return 0
     }
 
-    /// The body is complete.
+    /// The body is complete: the request is handled, or (over the limit) answered 413 and the
+    /// connection closed. Returns -1 to close.
     func completeHTTPBody(wsi: OpaquePointer) -> Int32 {
         guard let entry = arriving.removeValue(forKey: wsi) else { return 0 }
         guard let request = entry else {
