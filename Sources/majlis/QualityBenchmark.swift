@@ -74,7 +74,9 @@ enum QualityBenchmark {
                 if let keep {
                     let name = template.name.filter { $0.isLetter || $0.isNumber }
                     try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: trial.heard), to: "\(keep)/\(name)-run\(run).wav")
-                    say(String(format: "  run %d: PESQ-WB %.3f; listener %@", run, judged[1], "\(trial.listener)"))
+                    say(String(
+                        format: "  run %d: PESQ-WB %.3f, mouth to ear %.0f ms; listener %@; speaker %@", run, judged[1], trial.mouthToEar ?? -1, "\(trial.listener)",
+                        "\(trial.speaker)"))
                 }
                 plainScores.append(judged[0])
                 scores.append(judged[1])

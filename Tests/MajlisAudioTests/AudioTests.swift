@@ -236,6 +236,31 @@ import Testing
         #expect(Self.played(slots).count > 1_400)
     }
 
+    /// Repairs that arrive 700 ms late (a long path's retransmissions) teach the target nothing
+    /// when the listener does not wait for them; measured, they would pull it to the maximum.
+    @Test func unmeasuredRepairsLeaveTheTarget() {
+        for measured in [false, true] {
+            var buffer = JitterBuffer()
+            for index in 0..<500 {
+                let sent = 20 * Double(index)
+                let timestamp = UInt32(index * 960)
+                if index % 10 != 3 {
+                    buffer.insert(sequence: UInt16(index), timestamp: timestamp, payload: [1], at: sent + 30)
+                    _ = buffer.pop(at: sent + 30)
+                }
+                if index % 10 == 3 {
+                    buffer.insert(sequence: UInt16(index), timestamp: timestamp, frames: [[1]], measured: measured, at: sent + 700)
+                }
+            }
+            let target = buffer.targetDelay()
+            if measured {
+                #expect(target > 600, "repairs measured: \(target)")
+            } else {
+                #expect(target == buffer.minimumDelay, "repairs not measured: \(target)")
+            }
+        }
+    }
+
     @Test func catchesUpInPausesWhenTheDelayFalls() {
         // Up to 200 ms late for five seconds, then 20 ms: once the slow frames leave the 30 s
         // window, the buffer drops quiet frames to catch up.
@@ -273,6 +298,55 @@ import Testing
         }
         #expect(Self.played(slots).count >= 145)
         #expect(slots[60...90].allSatisfy { $0 == .conceal || $0 == .waiting })
+    }
+}
+
+@Suite struct MultiFramePacketTests {
+    /// Three 20 ms frames encoded apart, joined into one packet, split again: the same frames.
+    @Test func framesJoinAndSplitBack() throws {
+        let encoder = try OpusEncoder(bitrate: 24_000)
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+        let frames = try (0..<3).map { _ in try encoder.encode(tone.next()) }
+        let joined = try #require(OpusFrames.join(frames))
+        #expect(OpusFrames.count(joined) == 3)
+        #expect(joined.count < frames.map(\.count).reduce(0, +) + 4)
+        #expect(OpusFrames.split(joined) == frames)
+        #expect(OpusFrames.split(frames[0]) == [frames[0]])
+        #expect(OpusFrames.split([]) == nil && OpusFrames.count([]) == nil)
+        // Frames of different modes cannot share a packet: they travel in runs that can.
+        let other = try OpusEncoder(bitrate: 64_000)
+        var loud = ToneGenerator(frequency: 3_000, amplitude: 0.5)
+        let music = try (0..<5).map { _ in try other.encode(loud.next()) }.last!
+        let mixed = [frames[0], frames[1], music, frames[2]]
+        if music[0] & 0xFC != frames[0][0] & 0xFC {
+            let runs = OpusFrames.joinRuns(mixed)
+            #expect(runs.count == 3)
+            #expect(runs.flatMap { OpusFrames.split($0) ?? [] } == mixed)
+        }
+    }
+
+    /// Packets of three frames play one frame per slot, in order; a lost one is three slots,
+    /// the last of them recovered from the next packet's FEC.
+    @Test func aPacketOfThreeFramesPlaysThreeSlots() {
+        var buffer = JitterBuffer()
+        var slots: [JitterBuffer.Slot] = []
+        for tick in 0..<60 {
+            let now = 20 * Double(tick)
+            if tick % 3 == 2, tick / 3 < 15 {
+                let packet = tick / 3
+                if packet != 6 {
+                    let frames = (0..<3).map { [UInt8(packet), UInt8($0)] }
+                    buffer.insert(sequence: UInt16(packet), timestamp: UInt32(packet * 2_880), frames: frames, at: now + 5)
+                }
+            }
+            slots.append(buffer.pop(at: now + 5))
+        }
+        let played = slots.compactMap { slot -> [UInt8]? in if case .packet(let payload) = slot { return payload } else { return nil } }
+        let expected = (0..<15).filter { $0 != 6 }.flatMap { packet in (0..<3).map { [UInt8(packet), UInt8($0)] } }
+        #expect(played == expected)
+        let missing = slots.firstIndex { $0 == .recover(next: [7, 0]) }
+        #expect(missing != nil, "the lost packet's last frame comes from the next one's FEC")
+        if let missing { #expect(slots[missing - 2] == .conceal && slots[missing - 1] == .conceal) }
     }
 }
 

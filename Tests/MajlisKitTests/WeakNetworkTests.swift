@@ -27,6 +27,53 @@ import Testing
             #expect(scores[1] >= 2 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
         }
     }
+
+    /// On a 40 kb/s uplink and downlink with a 300 ms drop-tail queue (a crowded cell) and 2%
+    /// loss, the server tells the speaker what its uplink carries and the speaker fits under it
+    /// with two or three frames a packet, instead of a queue that drops three packets in four.
+    @Test func aThinLinkIsFittedNotFlooded() async throws {
+        try await RealTimeGate.exclusively {
+            let speech = try await offPool { try SpeechSample.make() }
+            let impairment = NetworkSimulator.Settings(loss: 0.02, delay: 20, jitter: 5, seed: 3, rate: 40_000, queue: 300)
+            let trial = try await SpeechTrial.run(speech, impairment: impairment)
+            let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: impairment, seed: 3) }
+            let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain.pcm, trial.heard]) }
+            print(String(
+                format: "PESQ-WB at 40 kb/s (%.0f%% lost end to end): plain Opus %.3f, Majlis %.3f; told %d b/s, %d ms packets", (trial.networkLoss ?? 0) * 100,
+                scores[0], scores[1], trial.speaker.uplinkCapacity ?? 0, trial.speaker.framesPerPacket * 20))
+            #expect(trial.speaker.uplinkCapacity.map { $0 <= 40_000 } == true, "the server measured the uplink")
+            #expect(trial.speaker.framesPerPacket >= 2)
+            #expect((trial.networkLoss ?? 1) < 0.15, "the queue did not overflow for long")
+            #expect(scores[1] >= 1.2 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
+        }
+    }
+
+    /// A seated member whose microphone hears nothing sends at most 1 kB a second, headers,
+    /// bindings and reports counted (Opus DTX), and is heard the moment it speaks again.
+    @Test func aSilentSpeakerSendsUnderOneKilobyteASecond() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let source = ScriptedSource()
+            let sink = DetectorSink()
+            let call = try await LabCall(server: server, source: source, sink: sink)
+            #expect(await eventually { call.speakerMedia.statistics.silentFrames > 50 }, "the encoder went quiet")
+            let before = call.speakerMedia.statistics
+            let start = Date()
+            try await Task.sleep(for: .seconds(5))
+            let after = call.speakerMedia.statistics
+            let seconds = Date().timeIntervalSince(start)
+            let bytes = Double(after.bytesSent - before.bytesSent + 28 * (after.datagramsSent - before.datagramsSent))
+            print(String(format: "a silent seated member sends %.0f bytes a second (%d frames silent)", bytes / seconds, after.silentFrames - before.silentFrames))
+            #expect(bytes / seconds <= 1_000)
+            #expect(after.silentFrames - before.silentFrames >= 100)
+            sink.reset()
+            var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+            source.play((0..<50).flatMap { _ in tone.next() })
+            #expect(await eventually { sink.heardAt != nil }, "heard when it speaks")
+            await call.end()
+        }
+    }
 }
 
 /// Latency and reconnection on bad networks.

@@ -38,6 +38,20 @@ import Testing
         #expect(try RTCPPacket.parseCompound(RTCPPacket.serializeCompound(packets)) == packets)
     }
 
+    @Test func estimatedBitrateRoundTripsAndRoundsDown() throws {
+        // REMB: an 18-bit mantissa and a 6-bit exponent.
+        let packets: [RTCPPacket] = [.estimatedBitrate(ssrc: 1, bitrate: 34_000, ssrcs: [7]), .estimatedBitrate(ssrc: 1, bitrate: 262_143, ssrcs: [7, 8])]
+        let bytes = RTCPPacket.serializeCompound(packets)
+        #expect(Array(bytes[0..<2]) == [0x8F, 206] && Array(bytes[12..<16]) == Array("REMB".utf8))
+        #expect(try RTCPPacket.parseCompound(bytes) == packets)
+        let big = try RTCPPacket.parseCompound(RTCPPacket.serializeCompound([.estimatedBitrate(ssrc: 1, bitrate: 10_000_001, ssrcs: [])]))
+        guard case .estimatedBitrate(_, let bitrate, _) = big.first else { Issue.record("not REMB: \(big)"); return }
+        #expect(bitrate <= 10_000_001 && bitrate > 9_999_900)
+        // Another payload-specific feedback stays as it came.
+        let pli = RTCPPacket.other(type: 206, count: 1, body: [0, 0, 0, 1, 0, 0, 0, 2])
+        #expect(try RTCPPacket.parseCompound(RTCPPacket.serializeCompound([pli])) == [pli])
+    }
+
     @Test func nackPacksIntoBitmasks() throws {
         let bytes = RTCPPacket.serializeCompound([.nack(ssrc: 1, mediaSSRC: 2, lost: [10, 11, 26, 27])])
         // 10..26 fit one item (PID 10, bits for 11 and 26); 27 starts another.

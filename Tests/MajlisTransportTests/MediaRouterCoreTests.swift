@@ -71,8 +71,8 @@ import Testing
     }
 
     /// Binds `member` as a client does: a binding, the challenge, the binding with the nonce.
-    mutating func bind(_ member: Member, receivesRED: Bool = false) -> Bool {
-        var binding = MediaBinding(ssrc: member.ssrc, key: member.key, receivesRED: receivesRED)
+    mutating func bind(_ member: Member, receivesRED: Bool = false, receivesMultiframe: Bool = false) -> Bool {
+        var binding = MediaBinding(ssrc: member.ssrc, key: member.key, receivesRED: receivesRED, receivesMultiframe: receivesMultiframe)
         for _ in 0..<2 {
             let answers = deliver(binding.request(transactionId: MediaBinding.transactionId()), from: member.address)
             guard answers.count == 1, answers[0].to == member.address else { return false }
@@ -97,11 +97,11 @@ import Testing
         #expect(deliver(try speaker.packet(), from: speaker.address).isEmpty, "not a speaker yet")
         #expect(core.counters.droppedNotAllowed == 1)
         core.apply(.setSpeakers(room: "r", seats: ["s": 0]))
-        let copies = deliver(try speaker.packet(payload: [9, 8, 7]), from: speaker.address)
+        let copies = deliver(try speaker.packet(payload: [8, 8, 7]), from: speaker.address)
         try #require(copies.count == 1)
         #expect(copies[0].to == listener.address)
         let heard = try RTPPacket(parsing: try listener.inbound.unprotect(srtp: copies[0].bytes))
-        #expect(heard.ssrc == speaker.ssrc && heard.payload == [9, 8, 7])
+        #expect(heard.ssrc == speaker.ssrc && heard.payload == [8, 8, 7])
         #expect(core.takeLevels()["r"]?.first == SpeakerLevel(user: "s", level: 76, vad: true))
         // A packet claiming the speaker's SSRC from elsewhere, and a speaker who left, are not heard.
         #expect(deliver(try speaker.packet(), from: listener.address).isEmpty)
@@ -140,6 +140,66 @@ import Testing
                 #expect(rtp.payloadType == 111 && rtp.payload == [7, 7])
             }
         }
+    }
+
+    @Test mutating func packetsOfSeveralFramesReachOnlyThoseWhoPlayThem() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let old = try Member("o", ssrc: 200, port: 5001)
+        let new = try Member("n", ssrc: 300, port: 5002)
+        for command in [speaker.join, old.join, new.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
+        #expect(bind(speaker, receivesMultiframe: true) && bind(old) && bind(new, receivesMultiframe: true))
+        // TOC 0x0B: SILK 20 ms, code 3; then three frames.
+        let joined = deliver(try speaker.packet(payload: [0x0B, 0x03, 1, 2, 3]), from: speaker.address)
+        #expect(joined.map(\.to) == [new.address])
+        #expect(core.counters.droppedUnsupported == 1)
+        // Nor is it sent again to a member who asks for it.
+        let asked = try old.outbound.protect(rtcp: RTCPPacket.serializeCompound([.nack(ssrc: old.ssrc, mediaSSRC: speaker.ssrc, lost: [speaker.sequence])]))
+        #expect(deliver(asked, from: old.address).isEmpty)
+        // One frame (TOC 0x08: SILK 20 ms, code 0) goes to both.
+        #expect(deliver(try speaker.packet(payload: [0x08, 1, 2]), from: speaker.address).count == 2)
+        // A speaker that does not join frames itself is forwarded to all as it always was,
+        // whatever its packets' length (a client written before the attribute, say 40 ms ones).
+        core.apply(.setSpeakers(room: "r", seats: ["s": 0, "o": 1]))
+        var older = old
+        #expect(deliver(try older.packet(payload: [0x0B, 0x03, 1, 2, 3]), from: old.address).count == 2)
+        #expect(core.counters.droppedUnsupported == 1)
+    }
+
+    /// A frame the speaker's uplink lost is rebuilt from a later packet's redundant copy and sent
+    /// on as a packet of its own, carrying its own copies of the frames before it; a listener
+    /// that asks for it gets it from the cache.
+    @Test mutating func framesLostOnTheUplinkAreRebuiltFromRedundancy() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let listener = try Member("l", ssrc: 200, port: 5001)
+        for command in [speaker.join, listener.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
+        #expect(bind(speaker) && bind(listener, receivesRED: true))
+        // Packet n carries frame n ([n, n]) and copies of frames n - 4 and n - 2.
+        func red(_ n: Int) -> [UInt8] {
+            let copies = [4, 2].filter { n - $0 >= 1 }.map { REDPayload.Block(payloadType: 111, timestampOffset: UInt16($0 * 960), data: [UInt8(n - $0), UInt8(n - $0)]) }
+            return REDPayload(redundant: copies, primaryPayloadType: 111, primary: [UInt8(n), UInt8(n)]).serialized()
+        }
+        var heard: [RTPPacket] = []
+        for n in 1...9 {
+            let packet = try speaker.packet(payloadType: 63, payload: red(n))
+            guard n != 5 else { continue }  // lost on the uplink
+            for copy in deliver(packet, from: speaker.address) {
+                if copy.to == listener.address { heard.append(try RTPPacket(parsing: try listener.inbound.unprotect(srtp: copy.bytes))) }
+            }
+        }
+        #expect(heard.map(\.sequenceNumber) == [1, 2, 3, 4, 6, 7, 5, 8, 9].map { speaker.sequence &- 9 &+ UInt16($0) })
+        let rebuilt = try #require(heard.first { $0.sequenceNumber == speaker.sequence &- 4 })
+        #expect(rebuilt.timestamp == UInt32(rebuilt.sequenceNumber) &* 960)
+        let parsed = try REDPayload(parsing: rebuilt.payload)
+        #expect(parsed.primary == [5, 5])
+        #expect(parsed.redundant.map(\.data) == [[1, 1], [3, 3]])
+        #expect(parsed.redundant.map(\.timestampOffset) == [4 * 960, 2 * 960])
+        #expect(core.counters.recoveredFromRedundancy == 1)
+        let nack = try SRTPSession(key: listener.key, direction: .outbound).protect(
+            rtcp: RTCPPacket.serializeCompound([.nack(ssrc: listener.ssrc, mediaSSRC: speaker.ssrc, lost: [rebuilt.sequenceNumber])]))
+        let repairs = deliver(nack, from: listener.address)
+        try #require(repairs.count == 1)
+        let fresh = try SRTPSession(key: listener.key, direction: .inbound)  // the listener's own would call it a replay
+        #expect(try RTPPacket(parsing: try fresh.unprotect(srtp: repairs[0].bytes)).payload == rebuilt.payload)
     }
 
     @Test mutating func nackRepairIsAnsweredFromTheCacheWithinTheBudget() throws {

@@ -96,6 +96,108 @@ import Testing
     }
 }
 
+@Suite struct CapacityFitTests {
+    @Test func aThinUplinkGetsLongerPacketsInsteadOfAStarvedVoice() {
+        var policy = ProtectionPolicy(bitrate: 32_000)
+        policy.update(loss: 0.02)
+        #expect(policy.fec && policy.framesPerPacket == 1)
+        let changed = policy.update(capacity: 500_000)
+        #expect(!changed, "a wide path changes nothing")
+        policy.update(capacity: 34_000)
+        // 50 packets a second would spend 23 kb/s on headers: two frames a packet leave 22 kb/s.
+        #expect(policy.framesPerPacket == 2 && policy.bitrate == 22_000 && !policy.fec && policy.redundancy == 0)
+        #expect(ProtectionPolicy.wireRate(bitrate: policy.bitrate, redundancy: 0, frames: 2) <= 34_000)
+        policy.update(capacity: 25_000)
+        #expect(policy.framesPerPacket == 3 && policy.bitrate == 17_000)
+        policy.update(capacity: 200_000)
+        #expect(policy.framesPerPacket == 1 && policy.bitrate == 32_000 && policy.fec, "room again: as before")
+    }
+
+    @Test func redundancyStaysWhileTheVoiceBesideItKeeps16kbs() {
+        var policy = ProtectionPolicy(bitrate: 32_000)
+        policy.update(loss: 0.1)
+        #expect(policy.redundancy == 2)
+        policy.update(capacity: 60_000)
+        #expect(policy.redundancy == 1 && policy.bitrate == 17_000 && policy.framesPerPacket == 1)
+        #expect(ProtectionPolicy.wireRate(bitrate: policy.bitrate, redundancy: 1, frames: 1) <= 60_000)
+        policy.update(capacity: 45_000)
+        #expect(policy.redundancy == 0 && policy.framesPerPacket == 1 && policy.bitrate == 21_000)
+        policy.update(capacity: 40_000)
+        #expect(policy.redundancy == 0 && policy.framesPerPacket == 2 && policy.bitrate == 28_000)
+    }
+}
+
+@Suite struct UplinkEstimatorTests {
+    /// A speaker sending `rate(t)` bits/s in 20 ms packets through `path` for `seconds`,
+    /// obeying each estimate at once; returns the estimates told and the packets dropped.
+    static func run(
+        _ path: inout PathImpairment, seconds: Int, bytes: (Double, Int?) -> Int
+    ) -> (estimates: [(time: Double, value: Int)], dropped: Int) {
+        var estimator = UplinkEstimator()
+        var estimates: [(time: Double, value: Int)] = []
+        var arrivals: [(at: Double, bytes: Int, sequence: UInt16, timestamp: UInt32)] = []
+        var dropped = 0
+        for tick in 0..<(seconds * 50) {
+            let now = Double(tick) * 20
+            // What arrived by now reaches the estimator first (its answer reaches the sender).
+            arrivals.sort { $0.at < $1.at }
+            while let first = arrivals.first, first.at <= now {
+                arrivals.removeFirst()
+                if let told = estimator.packet(bytes: first.bytes, sequence: first.sequence, timestamp: first.timestamp, at: first.at) {
+                    estimates.append((first.at, told))
+                }
+            }
+            let size = bytes(now, estimates.last?.value)
+            if let at = path.release(at: now, bytes: size) {
+                arrivals.append((at, size, UInt16(truncatingIfNeeded: tick), UInt32(truncatingIfNeeded: tick * 960 &+ 4_294_000_000)))
+            } else {
+                dropped += 1
+            }
+        }
+        return (estimates, dropped)
+    }
+
+    @Test func aSenderTooFastForItsPathIsToldWhatThePathCarries() {
+        // 40 kb/s with a 300 ms queue; the speaker starts at 54 kb/s (107-byte packets, 135 with
+        // IP and UDP headers) and then fits what it is told.
+        var path = PathImpairment(loss: 0, meanBurst: 1, delay: 20, jitter: 5, reorder: false, seed: 3, rate: 40_000, queueLimit: 300)
+        let result = Self.run(&path, seconds: 30) { _, told in
+            guard let told else { return 107 }
+            return max(20, told / 8 / 50 - 28)
+        }
+        let first = result.estimates.first
+        #expect(first != nil, "the overflow was seen")
+        #expect(first.map { $0.time < 1_000 } == true, "within a second: \(first.map { $0.time } ?? -1) ms")
+        #expect(result.estimates.allSatisfy { $0.value >= 28_000 && $0.value <= 40_000 }, "\(result.estimates.map(\.value))")
+        #expect(result.dropped == 0, "told before the queue overflowed: \(result.estimates.prefix(4).map { "\(Int($0.time)): \($0.value)" })")
+        #expect(path.queueDelay(at: 30_000) < 60, "no standing queue")
+    }
+
+    @Test func jitterWithoutABottleneckIsNotAQueue() {
+        // 100 kb/s over paths with +-50 ms of random delay (packets reordered, or held behind a
+        // late one) and loss, without a rate limit: no estimate.
+        for reorder in [true, false] {
+            for seed in UInt64(1)...20 {
+                var path = PathImpairment(loss: 0.2, meanBurst: 1, delay: 300, jitter: 50, reorder: reorder, seed: seed)
+                let result = Self.run(&path, seconds: 60) { _, _ in 250 }
+                #expect(result.estimates.isEmpty, "reorder \(reorder), seed \(seed): \(result.estimates.prefix(5).map(\.value))")
+            }
+        }
+    }
+
+    @Test func aPauseIsNotTakenForThePathsLimit() {
+        // Overflowing speech, then five seconds of silence (small packets), then speech: the
+        // estimate stays what speech showed the path carries.
+        var path = PathImpairment(loss: 0, meanBurst: 1, delay: 20, jitter: 5, reorder: false, seed: 5, rate: 40_000, queueLimit: 300)
+        let result = Self.run(&path, seconds: 20) { now, told in
+            if now >= 5_000 && now < 10_000 { return 10 }
+            guard let told else { return 107 }
+            return max(20, told / 8 / 50 - 28)
+        }
+        #expect(result.estimates.allSatisfy { $0.value >= 28_000 }, "\(result.estimates.map(\.value))")
+    }
+}
+
 @Suite struct PacketCacheTests {
     @Test func keepsTheLastPacketsBySequence() {
         var cache = PacketCache()

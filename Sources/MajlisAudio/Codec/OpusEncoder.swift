@@ -41,6 +41,10 @@ public final class OpusEncoder {
     }
     public var fecEnabled: Bool { query(OPUS_GET_INBAND_FEC_REQUEST) != 0 }
 
+    /// Constrained VBR: each frame close to the target bitrate (for a path that cannot take
+    /// the bursts of loud speech), instead of the target only on average.
+    public func setConstrainedVBR(_ enabled: Bool) throws(AudioError) { try set(OPUS_SET_VBR_CONSTRAINT_REQUEST, enabled ? 1 : 0) }
+
     /// Discontinuous transmission: near-empty packets during silence.
     public func setDTX(_ enabled: Bool) throws(AudioError) { try set(OPUS_SET_DTX_REQUEST, enabled ? 1 : 0) }
 

@@ -5,6 +5,8 @@
 /// follows the target in pauses: too far behind, it drops quiet frames; too far ahead, it
 /// stretches them. Speech keeps its timing (only a backlog of over 600 ms is cut short). A
 /// missing frame is recovered from the next packet's FEC when that is here, concealed otherwise.
+/// A packet may carry several 20 ms frames (a sender on a thin link joins them): they play one
+/// per slot, and a missing packet is as many slots of concealment.
 ///
 /// Pure: time comes in as milliseconds on one monotonic clock; one pop per 20 ms frame.
 public struct JitterBuffer: Sendable {
@@ -20,7 +22,9 @@ public struct JitterBuffer: Sendable {
     }
 
     private struct Frame: Sendable {
-        var payload: [UInt8]
+        /// The packet's 20 ms frames, each a packet of its own, and how many have played.
+        var payloads: [[UInt8]]
+        var played = 0
         /// Media time in milliseconds (the RTP timestamp, unwrapped).
         var mediaTime: Double
         var quiet: Bool
@@ -53,6 +57,10 @@ public struct JitterBuffer: Sendable {
     /// frame that came too late.
     private var playedRing = [Int32](repeating: -1, count: 256)
     private var drySlots = 0
+    /// Frames in the last packet that arrived: how many slots a missing packet stands for.
+    private var framesPerPacket = 1
+    /// Slots of a missing packet still to fill after its first.
+    private var gapSlots = 0
     /// Slots played so far, up to the end of the startup phase.
     private var startupSlots = 0
     /// For its first three seconds a stream's playout may stretch speech too: the target is
@@ -74,6 +82,10 @@ public struct JitterBuffer: Sendable {
 
     /// How many frames wait.
     public var depth: Int { frames.count }
+
+    /// Whether playout has started and the speaker is pausing (the last frame played was quiet,
+    /// or frames stopped coming): what to fill the silence with is the listener's choice.
+    public var inPause: Bool { next != nil && lastPlayedQuiet && frames.isEmpty }
 
     /// The next sequence number playout needs (older ones are no use any more).
     public var nextSequence: UInt16? { next }
@@ -113,7 +125,15 @@ public struct JitterBuffer: Sendable {
     /// that came too late to play.
     @discardableResult
     public mutating func insert(sequence: UInt16, timestamp: UInt32, payload: [UInt8], quiet: Bool = false, at now: Double) -> Bool {
-        if frames[sequence] != nil { return false }
+        insert(sequence: sequence, timestamp: timestamp, frames: [payload], quiet: quiet, at: now)
+    }
+
+    /// Adds a packet of one or more 20 ms frames (`frames`, each a packet of its own).
+    /// `measured: false` keeps its lateness out of the target (a retransmission the listener
+    /// does not wait for: the path is too long for repairs to come in time).
+    @discardableResult
+    public mutating func insert(sequence: UInt16, timestamp: UInt32, frames payloads: [[UInt8]], quiet: Bool = false, measured: Bool = true, at now: Double) -> Bool {
+        if frames[sequence] != nil || payloads.isEmpty { return false }
         let time = mediaTime(timestamp)
         let step = Int64(Int32(bitPattern: timestamp &- lastTimestamp))
         if step > 0 {
@@ -122,13 +142,18 @@ public struct JitterBuffer: Sendable {
         }
         if next.map({ Int16(bitPattern: sequence &- $0) < 0 }) == true {
             if playedRing[Int(sequence) % 256] != Int32(sequence) {
-                record(transit: now - time)  // too late, but it tells how late frames come
+                if measured { record(transit: now - time) }  // too late, but it tells how late frames come
                 lateFrames += 1
             }
             return false
         }
-        record(transit: now - time)
-        frames[sequence] = Frame(payload: payload, mediaTime: time, quiet: quiet)
+        // One sample per frame (each with its own media time), so the window spans the same
+        // time whatever the packets carry.
+        if measured {
+            for index in payloads.indices { record(transit: now - time - Double(index) * frameMilliseconds) }
+        }
+        frames[sequence] = Frame(payloads: payloads, mediaTime: time, quiet: quiet)
+        framesPerPacket = payloads.count
         if newest.map({ Int16(bitPattern: sequence &- $0) > 0 }) ?? true { newest = sequence }
         if frames.count > 250, let next {
             for key in frames.keys where Int16(bitPattern: key &- next) < 0 || Int16(bitPattern: key &- next) > 250 { frames[key] = nil }
@@ -164,6 +189,13 @@ public struct JitterBuffer: Sendable {
         let target = targetDelay()
         guard var current = next ?? start(at: now, target: target) else { return .waiting }
         if startupSlots < 150 { startupSlots += 1 }
+        if gapSlots > 0 {
+            // The rest of a missing packet of several frames; its last frame comes from the
+            // next packet's FEC when that is here.
+            gapSlots -= 1
+            if gapSlots == 0, let following = frames[current], following.played == 0 { return .recover(next: following.payloads[0]) }
+            return .conceal
+        }
         // Far behind the target: drop frames while the next is here and this one is quiet (or
         // playout is over 600 ms behind).
         while let frame = frames[current], frames[current &+ 1] != nil {
@@ -174,20 +206,29 @@ public struct JitterBuffer: Sendable {
             current = current &+ 1
             next = current
         }
-        if let frame = frames[current] {
-            drySlots = 0
+        // After a pause in which nothing came (a speaker sending nothing in silence), a talk
+        // spurt starts at the full target delay, as the stream's first did.
+        let slack = drySlots > 3 ? 0 : 2 * frameMilliseconds
+        if var frame = frames[current] {
             let late = lateness(frame.mediaTime, at: now)
             // Well ahead of the target during a pause: stretch it. (Past the startup phase speech
             // is never stretched or squeezed: moving its timing mid-word is worse than the rare
             // late frame.)
-            if late < target - 2 * frameMilliseconds, mayStretch {
+            if frame.played == 0, late < target - slack, mayStretch {
                 return .conceal
+            }
+            drySlots = 0
+            let payload = frame.payloads[frame.played]
+            frame.played += 1
+            lastPlayedQuiet = frame.quiet
+            if frame.played < frame.payloads.count {
+                frames[current] = frame
+                return .packet(payload)
             }
             frames[current] = nil
             playedRing[Int(current) % 256] = Int32(current)
             next = current &+ 1
-            lastPlayedQuiet = frame.quiet
-            return .packet(frame.payload)
+            return .packet(payload)
         }
         guard let (sequence, frame) = following(current) else {
             // Frames far ahead only (the stream jumped, say after a network cut): continue
@@ -203,14 +244,18 @@ public struct JitterBuffer: Sendable {
             if drySlots > 3 { lastPlayedQuiet = true }  // a pause: resume at the target delay
             return drySlots <= 3 ? .conceal : .waiting
         }
-        drySlots = 0
-        let expected = frame.mediaTime - Double(Int(sequence &- current)) * frameMilliseconds
-        if lateness(expected, at: now) < target - frameMilliseconds, mayStretch {
+        let expected = frame.mediaTime - Double(Int(sequence &- current) * framesPerPacket) * frameMilliseconds
+        if lateness(expected, at: now) < target - min(slack, frameMilliseconds), mayStretch {
             return .conceal  // its repair may still come: wait for it (in a pause, so stretch it)
         }
+        drySlots = 0
         next = current &+ 1
         lastPlayedQuiet = false
-        if sequence == current &+ 1 { return .recover(next: frame.payload) }
+        if framesPerPacket > 1 {
+            gapSlots = framesPerPacket - 1
+            return .conceal
+        }
+        if sequence == current &+ 1 { return .recover(next: frame.payloads[0]) }
         return .conceal
     }
 

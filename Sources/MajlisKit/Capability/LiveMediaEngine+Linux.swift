@@ -9,7 +9,8 @@ import MajlisTransport
 /// plays what it hears (an adaptive jitter buffer and Opus decoder per speaker, mixed) into a sink.
 ///
 /// On a lossy network it protects what it sends as the server's receiver reports say it must
-/// (`ProtectionPolicy`: Opus FEC, RED, bitrate), answers NACKs from a cache of what it sent, and
+/// (`ProtectionPolicy`: Opus FEC, RED, bitrate, and frames per packet under what the server says
+/// its uplink carries), answers NACKs from a cache of what it sent, and
 /// asks the server for what it missed. It rebinds (a new socket, a new binding) when the network
 /// changes (`networkChanged()`) or when bindings go unanswered for three seconds.
 ///
@@ -50,6 +51,15 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         public var fec = false
         public var redundancy = 0
         public var bitrate = 0
+        /// 20 ms frames in each packet sent, and what the server last said the uplink carries
+        /// (bits per second with headers; nil: no limit).
+        public var framesPerPacket = 1
+        public var uplinkCapacity: Int?
+        /// Frames not sent because they were silence (Opus DTX), and every datagram sent
+        /// (media, retransmissions, reports, bindings) with its bytes (without IP and UDP headers).
+        public var silentFrames = 0
+        public var datagramsSent = 0
+        public var bytesSent = 0
     }
 
     private struct State {
@@ -66,6 +76,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var mutedRemotes: Set<UInt32> = []
         var policy: ProtectionPolicy
         var sentCache = PacketCache()
+        /// When each packet was last sent again, and what the uplink leaves for that (bytes).
+        var resentAt: [UInt16: Double] = [:]
+        var repairBudget: TokenBucket?
         /// The binding handshake (nil until configured), and the bindings still unanswered.
         var binding: MediaBinding?
         var bindings: [[UInt8]: Double] = [:]
@@ -86,7 +99,13 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private var current: State
     private var mixer = Mixer()
     /// The last frames sent, by sequence number, for redundant copies.
-    private var history: [UInt16: (timestamp: UInt32, payload: [UInt8])] = [:]
+    private var history: [UInt16: (timestamp: UInt32, payload: [UInt8], voiced: Bool)] = [:]
+    /// Frames in a row without voice (or that DTX made near-empty), and how many of them are
+    /// still sent.
+    private var silentRun = 0
+    private static let silenceHangover = 100
+    /// Frames encoded but not yet sent (frames travel several to a packet on a thin link).
+    private var pending: [(timestamp: UInt32, payload: [UInt8], level: UInt8)] = []
     private var applied: ProtectionPolicy
     private let logger: KitLogger
 
@@ -98,6 +117,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         do {
             current = State(socket: try Self.makeSocket(), policy: ProtectionPolicy(bitrate: bitrate))
             encoder = try OpusEncoder(bitrate: bitrate)
+            try encoder.setDTX(true)
         } catch {
             throw MajlisError.misuse("cannot start media: \(error)")
         }
@@ -165,7 +185,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             payloadType: settings.payloadType, levelExtension: settings.audioLevelExtension, redPayloadType: settings.redPayloadType)
         let start = withState { state -> Bool in
             state.config = config
-            state.binding = MediaBinding(ssrc: settings.ssrc, key: settings.key, receivesRED: settings.redPayloadType != nil)
+            state.binding = MediaBinding(ssrc: settings.ssrc, key: settings.key, receivesRED: settings.redPayloadType != nil, receivesMultiframe: true)
             state.bound = false
             state.speakers = [:]
             state.lastAnswer = MonotonicClock.milliseconds()
@@ -222,7 +242,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     // MARK: Threads
 
     private func send(_ bytes: [UInt8]) {
-        let (socket, server) = withState { ($0.socket, $0.config?.server) }
+        let (socket, server) = withState { state in
+            state.statistics.datagramsSent += 1
+            state.statistics.bytesSent += bytes.count
+            return (state.socket, state.config?.server)
+        }
         if let server { socket.send(bytes, to: server) }
     }
 
@@ -289,9 +313,27 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                     for block in blocks where block.ssrc == config.ssrc {
                         state.policy.update(loss: Double(block.fractionLost) / 256, roundTrip: state.statistics.roundTrip)
                     }
+                case .estimatedBitrate(_, let bitrate, let ssrcs) where ssrcs.contains(config.ssrc):
+                    let capacity = Int(min(bitrate, 100_000_000))
+                    state.policy.update(capacity: capacity)
+                    state.statistics.uplinkCapacity = capacity
                 case .nack(_, let media, let lost) where media == config.ssrc:
+                    // Not again within a round trip (the first copy may still be on its way),
+                    // and, when the uplink is squeezed, only within what it has to spare.
+                    let again = max(100, state.statistics.roundTrip ?? 100)
                     for sequence in lost {
-                        if let bytes = state.sentCache.packet(sequence) { resend.append(bytes) }
+                        guard let bytes = state.sentCache.packet(sequence), now - (state.resentAt[sequence] ?? -.infinity) >= again else { continue }
+                        if let capacity = state.policy.capacity, state.policy.squeezed {
+                            let spare = max(capacity / 10, capacity - ProtectionPolicy.wireRate(bitrate: state.policy.bitrate, redundancy: 0, frames: state.policy.framesPerPacket))
+                            let perSecond = max(1, spare / ((bytes.count + 28) * 8))
+                            var bucket = state.repairBudget ?? TokenBucket(capacity: perSecond, now: Int64(now))
+                            let allowed = bucket.take(capacity: perSecond, perSecond: Double(perSecond), now: Int64(now))
+                            state.repairBudget = bucket
+                            guard allowed else { continue }
+                        }
+                        if state.resentAt.count > 256 { state.resentAt = state.resentAt.filter { now - $0.value < 5_000 } }
+                        state.resentAt[sequence] = now
+                        resend.append(bytes)
                     }
                 default:
                     break
@@ -319,6 +361,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 speaker = made
                 state.speakers[rtp.ssrc] = made
             }
+            speaker.pathRoundTrip = state.statistics.roundTrip
             speaker.receive(rtp, opusPayloadType: config.payloadType, redPayloadType: config.redPayloadType, levelExtension: config.levelExtension, now: now)
         }
     }
@@ -394,39 +437,79 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     private func sendFrame() {
         // The microphone is read only while publishing (a file source starts with the seat).
-        let (config, sending, sequence, timestamp, volume, policy) = withState { state -> (Config?, Bool, UInt16, UInt32, Int, ProtectionPolicy) in
+        let (config, sending, timestamp, volume, policy) = withState { state -> (Config?, Bool, UInt32, Int, ProtectionPolicy) in
             state.timestamp &+= UInt32(AudioFormat.frameSamples)
-            let sending = state.publishing
-            if sending { state.sequence &+= 1 }
-            return (state.config, sending, state.sequence, state.timestamp, state.captureVolume, state.policy)
+            return (state.config, state.publishing, state.timestamp, state.captureVolume, state.policy)
         }
         guard sending, let config else {
             history = [:]
+            pending = []
             return
         }
         let frame = Gain.apply(volume, to: source.nextFrame())
         applyProtection(policy)
         guard let payload = try? encoder.encode(frame) else { return }
-        let level = LevelMeter.audioLevel(frame)
-        var body = payload
+        // Opus DTX: in silence the encoder says so in a packet of a byte or two, which is not
+        // sent (the listener makes comfort noise); it still sends a real frame now and then.
+        // Two seconds of silence pass first, sent as they are: the pauses between words and
+        // sentences (a listener's playout starts again after each, which on a lossy path cost
+        // 0.4 PESQ when half a second passed first), the last words' redundant copies, and what
+        // shows a listener whether the last words' packets were lost.
+        let loudness = LevelMeter.audioLevel(frame)
+        silentRun = payload.count <= 2 || loudness >= 60 ? silentRun + 1 : 0
+        let silent = payload.count <= 2 && silentRun > Self.silenceHangover
+        if silent {
+            withState { $0.statistics.silentFrames += 1 }
+        } else {
+            pending.append((timestamp, payload, loudness))
+        }
+        guard pending.count >= policy.framesPerPacket || (silent && !pending.isEmpty) else { return }
+        let frames = pending
+        pending = []
+        if frames.count > 1 {
+            history = [:]  // redundant copies are of one-frame packets only
+            var index = 0
+            for joined in OpusFrames.joinRuns(frames.map(\.payload)) {
+                let count = OpusFrames.count(joined) ?? 1
+                let run = frames[index..<min(frames.count, index + count)]
+                index += count
+                send(payload: joined, timestamp: run.first?.timestamp ?? timestamp, level: run.map(\.level).min() ?? 127, payloadType: config.payloadType, config: config)
+            }
+            return
+        }
+        let (frameTimestamp, primary, level) = frames[0]
+        let sequence = withState { $0.sequence &+ 1 }
+        var body = primary
         var payloadType = config.payloadType
         if let red = config.redPayloadType, policy.redundancy > 0 {
             let blocks = policy.distances.reversed().compactMap { distance -> REDPayload.Block? in
-                guard let earlier = history[sequence &- UInt16(distance)] else { return nil }
-                let offset = timestamp &- earlier.timestamp
-                guard offset > 0, offset <= UInt32(REDPayload.maxTimestampOffset) else { return nil }
-                return REDPayload.Block(payloadType: config.payloadType, timestampOffset: UInt16(offset), data: earlier.payload)
+                // Copies of voice only (a lost pause is concealed well enough, and its copies
+                // would cost a thin link as much as the voice), and only of packets that were
+                // `distance` frames earlier (no silence between), as the listener counts.
+                guard let earlier = history[sequence &- UInt16(distance)], earlier.voiced,
+                    frameTimestamp &- earlier.timestamp == UInt32(distance * AudioFormat.frameSamples)
+                else { return nil }
+                return REDPayload.Block(payloadType: config.payloadType, timestampOffset: UInt16(distance * AudioFormat.frameSamples), data: earlier.payload)
             }
             if !blocks.isEmpty {
-                body = REDPayload(redundant: blocks, primaryPayloadType: config.payloadType, primary: payload).serialized()
+                body = REDPayload(redundant: blocks, primaryPayloadType: config.payloadType, primary: primary).serialized()
                 payloadType = red
             }
         }
-        history[sequence] = (timestamp, payload)
+        history[sequence] = (frameTimestamp, primary, level < 60)
         history[sequence &- 8] = nil
+        send(payload: body, timestamp: frameTimestamp, level: level, payloadType: payloadType, config: config)
+    }
+
+    /// Sends one RTP packet with the next sequence number.
+    private func send(payload: [UInt8], timestamp: UInt32, level: UInt8, payloadType: UInt8, config: Config) {
+        let sequence = withState { state -> UInt16 in
+            state.sequence &+= 1
+            return state.sequence
+        }
         let packet = RTPPacket(
             payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: config.ssrc,
-            extensions: [RTPPacket.audioLevelExtension(id: config.levelExtension, voice: level < 60, level: level)], payload: body)
+            extensions: [RTPPacket.audioLevelExtension(id: config.levelExtension, voice: level < 60, level: level)], payload: payload)
         guard let secured = try? config.outbound.protect(rtp: packet.serialized()) else { return }
         withState { state in
             state.sentCache.store(sequence, secured)
@@ -438,18 +521,21 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     /// Brings the encoder in line with the policy (clock thread).
     private func applyProtection(_ policy: ProtectionPolicy) {
         guard policy.fec != applied.fec || policy.fecLossPercent != applied.fecLossPercent || policy.bitrate != applied.bitrate
-            || policy.redundancy != applied.redundancy
+            || policy.redundancy != applied.redundancy || policy.framesPerPacket != applied.framesPerPacket || policy.squeezed != applied.squeezed
         else { return }
         try? encoder.setFEC(policy.fec, expectedLossPercent: policy.fecLossPercent)
+        try? encoder.setConstrainedVBR(policy.squeezed)
         try? encoder.setBitrate(policy.bitrate)
-        if policy.redundancy != applied.redundancy || policy.fec != applied.fec {
-            logger.info("protection: FEC \(policy.fec ? "on" : "off"), \(policy.redundancy) redundant frames, \(policy.bitrate / 1000) kb/s")
+        if policy.redundancy != applied.redundancy || policy.fec != applied.fec || policy.framesPerPacket != applied.framesPerPacket {
+            logger.info(
+                "protection: FEC \(policy.fec ? "on" : "off"), \(policy.redundancy) redundant frames, \(policy.bitrate / 1000) kb/s, \(policy.framesPerPacket * AudioFormat.frameMilliseconds) ms packets")
         }
         applied = policy
         withState { state in
             state.statistics.fec = policy.fec
             state.statistics.redundancy = policy.redundancy
             state.statistics.bitrate = policy.bitrate
+            state.statistics.framesPerPacket = policy.framesPerPacket
         }
     }
 

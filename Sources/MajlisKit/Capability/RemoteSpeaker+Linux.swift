@@ -5,7 +5,8 @@ import MajlisTransport
 
 /// What a listener keeps for one speaker it hears: the adaptive jitter buffer, the Opus decoder,
 /// which packets to ask for again (NACK) and what arrived in this report interval. Frames come
-/// as plain Opus packets or as RED (RFC 2198) packets whose earlier frames fill losses at once.
+/// as plain Opus packets or as RED (RFC 2198) packets whose earlier frames fill losses at once;
+/// a packet of several 20 ms frames (a sender on a thin link) is split into them.
 ///
 /// Not thread-safe: the engine uses it under its lock (receive) or on its clock thread (play).
 final class RemoteSpeaker {
@@ -47,16 +48,24 @@ final class RemoteSpeaker {
         } else {
             reception.count(rtp.sequenceNumber, timestamp: rtp.timestamp, arrival: now)
         }
+        // A packet 400 ms of media behind the newest was repaired (the server's retransmission
+        // from the speaker reaches a listener unasked); on a path too long to wait for repairs,
+        // neither it nor the listener's own retransmissions teach playout how late to play.
+        let behind = newestTimestamp.map { Int(Int32(bitPattern: $0 &- rtp.timestamp)) } ?? -1
+        if behind < 0 { newestTimestamp = rtp.timestamp }
+        let measured = waitsForRepairs || !(retransmission || behind >= 20 * AudioFormat.frameSamples)
         if rtp.payloadType == opusPayloadType {
-            buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, payload: rtp.payload, quiet: quiet, at: now)
+            buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: Self.frames(rtp.payload), quiet: quiet, measured: measured, at: now)
         } else if let redPayloadType, rtp.payloadType == redPayloadType, let red = try? REDPayload(parsing: rtp.payload) {
             var reach = 0
+            let primary = Self.frames(red.primary)
+            let packetSamples = AudioFormat.frameSamples * primary.count
             for block in red.redundant where block.payloadType == opusPayloadType {
-                let back = UInt16((Int(block.timestampOffset) + AudioFormat.frameSamples / 2) / AudioFormat.frameSamples)
+                let back = UInt16((Int(block.timestampOffset) + packetSamples / 2) / packetSamples)
                 guard back > 0 else { continue }
                 reach = max(reach, Int(back))
                 let sequence = rtp.sequenceNumber &- back
-                if buffer.insert(sequence: sequence, timestamp: rtp.timestamp &- UInt32(block.timestampOffset), payload: block.data, at: now) {
+                if buffer.insert(sequence: sequence, timestamp: rtp.timestamp &- UInt32(block.timestampOffset), frames: Self.frames(block.data), measured: measured, at: now) {
                     recoveredByRedundancy += 1
                 }
                 nack.recovered(sequence)
@@ -65,27 +74,46 @@ final class RemoteSpeaker {
             nack.redundancyReach = reach
             nack.holdOff = Double(reach * AudioFormat.frameMilliseconds) + 10
             if red.primaryPayloadType == opusPayloadType {
-                buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, payload: red.primary, quiet: quiet, at: now)
+                buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: primary, quiet: quiet, measured: measured, at: now)
             }
         }
     }
 
+    /// The 20 ms frames of an Opus payload (what cannot be split is kept whole for the decoder
+    /// to judge).
+    static func frames(_ payload: [UInt8]) -> [[UInt8]] {
+        OpusFrames.split(payload) ?? [payload]
+    }
+
+    /// The listener's round trip to the server as the engine measures it (bindings): a repair
+    /// takes at least that, even before any has come back.
+    var pathRoundTrip: Double?
+    /// The newest RTP timestamp received.
+    private var newestTimestamp: UInt32?
     /// When this stream last needed a retransmission.
     private var lastAsked: Double?
+    /// How long a retransmission takes (a gap noticed, a round trip, some jitter), and whether
+    /// it is short enough to wait for (450 ms at most).
+    private var repair: Double { max(nack.roundTrip, pathRoundTrip ?? 0) * 1.25 + 100 }
+    private var waitsForRepairs: Bool { repair <= 450 }
 
     /// The next 20 ms of this speaker, or nil when there is nothing to play.
     func play(at now: Double) -> [Int16]? {
         // While losses need retransmissions, playout waits about as long as one takes (a gap
         // noticed, a round trip, some jitter) from the first one on, rather than lurching later
         // each time the target learns of a slower repair; the rare second try is not waited for.
-        let repairing = lastAsked.map { now - $0 < 15_000 } ?? false
-        let repair = min(600, nack.roundTrip * 1.25 + 100)
+        // On a long path (a repair taking over 450 ms) waiting would make the conversation lag
+        // by that much: there playout waits only for the network's jitter and redundant copies.
+        let repairing = waitsForRepairs && lastAsked.map { now - $0 < 15_000 } ?? false
         buffer.minimumDelay = repairing ? repair : 40
         buffer.maximumDelay = repairing ? repair + 150 : 1_000
         switch buffer.pop(at: now) {
         case .waiting:
             slots.silent += 1
-            return nil
+            // A speaker pausing with DTX sends a frame now and then: the decoder fills the gaps
+            // with comfort noise (its concealment) rather than dead air.
+            guard buffer.inPause, now - lastHeard < 1_000 else { return nil }
+            return try? decoder.conceal()
         case .packet(let payload):
             slots.played += 1
             return try? decoder.decode(payload)

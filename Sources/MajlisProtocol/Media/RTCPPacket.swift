@@ -1,10 +1,14 @@
-/// The RTCP packets Majlis uses (RFC 3550, RFC 4585), read from and written to compound packets.
+/// The RTCP packets Majlis uses (RFC 3550, RFC 4585, and REMB from
+/// draft-alvestrand-rmcat-remb), read from and written to compound packets.
 public enum RTCPPacket: Sendable, Equatable {
     case senderReport(ssrc: UInt32, ntpTime: UInt64, rtpTime: UInt32, packetCount: UInt32, octetCount: UInt32, reports: [RTCPReportBlock])
     case receiverReport(ssrc: UInt32, reports: [RTCPReportBlock])
     /// Generic NACK: the sender `ssrc` asks `mediaSSRC` for these sequence numbers again.
     case nack(ssrc: UInt32, mediaSSRC: UInt32, lost: [UInt16])
     case bye(ssrcs: [UInt32])
+    /// Receiver estimated maximum bitrate (REMB): the sender `ssrc` says the streams `ssrcs`
+    /// should send at most `bitrate` bits per second in all, IP and UDP headers counted.
+    case estimatedBitrate(ssrc: UInt32, bitrate: UInt64, ssrcs: [UInt32])
     /// Any other packet type, kept as it came.
     case other(type: UInt8, count: UInt8, body: [UInt8])
 
@@ -54,6 +58,15 @@ public enum RTCPPacket: Sendable, Equatable {
                     for bit in 0..<16 where mask & (1 << bit) != 0 { lost.append(pid &+ UInt16(bit + 1)) }
                 }
                 packets.append(.nack(ssrc: ssrc, mediaSSRC: media, lost: lost))
+            case 206 where count == 15 && bodyBytes.count >= 16 && Array(bodyBytes[8..<12]) == Self.rembIdentifier:
+                let ssrc = try body.u32()
+                _ = try body.take(8)  // media SSRC (unused), "REMB"
+                let listed = Int(try body.u8())
+                let exponentAndMantissa = UInt32(try body.u8()) << 16 | UInt32(try body.u16())
+                let bitrate = UInt64(exponentAndMantissa & 0x3FFFF) << UInt64(exponentAndMantissa >> 18)
+                var ssrcs: [UInt32] = []
+                for _ in 0..<listed { ssrcs.append(try body.u32()) }
+                packets.append(.estimatedBitrate(ssrc: ssrc, bitrate: bitrate, ssrcs: ssrcs))
             default:
                 packets.append(.other(type: type, count: count, body: bodyBytes))
             }
@@ -101,6 +114,24 @@ public enum RTCPPacket: Sendable, Equatable {
             type = 203
             count = UInt8(min(31, ssrcs.count))
             for ssrc in ssrcs.prefix(31) { body.put32(ssrc) }
+        case .estimatedBitrate(let ssrc, let bitrate, let ssrcs):
+            type = 206
+            count = 15
+            body.put32(ssrc)
+            body.put32(0)
+            body += Self.rembIdentifier
+            body.append(UInt8(min(255, ssrcs.count)))
+            // 18 bits of mantissa, 6 of exponent (rounded down to what fits).
+            var mantissa = bitrate
+            var exponent: UInt64 = 0
+            while mantissa > 0x3FFFF && exponent < 63 {
+                mantissa >>= 1
+                exponent += 1
+            }
+            let packed = UInt32(exponent) << 18 | UInt32(min(mantissa, 0x3FFFF))
+            body.append(UInt8(packed >> 16))
+            body.put16(UInt16(packed & 0xFFFF))
+            for listed in ssrcs.prefix(255) { body.put32(listed) }
         case .other(let otherType, let otherCount, let otherBody):
             type = otherType
             count = otherCount & 0x1F
@@ -112,6 +143,8 @@ public enum RTCPPacket: Sendable, Equatable {
         out.put16(UInt16(body.count / 4))
         out += body
     }
+
+    static let rembIdentifier: [UInt8] = Array("REMB".utf8)
 
     /// Packs sequence numbers into (PID, bitmask) pairs.
     static func nackItems(_ lost: [UInt16]) -> [(UInt16, UInt16)] {

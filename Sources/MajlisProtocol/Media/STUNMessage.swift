@@ -26,6 +26,8 @@ public struct STUNMessage: Sendable, Equatable {
         case iceControlling = 0x802A
         /// Majlis (comprehension-optional range): the client decodes RED (RFC 2198) packets.
         case receivesRED = 0xC0DE
+        /// Majlis: the client plays Opus packets of more than one 20 ms frame.
+        case receivesMultiframe = 0xC0DF
     }
 
     /// One attribute, raw.

@@ -41,10 +41,14 @@ extension SignalingServer {
             "majlis_media_packets_dropped_total", "Media packets dropped, by reason.",
             [
                 ([("reason", "not_allowed")], Double(media.droppedNotAllowed)), ([("reason", "unbound")], Double(media.droppedUnbound)),
-                ([("reason", "bad_packet")], Double(media.droppedBadPacket)),
+                ([("reason", "bad_packet")], Double(media.droppedBadPacket)), ([("reason", "unsupported")], Double(media.droppedUnsupported)),
             ])
         page.counter("majlis_media_packets_retransmitted_total", "Packets sent again on a listener's NACK.", [([], Double(media.retransmitted))])
         page.counter("majlis_media_nacks_sent_total", "NACKs sent to speakers.", [([], Double(media.nacksSent))])
+        page.counter(
+            "majlis_media_recovered_from_redundancy_total", "Frames a speaker's uplink lost, rebuilt from redundant copies and sent on.",
+            [([], Double(media.recoveredFromRedundancy))])
+        page.counter("majlis_media_estimates_sent_total", "Uplink estimates (REMB) sent to speakers.", [([], Double(media.estimatesSent))])
         page.counter("majlis_media_repairs_refused_total", "Retransmissions refused because the listener's budget was spent.", [([], Double(media.repairsRefused))])
         page.counter("majlis_media_dtls_failures_total", "Browsers whose DTLS handshake failed.", [([], Double(media.dtlsFailures))])
         page.histogram("majlis_media_forwarding_seconds", "From a media packet's arrival to its send, per copy.", latency: context.media.forwardingHistogram)

@@ -17,21 +17,24 @@ public struct MediaBinding: Sendable {
 
     public let ssrc: UInt32
     public let key: [UInt8]
-    /// Say that this client decodes RED.
+    /// Say that this client decodes RED, and that it plays packets of several frames.
     public var receivesRED: Bool
+    public var receivesMultiframe: Bool
     /// The server's latest nonce for this address, sent with every request.
     public private(set) var nonce: [UInt8]?
 
-    public init(ssrc: UInt32, key: [UInt8], receivesRED: Bool) {
+    public init(ssrc: UInt32, key: [UInt8], receivesRED: Bool, receivesMultiframe: Bool = false) {
         self.ssrc = ssrc
         self.key = key
         self.receivesRED = receivesRED
+        self.receivesMultiframe = receivesMultiframe
     }
 
     /// A signed binding request with `transactionId` (12 bytes).
     public func request(transactionId: [UInt8]) -> [UInt8] {
         var attributes = [STUNMessage.Attribute(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))]
         if receivesRED { attributes.append(.init(type: STUNMessage.AttributeType.receivesRED.rawValue, value: [])) }
+        if receivesMultiframe { attributes.append(.init(type: STUNMessage.AttributeType.receivesMultiframe.rawValue, value: [])) }
         if let nonce { attributes.append(.init(type: STUNMessage.AttributeType.nonce.rawValue, value: nonce)) }
         return STUNIntegrity.sign(STUNMessage(type: .bindingRequest, transactionId: transactionId, attributes: attributes), key: key)
     }

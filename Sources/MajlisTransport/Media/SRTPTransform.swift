@@ -35,7 +35,7 @@ public final class SRTPTransform {
     private var streams: [UInt32: Stream] = [:]
     private var iv = [UInt8](repeating: 0, count: 16)
     private var digest = [UInt8](repeating: 0, count: 20)
-    private static let tagLength = 10
+    static let tagLength = 10
     private static let windowSize: UInt64 = 512
 
     public init(key: [UInt8], direction: SRTPSession.Direction) throws(MediaError) {

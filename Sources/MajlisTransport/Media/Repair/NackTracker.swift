@@ -57,6 +57,9 @@ public struct NackTracker: Sendable {
         return true
     }
 
+    /// Whether `sequence` is missing (noticed and not yet given up).
+    public func isMissing(_ sequence: UInt16) -> Bool { missing[sequence] != nil }
+
     /// `sequence` was obtained another way (redundancy): stop asking for it.
     public mutating func recovered(_ sequence: UInt16) {
         missing[sequence] = nil

@@ -3,6 +3,12 @@
 /// earlier frame from 3%; two earlier frames from 8%. Loss rises fast and falls slowly: a good
 /// second after a bad one is not yet a good network. The bitrate backs off when the round trip
 /// shows queues building (congestion) and when loss is very high.
+///
+/// When the server says how much the uplink carries (`update(capacity:)`), all of it (headers,
+/// redundant copies, bitrate) is fitted under that: redundancy is kept while the bitrate beside
+/// it stays at 16 kb/s or more; without it, 20 ms frames travel two or three to a packet when
+/// that is what leaves 20 kb/s for the voice (on a thin link the headers of fifty packets a
+/// second cost 23 kb/s), and FEC is off (retransmissions repair for less).
 public struct ProtectionPolicy: Sendable {
     /// Opus in-band FEC on, and the loss it is sized for.
     public var fec: Bool
@@ -22,10 +28,24 @@ public struct ProtectionPolicy: Sendable {
     }
     /// Opus target bitrate.
     public var bitrate: Int
+    /// 20 ms frames sent in each packet: 1, 2 or 3 (only 1 with redundancy).
+    public var framesPerPacket = 1
+    /// What the uplink carries, bits per second with headers (nil: no limit known).
+    public private(set) var capacity: Int?
+    /// Whether the capacity binds: then every frame keeps close to the bitrate (constrained
+    /// VBR), as loud speech would otherwise overshoot it.
+    public private(set) var squeezed = false
+
+    /// Bytes every packet costs besides its payload: IPv4 and UDP (28), RTP (12), the audio
+    /// level extension (8) and the SRTP tag (10).
+    public static let packetOverhead = 58
 
     /// The loss the choice is made from (smoothed), 0...1; nil before the first report.
     public private(set) var loss: Double?
     private let fullBitrate: Int
+    /// What the loss and the round trip ask for, before the capacity is applied.
+    private var wantedRedundancy: Int
+    private var wantedBitrate: Int
     /// The lowest round trip seen, and reports in a row without queueing.
     private var baseRoundTrip: Double?
     private var calmReports = 0
@@ -36,9 +56,63 @@ public struct ProtectionPolicy: Sendable {
     public init(bitrate: Int = 32_000) {
         fullBitrate = bitrate
         self.bitrate = bitrate
+        wantedBitrate = bitrate
         fec = false
         fecLossPercent = 0
         redundancy = 2
+        wantedRedundancy = 2
+    }
+
+    /// Takes what the server says the uplink carries (bits per second, headers counted) and
+    /// fits the protection under it; returns whether anything changed.
+    @discardableResult
+    public mutating func update(capacity: Int) -> Bool {
+        let before = (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
+        self.capacity = max(8_000, capacity)
+        fit()
+        return before != (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
+    }
+
+    /// Bits per second on the path at `bitrate` with `redundancy` earlier frames per packet and
+    /// `frames` frames per packet.
+    public static func wireRate(bitrate: Int, redundancy: Int, frames: Int) -> Int {
+        let packets = 50 / Double(frames)
+        let header = packetOverhead + (redundancy > 0 ? 4 * redundancy + 1 : 0)
+        return Int(packets * Double(header * 8)) + bitrate * (1 + redundancy)
+    }
+
+    /// The highest bitrate (whole kb/s) that fits `capacity` with this redundancy and packing.
+    private static func affordable(_ capacity: Int, redundancy: Int, frames: Int) -> Int {
+        let spare = capacity - wireRate(bitrate: 0, redundancy: redundancy, frames: frames)
+        return spare / (1 + redundancy) / 1_000 * 1_000
+    }
+
+    /// Applies the capacity to what loss and round trip ask for.
+    private mutating func fit() {
+        squeezed = false
+        guard let capacity, Self.wireRate(bitrate: wantedBitrate, redundancy: wantedRedundancy, frames: 1) > capacity else {
+            (redundancy, bitrate, framesPerPacket) = (wantedRedundancy, wantedBitrate, 1)
+            fec = (loss ?? 0) >= 0.01 && redundancy == 0
+            fecLossPercent = fec ? Int(((loss ?? 0) * 100).rounded(.up)) : 0
+            return
+        }
+        // Squeezed: FEC would take its bits from the voice itself; a retransmission costs only
+        // what is lost.
+        (fec, fecLossPercent, squeezed) = (false, 0, true)
+        for copies in stride(from: wantedRedundancy, through: 1, by: -1) {
+            let rate = Self.affordable(capacity, redundancy: copies, frames: 1)
+            if rate >= 16_000 {
+                (redundancy, bitrate, framesPerPacket) = (copies, min(rate, wantedBitrate), 1)
+                return
+            }
+        }
+        for frames in 1...3 {
+            let rate = Self.affordable(capacity, redundancy: 0, frames: frames)
+            if rate >= 20_000 || frames == 3 {
+                (redundancy, bitrate, framesPerPacket) = (0, max(6_000, min(rate, wantedBitrate)), frames)
+                return
+            }
+        }
     }
 
     /// Takes a new loss report (0...1) and, when known, the round trip (ms), and chooses again;
@@ -50,28 +124,27 @@ public struct ProtectionPolicy: Sendable {
         let sample = min(1, max(0, reported))
         let smoothed = loss.map { sample > $0 ? sample : $0 * 0.7 + sample * 0.3 } ?? sample
         loss = smoothed
-        let before = (fec, fecLossPercent, redundancy, bitrate)
-        redundancy = smoothed >= 0.08 ? 2 : smoothed >= 0.03 ? 1 : 0
+        let before = (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
         // FEC steals bits from the frame itself: worth it alone on a lightly lossy network, not
-        // beside full copies of earlier frames.
-        fec = smoothed >= 0.01 && redundancy == 0
-        fecLossPercent = fec ? Int((smoothed * 100).rounded(.up)) : 0
-        var target = bitrate
+        // beside full copies of earlier frames (`fit` sets it).
+        wantedRedundancy = smoothed >= 0.08 ? 2 : smoothed >= 0.03 ? 1 : 0
+        var target = wantedBitrate
         if let roundTrip {
             let base = min(baseRoundTrip ?? roundTrip, roundTrip)
             baseRoundTrip = base
             if roundTrip > base * 2 + 100 {
-                target = max(16_000, bitrate - 8_000)
+                target = max(16_000, wantedBitrate - 8_000)
                 calmReports = 0
             } else {
                 calmReports += 1
                 if calmReports >= 5 {
-                    target = min(fullBitrate, bitrate + 4_000)
+                    target = min(fullBitrate, wantedBitrate + 4_000)
                     calmReports = 0
                 }
             }
         }
-        bitrate = smoothed >= 0.25 ? min(target, 24_000) : target
-        return before != (fec, fecLossPercent, redundancy, bitrate)
+        wantedBitrate = smoothed >= 0.25 ? min(target, 24_000) : target
+        fit()
+        return before != (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
     }
 }

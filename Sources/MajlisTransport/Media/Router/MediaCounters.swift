@@ -8,6 +8,13 @@ public struct MediaCounters: Sendable, Equatable {
     /// Packets sent again on a listener's NACK, and NACKs sent to speakers.
     public var retransmitted = 0
     public var nacksSent = 0
+    /// Copies of packets of several frames not sent to members that did not say they play them.
+    public var droppedUnsupported = 0
+    /// Frames a speaker's uplink lost that the router rebuilt from later packets' redundant
+    /// copies and sent on as packets of their own.
+    public var recoveredFromRedundancy = 0
+    /// Uplink estimates (REMB) sent to speakers.
+    public var estimatesSent = 0
     /// Retransmissions refused because the listener's budget was spent.
     public var repairsRefused = 0
     /// Bindings from an unproven address: answered with a challenge, or (over budget) dropped.

@@ -11,9 +11,13 @@ final class MediaParticipant {
     var address: UDPAddress?
     /// Whether it decodes RED (said in its binding); others get the primary frame only.
     var receivesRED = false
+    /// Whether it plays Opus packets of several frames (said in its binding; browsers do).
+    var receivesMultiframe = false
     /// Uplink: what arrived of what it sent, and what to ask it for again.
     var uplink = ReceptionCounter()
     var uplinkNack = NackTracker()
+    /// How much its uplink carries (told to it when that changes).
+    var uplinkEstimate = UplinkEstimator()
     /// Its last packets (plain RTP), for the NACKs of its listeners; made when it first speaks.
     var sent: PacketCache?
     /// The last reporting interval: uplink loss and jitter (nil: it sent nothing), downlink

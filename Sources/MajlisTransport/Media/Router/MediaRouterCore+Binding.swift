@@ -20,6 +20,7 @@ extension MediaRouterCore {
         if proven {
             participant.address = from
             participant.receivesRED = request.attributes.contains { $0.type == STUNMessage.AttributeType.receivesRED.rawValue }
+            participant.receivesMultiframe = request.attributes.contains { $0.type == STUNMessage.AttributeType.receivesMultiframe.rawValue }
             counters.bindings += 1
             answer = STUNMessage(
                 type: .bindingSuccess, transactionId: request.transactionId,

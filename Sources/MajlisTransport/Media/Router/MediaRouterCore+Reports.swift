@@ -20,7 +20,7 @@ extension MediaRouterCore {
                 receiverReport(blocks, of: member, now: now)
             case .nack(_, let media, let lost):
                 repair(lost, of: media, for: member, now: now, output: &output)
-            case .senderReport, .bye, .other:
+            case .senderReport, .bye, .estimatedBitrate, .other:
                 break
             }
         }
@@ -58,7 +58,8 @@ extension MediaRouterCore {
                 counters.repairsRefused += 1
                 return
             }
-            guard let packet = member.receivesRED ? original : Self.primaryOnly(original),
+            guard member.receivesMultiframe || !speaker.receivesMultiframe || !Self.isMultiframe(original),
+                let packet = member.receivesRED ? original : Self.primaryOnly(original),
                 let secured = try? member.outbound?.protect(rtp: packet)
             else { continue }
             output.send(secured, to: address)

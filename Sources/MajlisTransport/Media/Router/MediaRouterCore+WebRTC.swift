@@ -21,6 +21,7 @@ extension MediaRouterCore {
             handshaking.insert(participant.ssrc)
         }
         participant.receivesRED = peer.parameters.redPayloadType != nil
+        participant.receivesMultiframe = true  // every WebRTC stack plays any Opus packet (RFC 7587)
     }
 
     func detachWebRTC(_ participant: MediaParticipant) {

@@ -158,6 +158,15 @@ public final class MediaRouterCore {
         let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
         let timestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
         let retransmission = sender.uplinkNack.received(sequence, at: now)
+        // A native speaker's uplink: how much it carries (browsers did not negotiate REMB). A
+        // packet of several frames leaves when its last frame is made: that is its time.
+        var estimate: Int?
+        if sender.webrtc == nil {
+            let samples = buffer[1] & 0x7F == Self.redPayloadType ? nil : buffer.withUnsafeBytes { OpusTOC.samples(inRTP: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
+            let last = timestamp &+ UInt32(max(960, min(samples ?? 960, 5_760)) - 960)
+            estimate = sender.uplinkEstimate.packet(
+                bytes: plainLength + SRTPTransform.tagLength, sequence: sequence, timestamp: retransmission ? nil : last, at: now)
+        }
         if !retransmission {
             sender.uplink.count(sequence, timestamp: timestamp, arrival: now)
             let level = buffer.withUnsafeBytes { RTPPacket.audioLevel(in: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength]), extensionId: Self.audioLevelExtension) }
@@ -169,11 +178,42 @@ public final class MediaRouterCore {
         }
         if sender.sent == nil { sender.sent = PacketCache() }
         buffer.withUnsafeBytes { sender.sent?.store(sequence, UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
+        fanOut(&buffer, plainLength: plainLength, from: sender, sequence: sequence, timestamp: timestamp, now: now, output: &output)
+        if buffer[1] & 0x7F == Self.redPayloadType, !retransmission, sender.uplinkNack.missingCount > 0 {
+            recoverFromRedundancy(Array(buffer.prefix(plainLength)), from: sender, now: now, output: &output)
+        }
+        counters.forwarded += output.flush()
+        // Ask a native speaker again for what its uplink lost (browsers did not negotiate NACK),
+        // and tell it what its uplink carries when that changed.
+        guard sender.webrtc == nil, let address = sender.address else { return }
+        var feedback: [RTCPPacket] = []
+        let lost = sender.uplinkNack.due(at: now)
+        if !lost.isEmpty { feedback.append(.nack(ssrc: MediaSettings.serverSSRC, mediaSSRC: ssrc, lost: lost)) }
+        if let estimate { feedback.append(.estimatedBitrate(ssrc: MediaSettings.serverSSRC, bitrate: UInt64(estimate), ssrcs: [ssrc])) }
+        if !feedback.isEmpty, let secured = try? sender.outbound?.protect(rtcp: RTCPPacket.serializeCompound(feedback)) {
+            output.send(secured, to: address)
+            if !lost.isEmpty { counters.nacksSent += 1 }
+            if estimate != nil { counters.estimatesSent += 1 }
+        }
+    }
+
+    /// Sends the plain packet `buffer[0..<plainLength]` of `sender` to every other bound member
+    /// of its room, each copy made what its receiver negotiated and protected for it (queued on
+    /// `output`; the caller flushes).
+    func fanOut(_ buffer: inout [UInt8], plainLength: Int, from sender: MediaParticipant, sequence: UInt16, timestamp: UInt32, now: Double, output: inout some RouterOutput) {
+        let ssrc = sender.ssrc
         let isRED = buffer[1] & 0x7F == Self.redPayloadType
+        // Only a member that plays packets of several frames joins them (on a thin link): what
+        // others send is forwarded as it is, whatever its length.
+        let multiframe = sender.receivesMultiframe && !isRED && buffer.withUnsafeBytes { Self.isMultiframe(UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
         let seat = seatOf[ssrc]
         var primaryOnly: [UInt8]??
         for (_, other) in rooms[sender.room] ?? [:] where other != ssrc {
             guard let receiver = participants[other], let address = receiver.address, let out = receiver.outbound else { continue }
+            if multiframe && !receiver.receivesMultiframe {
+                counters.droppedUnsupported += 1
+                continue
+            }
             var track: (ssrc: UInt32, sequence: UInt16, timestamp: UInt32)?
             if let leg = receiver.webrtc {
                 guard leg.hasConsent(at: now), let seat, seat < leg.tracks.count else { continue }
@@ -203,16 +243,16 @@ public final class MediaRouterCore {
                 return try? out.protect(rtpIn: slot, length: length)
             }
         }
-        counters.forwarded += output.flush()
-        // Ask a native speaker again for what its uplink lost (browsers did not negotiate NACK).
-        guard sender.webrtc == nil else { return }
-        let lost = sender.uplinkNack.due(at: now)
-        if !lost.isEmpty, let address = sender.address,
-            let secured = try? sender.outbound?.protect(rtcp: RTCPPacket.serializeCompound([.nack(ssrc: MediaSettings.serverSSRC, mediaSSRC: ssrc, lost: lost)]))
-        {
-            output.send(secured, to: address)
-            counters.nacksSent += 1
-        }
+    }
+
+    /// Whether the plain Opus packet holds more than one 20 ms frame (a speaker on a thin
+    /// uplink joins them): only members that said they play those get it.
+    static func isMultiframe(_ plain: UnsafeRawBufferPointer) -> Bool {
+        (OpusTOC.samples(inRTP: plain) ?? 0) > 960
+    }
+
+    static func isMultiframe(_ plain: [UInt8]) -> Bool {
+        plain.withUnsafeBytes { isMultiframe($0) }
     }
 
     /// A RED packet turned into a plain Opus packet of its primary frame (other packets as
