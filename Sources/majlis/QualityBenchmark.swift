@@ -8,7 +8,8 @@ enum QualityBenchmark {
     static let help = """
         usage: majlis bench quality [--speech FILE.wav] [--only NAME] [--runs N] [--seed N] [--keep DIR]
         For each network condition (applied to every leg: the speaker's uplink and the listener's downlink),
-        a seated speaker says the speech once to a listener through the network simulator (`majlis netsim`'s) and a real server; the
+        a seated speaker says the speech once (after the call has settled for 3 s; in the "cold" row, as soon as it is seated)
+        to a listener through the network simulator (`majlis netsim`'s) and a real server; the
         listener's recording is scored with PESQ-WB (the `pesq` package, scripts/install-deps --test), beside
         plain Opus 32 kb/s with concealment over the same two legs. Speech defaults to espeak-ng's reading of
         two sentences. Each condition runs N times (default 3, with netsim seeds --seed, --seed + 1, ...; default 1) and the median counts:
@@ -24,6 +25,9 @@ enum QualityBenchmark {
         let relative: Bool
         /// The most mouth to ear may be, milliseconds (median of the runs), when the issue sets one.
         var mouthToEar: Double? = nil
+        /// How long the call settles before the speech (0: the speaker speaks as soon as seated,
+        /// before the listener has heard anything of the path), seconds.
+        var warmUp: Double = 3
     }
 
     static func conditions(seed: UInt64) -> [Condition] {
@@ -34,6 +38,9 @@ enum QualityBenchmark {
             Condition(name: "30% random, 40+-20 ms", settings: .init(loss: 0.30, delay: 40, jitter: 20, seed: seed), goal: 3.2, relative: false),
             Condition(name: "40% random, 40+-20 ms", settings: .init(loss: 0.40, delay: 40, jitter: 20, seed: seed), goal: 2.6, relative: false),
             Condition(name: "10% bursty (3), 100+-30 ms", settings: .init(loss: 0.10, meanBurst: 3, delay: 100, jitter: 30, seed: seed), goal: 3.0, relative: false),
+            Condition(
+                name: "10% bursty (3), 100+-30 ms, cold", settings: .init(loss: 0.10, meanBurst: 3, delay: 100, jitter: 30, seed: seed), goal: 3.0, relative: false,
+                warmUp: 0),
             Condition(name: "20% random, 300+-50 ms", settings: .init(loss: 0.20, delay: 300, jitter: 50, seed: seed), goal: 3.0, relative: false, mouthToEar: 900),
             Condition(
                 name: "40 kb/s, 300 ms queue, 2%, 20+-5 ms", settings: .init(loss: 0.02, delay: 20, jitter: 5, seed: seed, rate: 40_000, queue: 300),
@@ -68,7 +75,7 @@ enum QualityBenchmark {
                 var settings = template.settings
                 settings?.seed = seed &+ UInt64(run)
                 let impairment = settings
-                let trial = try MediaBenchmark.blocking { try await SpeechTrial.run(speech, impairment: impairment) }
+                let trial = try MediaBenchmark.blocking { try await SpeechTrial.run(speech, impairment: impairment, warmUp: template.warmUp) }
                 let plain = try PlainOpusBaseline.run(speech, impairment: settings, seed: seed &+ UInt64(run))
                 let judged = try PESQJudge.scores(reference: speech, degraded: [plain.pcm, trial.heard])
                 if let keep {
