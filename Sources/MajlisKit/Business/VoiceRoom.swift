@@ -93,8 +93,8 @@ public actor VoiceRoom {
         return false
     }
 
-    /// The one place the state changes: then the media engine, the state's readers and the
-    /// events' readers (the difference between before and after) are told.
+    /// The one place the state changes: then the media engine, the events' readers (the
+    /// difference between before and after) and the state's readers are told.
     func change(_ body: (inout RoomState) -> Void) async {
         let before = state
         body(&state)
@@ -104,8 +104,9 @@ public actor VoiceRoom {
             state.publishing = publishing
             await media.setPublishing(publishing)
         }
-        for subscriber in stateSubscribers.values { subscriber.yield(state) }
+        // Events first: a reader who sees the new state finds the events that led to it queued.
         for event in RoomEvent.changes(from: before, to: state) { emit(event) }
+        for subscriber in stateSubscribers.values { subscriber.yield(state) }
     }
 
     /// Starts listening to the signaling client (once).
