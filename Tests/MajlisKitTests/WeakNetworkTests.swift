@@ -48,6 +48,43 @@ import Testing
         }
     }
 
+    /// Speech that starts the moment a call does (10% bursty loss at 100 +- 30 ms on each leg,
+    /// no time for the listener to learn the path) is not its first victim: the new speaker's
+    /// playout starts with room for a repair, so the first sentence is repaired like the rest.
+    @Test func speechFromTheFirstSyllable() async throws {
+        try await RealTimeGate.exclusively {
+            let speech = try await offPool { try SpeechSample.make() }
+            let impairment = NetworkSimulator.Settings(loss: 0.1, meanBurst: 3, delay: 100, jitter: 30, seed: 2)
+            let trial = try await SpeechTrial.run(speech, impairment: impairment, warmUp: 0)
+            let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: impairment, seed: 2) }
+            let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain.pcm, trial.heard]) }
+            print(String(format: "PESQ-WB from the first syllable at 10%% bursty loss per leg: plain Opus %.3f, Majlis %.3f", scores[0], scores[1]))
+            #expect(trial.listener.repairedByRetransmission + trial.listener.recoveredByRedundancy > 0, "losses were repaired")
+            #expect(scores[1] >= 1.6 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
+        }
+    }
+
+    /// A new call does not know its path yet, so playout starts deep enough for a repair even on
+    /// a clean one, and returns to the minimum when nothing was lost.
+    @Test func aNewCallStartsWithRoomForARepair() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let source = ScriptedSource()
+            let sink = DetectorSink()
+            let call = try await LabCall(server: server, source: source, sink: sink)
+            var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+            source.play((0..<50).flatMap { _ in tone.next() })
+            #expect(await eventually { sink.heardAt != nil }, "heard")
+            let early = call.listenerMedia.statistics.targetDelay
+            #expect(early >= 100, "target \(early) ms at first")
+            source.play((0..<500).flatMap { _ in tone.next() })  // ten seconds more, nothing lost
+            #expect(await eventually { call.listenerMedia.statistics.targetDelay <= 40 }, "target \(call.listenerMedia.statistics.targetDelay) ms later")
+            #expect(call.listenerMedia.statistics.nacksSent == 0)
+            await call.end()
+        }
+    }
+
     /// A seated member whose microphone hears nothing sends at most 1 kB a second, headers,
     /// bindings and reports counted (Opus DTX), and is heard the moment it speaks again.
     @Test func aSilentSpeakerSendsUnderOneKilobyteASecond() async throws {

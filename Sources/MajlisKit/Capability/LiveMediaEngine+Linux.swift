@@ -84,6 +84,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var bindings: [[UInt8]: Double] = [:]
         /// When a binding last went unanswered (2 s): this client's path loses packets.
         var pathLossSeen: Double?
+        /// When the engine was configured for the room's media (its path is new then).
+        var configuredAt: Double = 0
         var lastAnswer: Double = 0
         /// When anything authentic last came from the server.
         var lastHeard: Double = 0
@@ -189,6 +191,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             state.bound = false
             state.speakers = [:]
             state.lastAnswer = MonotonicClock.milliseconds()
+            state.configuredAt = state.lastAnswer
             defer { state.running = true }
             return !state.running
         }
@@ -354,9 +357,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 speaker = existing
             } else {
                 // On a path known to lose packets, a new speaker's playout starts with room for a
-                // repair instead of learning it mid-sentence.
+                // repair instead of learning it mid-sentence; so it does in a call's first 30
+                // seconds, before anything is known of the path.
                 let lossy = state.pathLossSeen.map { now - $0 < 30_000 } ?? false
-                let hint = lossy ? state.statistics.roundTrip : nil
+                let fresh = now - state.configuredAt < 30_000
+                let hint = lossy || fresh ? state.statistics.roundTrip : nil
                 guard let made = try? RemoteSpeaker(ssrc: rtp.ssrc, now: now, lossyPathRoundTrip: hint) else { return }
                 speaker = made
                 state.speakers[rtp.ssrc] = made

@@ -23,8 +23,9 @@ final class RemoteSpeaker {
     /// Playout slots by what filled them.
     private(set) var slots = (played: 0, recovered: 0, concealed: 0, silent: 0)
 
-    /// `lossyPathRoundTrip`: the listener's own path loses packets and has this round trip, so
-    /// playout starts deep enough for a repair.
+    /// `lossyPathRoundTrip`: the listener's own path loses packets (or may: nothing is known of
+    /// it yet) and has this round trip, so playout starts deep enough for a repair, for as long
+    /// as after a repair that was needed.
     init(ssrc: UInt32, now: Double, lossyPathRoundTrip: Double? = nil) throws(AudioError) {
         self.ssrc = ssrc
         decoder = try OpusDecoder()
