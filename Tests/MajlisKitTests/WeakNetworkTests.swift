@@ -9,6 +9,19 @@ import Testing
 /// The SDK and server on impaired networks (`NetworkSimulator` on every leg), judged by what a
 /// listener actually plays.
 @Suite(.serialized) struct WeakNetworkTests {
+    /// A call on a clean loopback path whose speaker says what the test gives `source`.
+    func scriptedCall(_ body: (LabCall, ScriptedSource, DetectorSink) async throws -> Void) async throws {
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let source = ScriptedSource()
+            let sink = DetectorSink()
+            let call = try await LabCall(server: server, source: source, sink: sink)
+            try await body(call, source, sink)
+            await call.end()
+        }
+    }
+
     /// At 20% random loss on each leg (36% end to end), speech through Majlis scores at least
     /// twice what plain Opus with concealment makes of the same loss (PESQ-WB).
     @Test func speechSurvivesTwentyPercentLossOnEachLeg() async throws {
@@ -67,12 +80,7 @@ import Testing
     /// A new call does not know its path yet, so playout starts deep enough for a repair even on
     /// a clean one, and returns to the minimum when nothing was lost.
     @Test func aNewCallStartsWithRoomForARepair() async throws {
-        try await RealTimeGate.exclusively {
-            let server = try LabServer()
-            defer { server.stop() }
-            let source = ScriptedSource()
-            let sink = DetectorSink()
-            let call = try await LabCall(server: server, source: source, sink: sink)
+        try await scriptedCall { call, source, sink in
             var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
             source.play((0..<50).flatMap { _ in tone.next() })
             #expect(await eventually { sink.heardAt != nil }, "heard")
@@ -81,19 +89,13 @@ import Testing
             source.play((0..<500).flatMap { _ in tone.next() })  // ten seconds more, nothing lost
             #expect(await eventually { call.listenerMedia.statistics.targetDelay <= 40 }, "target \(call.listenerMedia.statistics.targetDelay) ms later")
             #expect(call.listenerMedia.statistics.nacksSent == 0)
-            await call.end()
         }
     }
 
     /// A seated member whose microphone hears nothing sends at most 1 kB a second, headers,
     /// bindings and reports counted (Opus DTX), and is heard the moment it speaks again.
     @Test func aSilentSpeakerSendsUnderOneKilobyteASecond() async throws {
-        try await RealTimeGate.exclusively {
-            let server = try LabServer()
-            defer { server.stop() }
-            let source = ScriptedSource()
-            let sink = DetectorSink()
-            let call = try await LabCall(server: server, source: source, sink: sink)
+        try await scriptedCall { call, source, sink in
             #expect(await eventually { call.speakerMedia.statistics.silentFrames > 50 }, "the encoder went quiet")
             let before = call.speakerMedia.statistics
             let start = Date()
@@ -108,7 +110,6 @@ import Testing
             var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
             source.play((0..<50).flatMap { _ in tone.next() })
             #expect(await eventually { sink.heardAt != nil }, "heard when it speaks")
-            await call.end()
         }
     }
 }
