@@ -84,6 +84,7 @@ enum QualityBenchmark {
                     say(String(
                         format: "  run %d: PESQ-WB %.3f, mouth to ear %.0f ms; listener %@; speaker %@", run, judged[1], trial.mouthToEar ?? -1, "\(trial.listener)",
                         "\(trial.speaker)"))
+                    if let relayed = trial.relayed { say("  network: up \(relayed.up), down \(relayed.down)") }
                 }
                 plainScores.append(judged[0])
                 scores.append(judged[1])

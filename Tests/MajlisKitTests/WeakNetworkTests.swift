@@ -42,8 +42,10 @@ import Testing
     }
 
     /// On a 40 kb/s uplink and downlink with a 300 ms drop-tail queue (a crowded cell) and 2%
-    /// loss, the server tells the speaker what its uplink carries and the speaker fits under it
-    /// with two or three frames a packet, instead of a queue that drops three packets in four.
+    /// loss, the server tells the speaker what its uplink carries (from the probe train before
+    /// the first word) and the speaker fits under it with two or three frames a packet, instead
+    /// of a queue that drops three packets in four. (Without the probe, the first second of
+    /// speech overflowed the queue: 1.7 against plain Opus's 1.3.)
     @Test func aThinLinkIsFittedNotFlooded() async throws {
         try await RealTimeGate.exclusively {
             let speech = try await offPool { try SpeechSample.make() }
@@ -57,7 +59,7 @@ import Testing
             #expect(trial.speaker.uplinkCapacity.map { $0 <= 40_000 } == true, "the server measured the uplink")
             #expect(trial.speaker.framesPerPacket >= 2)
             #expect((trial.networkLoss ?? 1) < 0.15, "the queue did not overflow for long")
-            #expect(scores[1] >= 1.2 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
+            #expect(scores[1] >= 1.8 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
         }
     }
 

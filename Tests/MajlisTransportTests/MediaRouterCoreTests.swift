@@ -251,6 +251,41 @@ import Testing
         #expect(core.takeQuality()["r"]?.map(\.user) == ["s"])
     }
 
+    /// A client's probe train (ten padded bindings, one every 20 ms) arriving through a 40 kb/s
+    /// queue is answered with what the uplink carries before the first word; the same train on
+    /// a fast path gets binding answers only.
+    @Test mutating func aProbeTrainThroughAQueueIsToldWhatTheUplinkCarries() throws {
+        let member = try Member("s", ssrc: 100, port: 5000)
+        core.apply(member.join)
+        #expect(bind(member))
+        let binding = MediaBinding(ssrc: member.ssrc, key: member.key, receivesRED: false)
+        for (rate, told) in [(40_000.0, true), (nil, false)] {
+            var path = PathImpairment(loss: 0, meanBurst: 1, delay: 20, jitter: 0, reorder: false, seed: 1, rate: rate, queueLimit: 300)
+            let start = now
+            var estimates: [UInt64] = []
+            for index in 0..<10 {
+                let request = binding.probe(UplinkProbe(index: index, count: 10, sentAt: UInt32(index * 20)), transactionId: MediaBinding.transactionId(), size: 600)
+                #expect(request.count == 600)
+                guard let at = path.release(at: Double(index * 20), bytes: request.count) else { continue }
+                now = start + at
+                let answers = deliver(request, from: member.address)
+                #expect(answers.first.map { STUNMessage.looksLikeSTUN($0.bytes) } == true, "each probe is answered as a binding")
+                for answer in answers.dropFirst() {
+                    for case .estimatedBitrate(_, let bitrate, let ssrcs) in try RTCPPacket.parseCompound(try member.inbound.unprotect(srtcp: answer.bytes)) {
+                        #expect(ssrcs == [member.ssrc])
+                        estimates.append(bitrate)
+                    }
+                }
+            }
+            if told {
+                #expect(estimates.first.map { $0 >= 30_000 && $0 <= 36_000 } == true, "\(estimates)")
+            } else {
+                #expect(estimates.isEmpty, "\(estimates)")
+            }
+            now += 5_000
+        }
+    }
+
     @Test mutating func garbageOfEveryKindIsCountedAndDropped() throws {
         let member = try Member("s", ssrc: 100, port: 5000)
         core.apply(member.join)

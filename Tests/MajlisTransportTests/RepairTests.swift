@@ -1,3 +1,4 @@
+import MajlisProtocol
 import MajlisTransport
 import Testing
 
@@ -129,32 +130,77 @@ import Testing
 
 @Suite struct UplinkEstimatorTests {
     /// A speaker sending `rate(t)` bits/s in 20 ms packets through `path` for `seconds`,
-    /// obeying each estimate at once; returns the estimates told and the packets dropped.
+    /// obeying each estimate at once; returns the estimates told and the packets dropped. With
+    /// `probing`, a client's probe train (ten 600-byte bindings, one every 20 ms) goes first and
+    /// the speaker starts a second later.
     static func run(
-        _ path: inout PathImpairment, seconds: Int, bytes: (Double, Int?) -> Int
+        _ path: inout PathImpairment, seconds: Int, probing: Bool = false, bytes: (Double, Int?) -> Int
     ) -> (estimates: [(time: Double, value: Int)], dropped: Int) {
         var estimator = UplinkEstimator()
         var estimates: [(time: Double, value: Int)] = []
-        var arrivals: [(at: Double, bytes: Int, sequence: UInt16, timestamp: UInt32)] = []
+        var arrivals: [(at: Double, bytes: Int, sequence: UInt16, timestamp: UInt32, probe: UplinkProbe?)] = []
         var dropped = 0
+        if probing {
+            for index in 0..<10 {
+                let probe = UplinkProbe(index: index, count: 10, sentAt: UInt32(truncatingIfNeeded: 4_294_967_200 + index * 20))
+                if let at = path.release(at: Double(index) * 20, bytes: 600) { arrivals.append((at, 600, 0, 0, probe)) }
+            }
+        }
+        let start = probing ? 50 : 0
         for tick in 0..<(seconds * 50) {
             let now = Double(tick) * 20
             // What arrived by now reaches the estimator first (its answer reaches the sender).
             arrivals.sort { $0.at < $1.at }
             while let first = arrivals.first, first.at <= now {
                 arrivals.removeFirst()
-                if let told = estimator.packet(bytes: first.bytes, sequence: first.sequence, timestamp: first.timestamp, at: first.at) {
-                    estimates.append((first.at, told))
-                }
+                let told =
+                    if let probe = first.probe {
+                        estimator.probe(probe, bytes: first.bytes, at: first.at)
+                    } else {
+                        estimator.packet(bytes: first.bytes, sequence: first.sequence, timestamp: first.timestamp, at: first.at)
+                    }
+                if let told { estimates.append((first.at, told)) }
             }
+            guard tick >= start else { continue }
             let size = bytes(now, estimates.last?.value)
             if let at = path.release(at: now, bytes: size) {
-                arrivals.append((at, size, UInt16(truncatingIfNeeded: tick), UInt32(truncatingIfNeeded: tick * 960 &+ 4_294_000_000)))
+                arrivals.append((at, size, UInt16(truncatingIfNeeded: tick), UInt32(truncatingIfNeeded: tick * 960 &+ 4_294_000_000), nil))
             } else {
                 dropped += 1
             }
         }
         return (estimates, dropped)
+    }
+
+    @Test func aProbeTrainMeasuresAThinUplinkBeforeTheFirstWord() {
+        // Links from 24 to 100 kb/s with a 300 ms queue: the probe overflows each, and the
+        // speaker, sending 135-byte packets (54 kb/s) until told, then fitting what it is told,
+        // loses nothing to the queue.
+        for rate in [24_000.0, 40_000, 64_000, 100_000] {
+            var path = PathImpairment(loss: 0, meanBurst: 1, delay: 20, jitter: 5, reorder: false, seed: 7, rate: rate, queueLimit: 300)
+            let result = Self.run(&path, seconds: 20, probing: true) { _, told in
+                guard let told else { return 107 }
+                return max(20, min(107, told / 8 / 50 - 28))
+            }
+            let first = result.estimates.first
+            #expect(first.map { $0.time < 1_000 } == true, "\(rate): told before speech, at \(first.map { $0.time } ?? -1) ms")
+            #expect(first.map { Double($0.value) >= rate * 0.75 && Double($0.value) <= rate * 0.9 } == true, "\(rate): \(result.estimates.map(\.value))")
+            #expect(result.dropped == 0, "\(rate): \(result.dropped) dropped")
+        }
+    }
+
+    @Test func aProbeOnAPathFastEnoughSetsNoLimit() {
+        // Jitter and loss without a bottleneck (or with one faster than any voice needs): the
+        // train's packets arrive scattered, not queued; no estimate.
+        for (loss, delay, jitter, rate) in [(0.2, 300.0, 50.0, nil), (0.4, 40, 20, nil), (0.1, 100, 30, nil), (0.02, 20, 5, 1_000_000.0)] {
+            for reorder in [true, false] {
+                for seed in UInt64(1)...25 {
+                    var path = PathImpairment(loss: loss, meanBurst: 1, delay: delay, jitter: jitter, reorder: reorder, seed: seed, rate: rate)
+                    let result = Self.run(&path, seconds: 3, probing: true) { _, _ in 107 }
+                    #expect(result.estimates.isEmpty, "\(loss), \(delay) +- \(jitter), reorder \(reorder), seed \(seed): \(result.estimates.map(\.value))")
+                }
+            }
+        }
     }
 
     @Test func aSenderTooFastForItsPathIsToldWhatThePathCarries() {

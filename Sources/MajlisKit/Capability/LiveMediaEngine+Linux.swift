@@ -86,6 +86,10 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var pathLossSeen: Double?
         /// When the engine was configured for the room's media (its path is new then).
         var configuredAt: Double = 0
+        /// Whether this binding's uplink still wants probing (once publishing), and the probe
+        /// packets still to send.
+        var probeDue = true
+        var probesLeft = 0
         var lastAnswer: Double = 0
         /// When anything authentic last came from the server.
         var lastHeard: Double = 0
@@ -192,6 +196,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             state.speakers = [:]
             state.lastAnswer = MonotonicClock.milliseconds()
             state.configuredAt = state.lastAnswer
+            state.probeDue = true
             defer { state.running = true }
             return !state.running
         }
@@ -237,6 +242,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             state.bound = false
             state.lastAnswer = MonotonicClock.milliseconds()
             state.statistics.rebinds += 1
+            state.probeDue = true  // a new path
         }
         logger.info("media rebinding: \(reason)")
         sendBinding()
@@ -261,6 +267,27 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             state.bindings = state.bindings.filter { now - $0.value < 2_000 }
             state.bindings[transaction] = MonotonicClock.milliseconds()
             return state.binding?.request(transactionId: transaction)
+        }) else { return }
+        send(request)
+    }
+
+    /// A probe train: ten padded bindings of 600 bytes, one a frame (about 250 kb/s with
+    /// headers, more than any voice sends), so the server can tell how much the uplink carries
+    /// before the first word. Sent once a binding is proven and the member publishes.
+    private static let probeTrain = 10
+    private static let probeSize = 600
+
+    private func sendProbe() {
+        guard let request = withState({ state -> [UInt8]? in
+            if state.probeDue && state.bound && state.publishing {
+                state.probeDue = false
+                state.probesLeft = Self.probeTrain
+            }
+            guard state.probesLeft > 0, let binding = state.binding else { return nil }
+            let probe = UplinkProbe(
+                index: Self.probeTrain - state.probesLeft, count: Self.probeTrain, sentAt: UInt32(truncatingIfNeeded: Int64(MonotonicClock.milliseconds())))
+            state.probesLeft -= 1
+            return binding.probe(probe, transactionId: MediaBinding.transactionId(), size: Self.probeSize)
         }) else { return }
         send(request)
     }
@@ -381,6 +408,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             tick += 1
             if tick % 50 == 0 { keepBinding() }  // every second: keeps the binding (and NAT) alive
             if tick % 50 == 25 { sendReceiverReport() }
+            sendProbe()
             sendFrame()
             sendNacks()
             playFrame()

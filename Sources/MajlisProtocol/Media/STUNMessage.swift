@@ -28,6 +28,8 @@ public struct STUNMessage: Sendable, Equatable {
         case receivesRED = 0xC0DE
         /// Majlis: the client plays Opus packets of more than one 20 ms frame.
         case receivesMultiframe = 0xC0DF
+        /// Majlis: one packet of a probe train (`UplinkProbe`), padded.
+        case probe = 0xC0E0
     }
 
     /// One attribute, raw.

@@ -31,11 +31,22 @@ public struct MediaBinding: Sendable {
     }
 
     /// A signed binding request with `transactionId` (12 bytes).
-    public func request(transactionId: [UInt8]) -> [UInt8] {
+    public func request(transactionId: [UInt8]) -> [UInt8] { request(transactionId: transactionId, probe: nil) }
+
+    /// A binding request that is one packet of a probe train, padded to `size` bytes in all
+    /// (its UDP payload; at least what the request needs).
+    public func probe(_ probe: UplinkProbe, transactionId: [UInt8], size: Int) -> [UInt8] {
+        let plain = request(transactionId: transactionId, probe: nil).count
+        let length = max(8, (size - plain - 4) / 4 * 4)
+        return request(transactionId: transactionId, probe: probe.value(length: length))
+    }
+
+    private func request(transactionId: [UInt8], probe: [UInt8]?) -> [UInt8] {
         var attributes = [STUNMessage.Attribute(type: STUNMessage.AttributeType.username.rawValue, value: Array(String(ssrc).utf8))]
         if receivesRED { attributes.append(.init(type: STUNMessage.AttributeType.receivesRED.rawValue, value: [])) }
         if receivesMultiframe { attributes.append(.init(type: STUNMessage.AttributeType.receivesMultiframe.rawValue, value: [])) }
         if let nonce { attributes.append(.init(type: STUNMessage.AttributeType.nonce.rawValue, value: nonce)) }
+        if let probe { attributes.append(.init(type: STUNMessage.AttributeType.probe.rawValue, value: probe)) }
         return STUNIntegrity.sign(STUNMessage(type: .bindingRequest, transactionId: transactionId, attributes: attributes), key: key)
     }
 

@@ -1,3 +1,5 @@
+import MajlisProtocol
+
 /// How much a speaker's uplink carries, judged by the server from when its packets arrive (a
 /// delay-based estimate in the manner of WebRTC's congestion control). A sender faster than its
 /// path fills a queue somewhere on it: each packet then takes longer than the one before, and
@@ -9,6 +11,12 @@
 ///
 /// After a cut the estimate grows while the speaker uses it: quickly up to 90% of the rate that
 /// overflowed, then not at all for fifteen seconds, then slowly (probing for more).
+///
+/// Before the first word, a probe train (`UplinkProbe`: padded bindings paced at about 250 kb/s)
+/// shows the same thing: when its packets arrive ever later than they were sent (each waiting
+/// behind the one before), the rate they arrived at is what the path carries, and the estimate
+/// starts at 85% of it. So a speaker on a thin link starts speaking within it, instead of
+/// overflowing its queue for the second a speech-driven estimate takes.
 ///
 /// Pure: time comes in as milliseconds on one monotonic clock.
 public struct UplinkEstimator: Sendable {
@@ -36,6 +44,9 @@ public struct UplinkEstimator: Sendable {
     private var reported: Int?
     /// The rate that arrived when the path last overflowed, bits per second.
     private var overflowRate: Double?
+    /// The probe train arriving: send time (ms from the first packet's), arrival, bits.
+    private var train: [(sent: Double, arrival: Double, bits: Int)] = []
+    private var trainStart: UInt32 = 0
 
     public init() {}
 
@@ -52,6 +63,54 @@ public struct UplinkEstimator: Sendable {
         guard let timestamp else { return nil }
         record(transit: now - mediaTime(timestamp), at: now)
         return decide(at: now)
+    }
+
+    /// Takes a packet of a probe train (`bytes` of UDP payload) that arrived at `now`. Returns the
+    /// estimate to tell the speaker now, or nil.
+    public mutating func probe(_ probe: UplinkProbe, bytes: Int, at now: Double) -> Int? {
+        if let last = train.last, now - last.arrival < 1_000 {
+            train.append((Double(Int32(bitPattern: probe.sentAt &- trainStart)), now, (bytes + Self.headerBytes) * 8))
+        } else {
+            trainStart = probe.sentAt
+            train = [(0, now, (bytes + Self.headerBytes) * 8)]
+        }
+        guard train.count >= 3, train.count <= 64 else { return nil }
+        let sent = train.map(\.sent)
+        guard let earliest = sent.min(), let latest = sent.max(), latest - earliest >= 30 else { return nil }
+        // Arrivals that lag their sending more with every packet, the later half of the train
+        // all well behind the earlier: a queue. (Jitter on a path fast enough for the train
+        // scatters them around no trend, and delays some packets, not all.)
+        let lags: [Double] = train.sorted { $0.sent < $1.sent }.map { $0.arrival - $0.sent }
+        let half = (lags.count + 1) / 2
+        let rise: Double = lags[half...].min()! - lags[..<half].min()!
+        guard rise >= 120, Self.slope(train.map { ($0.sent, $0.arrival - $0.sent) }) >= 1 else { return nil }
+        let arrivals = train.sorted { $0.arrival < $1.arrival }
+        let span = arrivals.last!.arrival - arrivals.first!.arrival
+        let capacity = Double(arrivals.dropFirst().reduce(0) { $0 + $1.bits }) / span * 1000
+        // A queue, but on a path faster than any voice needs: nothing to fit.
+        guard span > 0, capacity < 150_000 else { return nil }
+        estimate = Int(capacity * 0.85)
+        overflowRate = capacity
+        lastDecrease = now
+        lastChange = now
+        transits.removeAll()
+        risingSince = nil
+        standingSince = nil
+        return report(at: now)
+    }
+
+    /// The least-squares slope of `points`.
+    static func slope(_ points: [(x: Double, y: Double)]) -> Double {
+        let count = Double(points.count)
+        let meanX = points.reduce(0) { $0 + $1.x } / count
+        let meanY = points.reduce(0) { $0 + $1.y } / count
+        var covariance = 0.0
+        var variance = 0.0
+        for point in points {
+            covariance += (point.x - meanX) * (point.y - meanY)
+            variance += (point.x - meanX) * (point.x - meanX)
+        }
+        return variance > 0 ? covariance / variance : 0
     }
 
     /// The rate that arrived in the last 200 ms (and at least the last ten packets), bits per
@@ -98,16 +157,7 @@ public struct UplinkEstimator: Sendable {
     /// How fast transits grow: the least-squares slope of the recent ones (ms per ms).
     var trend: Double {
         guard transits.count >= 10, let first = transits.first, let last = transits.last, last.time - first.time >= 200 else { return 0 }
-        let count = Double(transits.count)
-        let meanTime = transits.reduce(0) { $0 + $1.time } / count
-        let meanTransit = transits.reduce(0) { $0 + $1.transit } / count
-        var covariance = 0.0
-        var variance = 0.0
-        for sample in transits {
-            covariance += (sample.time - meanTime) * (sample.transit - meanTransit)
-            variance += (sample.time - meanTime) * (sample.time - meanTime)
-        }
-        return variance > 0 ? covariance / variance : 0
+        return Self.slope(transits.map { ($0.time, $0.transit) })
     }
 
     private mutating func decide(at now: Double) -> Int? {

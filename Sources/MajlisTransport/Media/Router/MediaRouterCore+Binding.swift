@@ -39,5 +39,13 @@ extension MediaRouterCore {
                 ])
         }
         output.send(STUNIntegrity.sign(answer, key: participant.key), to: from)
+        // One packet of a probe train from a proven address: what the uplink carries, told
+        // before the first word.
+        guard proven, let value = request.attribute(.probe), let probe = UplinkProbe(value: value),
+            let estimate = participant.uplinkEstimate.probe(probe, bytes: packet.count, at: now),
+            let secured = try? participant.outbound?.protect(rtcp: RTCPPacket.serializeCompound([.estimatedBitrate(ssrc: MediaSettings.serverSSRC, bitrate: UInt64(estimate), ssrcs: [ssrc])]))
+        else { return }
+        output.send(secured, to: from)
+        counters.estimatesSent += 1
     }
 }
