@@ -7,7 +7,7 @@ import Testing
 
     @Test func credentialsNeverReachTheLog() {
         let lines = Mutex<[String]>([])
-        let logger = KitLogger(label: "t", level: .trace) { _, _, message in lines.withLock { $0.append(message) } }
+        let logger = Logger(label: "t", level: .trace) { record in lines.withLock { $0.append(record.message) } }
         logger.info("hello with token \(Self.jwt) done")
         logger.debug(#"sent {"id":1,"op":"hello","args":{"token":"opaque-value-42"}}"#)
         logger.warning("majlis token --key k --secret hunter2 --user u")
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func disabledLevelsCostNothing() {
-        let logger = KitLogger(label: "t", level: .error) { _, _, _ in Issue.record("should not log") }
+        let logger = Logger(label: "t", level: .error) { _ in Issue.record("should not log") }
         logger.debug({ () -> String in
             Issue.record("the message was built")
             return ""

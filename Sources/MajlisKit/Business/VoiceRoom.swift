@@ -13,7 +13,7 @@ public actor VoiceRoom {
     let signaling: any SignalingClient
     let media: any MediaEngine
     let clock: any KitClock
-    let logger: KitLogger
+    let logger: Logger
     /// Recent chat kept in `state.chat`.
     let chatLimit = 200
     /// Join and leave notices kept in `state.notices`.
@@ -29,7 +29,7 @@ public actor VoiceRoom {
 
     public init(
         roomId: String, signaling: any SignalingClient, media: any MediaEngine = NullMediaEngine(),
-        clock: any KitClock = SystemClock(), logger: KitLogger = .silent
+        clock: any KitClock = SystemClock(), logger: Logger = .silent
     ) {
         self.roomId = roomId
         self.signaling = signaling

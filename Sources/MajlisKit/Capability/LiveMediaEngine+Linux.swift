@@ -113,10 +113,10 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     /// Frames encoded but not yet sent (frames travel several to a packet on a thin link).
     private var pending: [(timestamp: UInt32, payload: [UInt8], level: UInt8)] = []
     private var applied: ProtectionPolicy
-    private let logger: KitLogger
+    private let logger: Logger
 
     /// An engine reading `source` and playing into `sink`.
-    public init(source: any AudioSource, sink: any AudioSink, bitrate: Int = 32_000, logger: KitLogger = .silent) throws(MajlisError) {
+    public init(source: any AudioSource, sink: any AudioSink, bitrate: Int = 32_000, logger: Logger = .silent) throws(MajlisError) {
         self.source = source
         self.sink = sink
         self.logger = logger

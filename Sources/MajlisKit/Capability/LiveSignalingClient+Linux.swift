@@ -73,7 +73,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
     public let url: String
     private let options: Options
     private let clock: any KitClock
-    private let logger: KitLogger
+    private let logger: Logger
     private let state: Mutex<State>
 
     private static let sharedSocketClient = Mutex<WebSocketClient?>(nil)
@@ -93,7 +93,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
     }
 
     /// A client for the server at `url` (`ws://host:port/v1/signal`) with an access token.
-    public init(url: String, token: String, options: Options = Options(), clock: any KitClock = SystemClock(), logger: KitLogger = .silent) {
+    public init(url: String, token: String, options: Options = Options(), clock: any KitClock = SystemClock(), logger: Logger = .silent) {
         self.url = url
         self.options = options
         self.clock = clock

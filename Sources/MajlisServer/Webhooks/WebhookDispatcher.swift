@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MajlisProtocol
 import MajlisTransport
 import Synchronization
 
