@@ -133,18 +133,20 @@ enum ServeCommand {
             say("operator console: http://\(config.host):\(server.port)/console")
         }
 
-        let done = DispatchSemaphore(value: 0)
+        // Serves until SIGTERM or SIGINT cancels it; `run` then stops gracefully.
+        let serving = Task { try await server.run() }
         var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGTERM, SIGINT] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { done.signal() }
+            source.setEventHandler {
+                logger.info("shutting down")
+                serving.cancel()
+            }
             source.resume()
             sources.append(source)
         }
-        done.wait()
-        logger.info("shutting down")
-        server.stop()
+        try MediaBenchmark.blocking { try await serving.value }
         logger.info("stopped")
         return 0
     }

@@ -223,4 +223,19 @@ import Testing
         server.stop()
         #expect(try await client.closed() == 1001)
     }
+
+    /// `run()` serves until its task is cancelled, then stops as gracefully as `stop()` and
+    /// returns: clients are told 1001 and what they did is in the store.
+    @Test func runServesUntilCancelledThenStopsGracefully() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let serving = Task { try await server.server.run() }  // already started: it only serves
+        let host = try await TestClient.signedIn(server, user: "host")
+        try await host.call("room.create", room: "r")
+        serving.cancel()
+        try await serving.value
+        #expect(try await host.closed() == 1001)
+        #expect(try server.server.store.roomExists("r"), "the room is stored")
+        server.server.stop()  // again: returns at once
+    }
 }

@@ -24,7 +24,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// The sweeper timer; set once by `start`, cancelled by `stop`.
     private nonisolated(unsafe) var sweeper: DispatchSourceTimer?
     private let timerQueue = DispatchQueue(label: "majlis.sweeper")
+    private let started = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
+    /// Signalled when the last session closes (`stop` waits on it for the close frames to go).
+    private let drained = NSCondition()
+    /// Whether `stop` has finished, and who waits for it (`run`).
+    private let stopped = Mutex<(done: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
     /// Sweeps so far (timer queue only).
     private nonisolated(unsafe) var sweeps = 0
     /// Rooms that had speakers at the last sweep (timer queue only).
@@ -70,8 +75,27 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// What the media router counted, for tools and tests.
     public var mediaCounters: MediaCounters { context.media.counted }
 
+    /// Serves until the task running it is cancelled (or `stop()` is called), then stops
+    /// gracefully (see `stop()`) and returns. Starts the server first unless `start()` did.
+    public func run() async throws {
+        if !started.load(ordering: .sequentiallyConsistent) { try start() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = stopped.withLock { state in
+                    if !state.done { state.waiting.append(continuation) }
+                    return state.done
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            // `stop` waits for rooms and connections: not on the cancelling thread.
+            DispatchQueue.global().async { self.stop() }
+        }
+    }
+
     /// Starts listening and the sweeper.
     public func start() throws {
+        guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let config = context.config
         var tls: (certificate: String, key: String)?
         if let certificate = config.tlsCertificate, let key = config.tlsKey { tls = (certificate, key) }
@@ -92,16 +116,19 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     }
 
     /// Graceful stop: no new work, every room finishes what it has queued, connections are told
-    /// 1001, the store is flushed.
+    /// 1001 (up to a second for the close frames to go), the store is flushed. Returns when all
+    /// that is done (at once if another call is doing it).
     public func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         sweeper?.cancel()
+        timerQueue.sync {}  // a sweep under way finishes before anything it uses stops
         for host in context.rooms.all { host.drain() }
         let open = sessions.withLock { Array($0.values) }
         for session in open { session.connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down") }
-        // Give the service thread a moment to write the close frames.
         let deadline = Date().addingTimeInterval(1)
-        while Date() < deadline && sessions.withLock({ !$0.isEmpty }) { usleep(10_000) }
+        drained.lock()
+        while sessions.withLock({ !$0.isEmpty }), drained.wait(until: deadline) {}
+        drained.unlock()
         webSocket.withLock { server in
             server?.stop()
             server = nil
@@ -110,6 +137,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         context.media.stop()
         context.webhooks?.stop()
         context.store.flush()
+        let waiting = stopped.withLock { state in
+            state.done = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     // MARK: HTTP
@@ -235,7 +268,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     }
 
     public func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
-        guard let session = sessions.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
+        guard let (session, empty) = sessions.withLock({ open in open.removeValue(forKey: connection.id).map { ($0, open.isEmpty) } }) else { return }
+        if empty {
+            drained.lock()
+            drained.broadcast()
+            drained.unlock()
+        }
         perAddress.withLock { counts in
             counts[connection.peer, default: 1] -= 1
             if counts[connection.peer] ?? 0 <= 0 { counts[connection.peer] = nil }
