@@ -261,6 +261,18 @@ import Testing
         }
     }
 
+    /// Where copies are not measured, the target is the packets' jitter plus the room a copy
+    /// needs: a frame rebuilt from a copy four frames later plays 80 ms after its packet would.
+    @Test func redundancyDelayLeavesRoomForCopies() {
+        var buffer = JitterBuffer()
+        _ = Self.run(&buffer, frames: 500) { index in Double(index % 10) * 10 }  // 0-90 ms of jitter
+        let jitter = buffer.targetDelay()
+        buffer.redundancyDelay = 80
+        #expect(buffer.targetDelay() == jitter + 80)
+        buffer.maximumDelay = jitter + 40
+        #expect(buffer.targetDelay() == jitter + 40, "within the maximum")
+    }
+
     @Test func catchesUpInPausesWhenTheDelayFalls() {
         // Up to 200 ms late for five seconds, then 20 ms: once the slow frames leave the 30 s
         // window, the buffer drops quiet frames to catch up.

@@ -3,6 +3,21 @@ import MajlisTransport
 import Testing
 
 @Suite struct NackTrackerTests {
+    /// A gap's notice time outlives giving it up: a repair that comes after the player moved on
+    /// is still known for how long it kept the listener waiting.
+    @Test func rememberWhenAGapWasNoticedAfterGivingUp() {
+        var tracker = NackTracker()
+        tracker.received(10, at: 0)
+        tracker.received(13, at: 40)  // 11 and 12 missing
+        #expect(tracker.noticed(11) == 40 && tracker.noticed(12) == 40)
+        #expect(tracker.noticed(13) == nil && tracker.noticed(10) == nil, "arrived in order: no gap")
+        _ = tracker.due(at: 40, oldestUseful: 14)  // the player moved past them: given up
+        #expect(!tracker.isMissing(11))
+        #expect(tracker.noticed(11) == 40)
+        tracker.received(11, at: 900)
+        #expect(tracker.noticed(11) == 40)
+    }
+
     @Test func asksForGapsThenAgainAfterARoundTripThenGivesUp() {
         var tracker = NackTracker()
         tracker.received(100, at: 0)
@@ -79,6 +94,22 @@ import Testing
         #expect(policy.redundancy == 0 && !policy.fec)
         policy.update(loss: 0.4)
         #expect(policy.bitrate == 24_000, "very high loss caps the bitrate")
+    }
+
+    /// A report that follows only a few packets (DTX silence, a call's first moments) may raise
+    /// the protection, never lower it: one lucky second would leave the next words bare.
+    @Test func reportsOnAFewPacketsMayRaiseProtectionNotLowerIt() {
+        var policy = ProtectionPolicy(bitrate: 32_000)
+        policy.update(loss: 0, packets: 3)
+        #expect(policy.redundancy == 2 && policy.loss == nil, "the first protection stays")
+        policy.update(loss: 0.3, packets: 50)
+        #expect(policy.redundancy == 2)
+        for _ in 0..<20 { policy.update(loss: 0, packets: 2) }
+        #expect(policy.redundancy == 2 && abs((policy.loss ?? 0) - 0.3) < 1e-9, "silence says nothing of the path")
+        policy.update(loss: 0.5, packets: 2)
+        #expect(policy.loss == 0.5, "but worse news counts")
+        for _ in 0..<20 { policy.update(loss: 0, packets: 50) }
+        #expect(policy.redundancy == 0)
     }
 
     @Test func theBitrateBacksOffWhenQueuesBuildAndComesBack() {

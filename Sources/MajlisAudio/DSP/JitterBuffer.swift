@@ -39,6 +39,12 @@ public struct JitterBuffer: Sendable {
     public var maximumDelay: Double {
         didSet { if maximumDelay != oldValue { cachedTarget = nil } }
     }
+    /// Room added above the target for frames rebuilt from redundant copies, milliseconds: a
+    /// copy travels `n` frames after its own, so a frame rebuilt from it plays that much later
+    /// than its packet's jitter alone says (used where copies are not measured).
+    public var redundancyDelay: Double = 0 {
+        didSet { if redundancyDelay != oldValue { cachedTarget = nil } }
+    }
     public let frameMilliseconds: Double
     private let clockRate: Double
 
@@ -105,7 +111,7 @@ public struct JitterBuffer: Sendable {
         let base = baseTransit()
         let sorted = transits.map { $0 - base }.sorted()
         let index = min(sorted.count - 1, Int((Double(sorted.count) * quantile).rounded(.down)))
-        let target = min(maximumDelay, max(minimumDelay, sorted.isEmpty ? minimumDelay : sorted[index] + frameMilliseconds / 2))
+        let target = min(maximumDelay, max(minimumDelay, sorted.isEmpty ? minimumDelay : sorted[index] + frameMilliseconds / 2 + redundancyDelay))
         cachedTarget = target
         return target
     }

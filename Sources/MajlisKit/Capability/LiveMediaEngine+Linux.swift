@@ -90,6 +90,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         /// packets still to send.
         var probeDue = true
         var probesLeft = 0
+        /// When the last 64 packets were sent: how many a report (on about the last second) covers.
+        var sentTimes: [Double] = []
         var lastAnswer: Double = 0
         /// When anything authentic last came from the server.
         var lastHeard: Double = 0
@@ -341,7 +343,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                         state.serverReport = (UInt32(truncatingIfNeeded: ntp >> 16), now)
                     }
                     for block in blocks where block.ssrc == config.ssrc {
-                        state.policy.update(loss: Double(block.fractionLost) / 256, roundTrip: state.statistics.roundTrip)
+                        // About the packets the report covers: those sent in the second and a half before it came.
+                        let packets = state.sentTimes.count { now - $0 < 1_500 }
+                        state.policy.update(loss: Double(block.fractionLost) / 256, roundTrip: state.statistics.roundTrip, packets: packets)
                     }
                 case .estimatedBitrate(_, let bitrate, let ssrcs) where ssrcs.contains(config.ssrc):
                     let capacity = Int(min(bitrate, 100_000_000))
@@ -435,6 +439,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             for (ssrc, speaker) in state.speakers {
                 let jitter = UInt32(speaker.reception.jitter * Double(AudioFormat.sampleRate) / 1000)
                 guard let interval = speaker.reception.takeInterval() else { continue }
+                speaker.recentLoss = interval.loss
                 blocks.append(RTCPReportBlock(
                     ssrc: ssrc, fractionLost: UInt8(min(255, interval.loss * 256)), cumulativeLost: Int32(interval.lost),
                     highestSequence: UInt32(interval.highest), jitter: jitter))
@@ -547,6 +552,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         withState { state in
             state.sentCache.store(sequence, secured)
             state.statistics.sent += 1
+            state.sentTimes.append(MonotonicClock.milliseconds())
+            if state.sentTimes.count > 64 { state.sentTimes.removeFirst(state.sentTimes.count - 64) }
         }
         send(secured)
     }

@@ -15,6 +15,9 @@ final class RemoteSpeaker {
     let decoder: OpusDecoder
     var nack = NackTracker()
     var reception = ReceptionCounter()
+    /// The share of this speaker's packets lost on the way to this listener in the last report
+    /// interval (before repair).
+    var recentLoss = 0.0
     var lastHeard: Double
     var level = 0
     /// Frames recovered from redundancy, and retransmissions that arrived (since start).
@@ -43,18 +46,21 @@ final class RemoteSpeaker {
         let voice = rtp.audioLevel(extensionId: levelExtension)
         if let voice { level = Int((Double(127 - Int(voice.level)) / 127 * 100).rounded()) }
         let quiet = voice.map { !$0.voice } ?? false
+        let waited = nack.noticed(rtp.sequenceNumber).map { now - $0 } ?? 0
         let retransmission = nack.received(rtp.sequenceNumber, at: now)
         if retransmission {
             repaired += 1
         } else {
             reception.count(rtp.sequenceNumber, timestamp: rtp.timestamp, arrival: now)
         }
-        // A packet 400 ms of media behind the newest was repaired (the server's retransmission
-        // from the speaker reaches a listener unasked); on a path too long to wait for repairs,
-        // neither it nor the listener's own retransmissions teach playout how late to play.
+        // A packet 400 ms of media behind the newest, or filling a gap noticed over 250 ms ago
+        // (more than jitter reorders), was repaired: the server's retransmission from the
+        // speaker reaches a listener unasked, and in a pause (DTX) the newest is not far ahead.
+        // On a path too long to wait for repairs, neither it nor the listener's own
+        // retransmissions teach playout how late to play.
         let behind = newestTimestamp.map { Int(Int32(bitPattern: $0 &- rtp.timestamp)) } ?? -1
         if behind < 0 { newestTimestamp = rtp.timestamp }
-        let measured = waitsForRepairs || !(retransmission || behind >= 20 * AudioFormat.frameSamples)
+        let measured = waitsForRepairs || !(retransmission || behind >= 20 * AudioFormat.frameSamples || waited > 250)
         if rtp.payloadType == opusPayloadType {
             buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: Self.frames(rtp.payload), quiet: quiet, measured: measured, at: now)
         } else if let redPayloadType, rtp.payloadType == redPayloadType, let red = try? REDPayload(parsing: rtp.payload) {
@@ -66,7 +72,7 @@ final class RemoteSpeaker {
                 guard back > 0 else { continue }
                 reach = max(reach, Int(back))
                 let sequence = rtp.sequenceNumber &- back
-                if buffer.insert(sequence: sequence, timestamp: rtp.timestamp &- UInt32(block.timestampOffset), frames: Self.frames(block.data), measured: measured, at: now) {
+                if buffer.insert(sequence: sequence, timestamp: rtp.timestamp &- UInt32(block.timestampOffset), frames: Self.frames(block.data), measured: measured && waitsForRepairs, at: now) {
                     recoveredByRedundancy += 1
                 }
                 nack.recovered(sequence)
@@ -107,6 +113,12 @@ final class RemoteSpeaker {
         // by that much: there playout waits only for the network's jitter and redundant copies.
         let repairing = waitsForRepairs && lastAsked.map { now - $0 < 15_000 } ?? false
         buffer.minimumDelay = repairing ? repair : 40
+        // There redundant copies are the repair, and a frame rebuilt from one plays up to the
+        // farthest copy's distance after its packet would have: playout leaves that room from
+        // the first word (from the loss seen, in a pause before anything carried a copy), and
+        // copies do not teach the target their lateness twice.
+        let reach = waitsForRepairs ? 0 : max(nack.redundancyReach, recentLoss >= 0.08 ? 4 : recentLoss >= 0.03 ? 1 : 0)
+        buffer.redundancyDelay = Double(reach * AudioFormat.frameMilliseconds)
         buffer.maximumDelay = repairing ? repair + 150 : 1_000
         switch buffer.pop(at: now) {
         case .waiting:

@@ -23,6 +23,9 @@ public struct NackTracker: Sendable {
     public private(set) var roundTrip: Double = 200
     private var highest: UInt16?
     private var missing: [UInt16: Missing] = [:]
+    /// When each of the last 256 gaps was noticed, kept after it is given up (slot = sequence %
+    /// 256): how long a packet that fills one kept its receiver waiting.
+    private var noticedRing = [(sequence: UInt16, at: Double)](repeating: (0, -.infinity), count: 256)
 
     /// `roundTrip`: a first guess in milliseconds, until answers measure it.
     public init(roundTrip: Double = 200) { self.roundTrip = roundTrip }
@@ -45,7 +48,10 @@ public struct NackTracker: Sendable {
             if ahead - 1 > maxGap {
                 missing = [:]
             } else {
-                for step in 1..<ahead { missing[top &+ UInt16(step)] = Missing(noticed: now) }
+                for step in 1..<ahead {
+                    missing[top &+ UInt16(step)] = Missing(noticed: now)
+                    noticedRing[Int(top &+ UInt16(step)) % 256] = (top &+ UInt16(step), now)
+                }
             }
             highest = sequence
             return false
@@ -55,6 +61,13 @@ public struct NackTracker: Sendable {
         let sample = max(1, now - asked)
         roundTrip = entry.asks == 1 ? roundTrip * 0.8 + sample * 0.2 : min(roundTrip, roundTrip * 0.8 + sample * 0.2)
         return true
+    }
+
+    /// When the gap `sequence` fills was noticed (even if since given up), if it is one of the
+    /// last 256 gaps.
+    public func noticed(_ sequence: UInt16) -> Double? {
+        let entry = noticedRing[Int(sequence) % 256]
+        return entry.sequence == sequence && entry.at > -.infinity ? entry.at : nil
     }
 
     /// Whether `sequence` is missing (noticed and not yet given up).

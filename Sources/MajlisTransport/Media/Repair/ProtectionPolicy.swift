@@ -115,13 +115,24 @@ public struct ProtectionPolicy: Sendable {
         }
     }
 
-    /// Takes a new loss report (0...1) and, when known, the round trip (ms), and chooses again;
-    /// returns whether anything changed. The bitrate follows congestion: a round trip well above
-    /// the lowest seen (queues filling) steps it down (to 16 kb/s at least), calm brings it back
-    /// up; very high loss caps it at 24 kb/s, so redundant copies cost less.
+    /// Reports covering fewer packets than this may raise the loss, not lower it: a second of
+    /// DTX silence (two or three packets) or a call's first few packets say little of the path,
+    /// and one lucky such report would leave the next words unprotected.
+    public static let packetsToLowerLoss = 20
+
+    /// Takes a new loss report (0...1) and, when known, the round trip (ms) and how many packets
+    /// the report covers, and chooses again; returns whether anything changed. The bitrate
+    /// follows congestion: a round trip well above the lowest seen (queues filling) steps it down
+    /// (to 16 kb/s at least), calm brings it back up; very high loss caps it at 24 kb/s, so
+    /// redundant copies cost less.
     @discardableResult
-    public mutating func update(loss reported: Double, roundTrip: Double? = nil) -> Bool {
-        let sample = min(1, max(0, reported))
+    public mutating func update(loss reported: Double, roundTrip: Double? = nil, packets: Int? = nil) -> Bool {
+        var sample = min(1, max(0, reported))
+        if let packets, packets < Self.packetsToLowerLoss {
+            // Before any report that says much, the first protection stays.
+            guard let loss else { return false }
+            sample = max(sample, loss)
+        }
         let smoothed = loss.map { sample > $0 ? sample : $0 * 0.7 + sample * 0.3 } ?? sample
         loss = smoothed
         let before = (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
