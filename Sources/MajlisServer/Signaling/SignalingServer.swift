@@ -99,12 +99,18 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let config = context.config
         var tls: (certificate: String, key: String)?
         if let certificate = config.tlsCertificate, let key = config.tlsKey { tls = (certificate, key) }
-        let server = try WebSocketServer(
-            host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self,
-            http: { [weak self] exchange in
-                guard let self else { return exchange.respond(HTTPResponse(status: 503, body: [])) }
-                self.http(exchange)
-            })
+        let server: WebSocketServer
+        do {
+            server = try WebSocketServer(
+                host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self,
+                http: { [weak self] exchange in
+                    guard let self else { return exchange.respond(HTTPResponse(status: 503, body: [])) }
+                    self.http(exchange)
+                })
+        } catch {
+            started.store(false, ordering: .sequentiallyConsistent)  // nothing started: it may be tried again
+            throw error
+        }
         webSocket.withLock { $0 = server }
         context.media.start()
         context.webhooks?.start()
@@ -116,8 +122,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     }
 
     /// Graceful stop: no new work, every room finishes what it has queued, connections are told
-    /// 1001 (up to a second for the close frames to go), the store is flushed. Returns when all
-    /// that is done (at once if another call is doing it).
+    /// 1001 (up to a second for the close frames to go), the store is flushed; then returns
+    /// (a second call returns at once).
     public func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         sweeper?.cancel()
