@@ -13,9 +13,11 @@ public final class TestServer: Sendable {
     public let config: ServerConfig
 
     /// Starts a server; `configure` may change the configuration first. With a `clock` the
-    /// server's wall time (token expiry, resume grace, room timers) moves only when the test says.
+    /// server's wall time (token expiry, resume grace, room timers) moves only when the test says;
+    /// with a `monotonic` clock, so does its monotonic time (hello and heartbeat timeouts, when a
+    /// connection last heard its peer).
     public init(
-        dataDirectory: String? = nil, clock: TestClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
+        dataDirectory: String? = nil, clock: TestClock? = nil, monotonic: TestClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
         configure: (inout ServerConfig) -> Void = { _ in }
     ) throws {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
@@ -32,7 +34,9 @@ public final class TestServer: Sendable {
         self.dataDirectory = directory
         var now: (@Sendable () -> Int64)?
         if let clock { now = { clock.now() } }
-        server = try SignalingServer(config: config, logger: logger, clock: now)
+        var steady: (@Sendable () -> Int64)?
+        if let monotonic { steady = { monotonic.now() } }
+        server = try SignalingServer(config: config, logger: logger, clock: now, monotonic: steady)
         try server.start()
     }
 

@@ -216,6 +216,17 @@ import Testing
         #expect(after.events.subtracting(before.events).count == 2)
     }
 
+    /// Heartbeats on a test clock: a connection that has heard nothing from its peer for twice
+    /// the heartbeat is closed 1001, at once, not after forty real seconds.
+    @Test func aConnectionSilentForTwoHeartbeatsIsClosedOnTheServersClock() async throws {
+        let monotonic = TestClock()
+        let server = try TestServer(monotonic: monotonic)
+        defer { server.destroy() }
+        let client = try await TestClient.signedIn(server, user: "alice")
+        monotonic.advance(seconds: 2 * Double(server.config.heartbeat) + 1)
+        #expect(try await client.closed(timeout: 10) == 1001)
+    }
+
     @Test func gracefulStopTellsClients1001() async throws {
         let server = try TestServer()
         defer { server.destroy() }

@@ -35,8 +35,15 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Rooms that had speakers at the last sweep (timer queue only).
     private nonisolated(unsafe) var roomsWithLevels: Set<String> = []
 
-    /// Opens the store; `start()` then listens.
-    public init(config: ServerConfig, logger: Logger = Logger(label: "majlis"), clock: (@Sendable () -> Int64)? = nil) throws {
+    /// Monotonic milliseconds: hello and heartbeat timeouts, when connections last heard their peer.
+    private let monotonic: @Sendable () -> Int64
+
+    /// Opens the store; `start()` then listens. `clock` is wall time (Unix milliseconds) and
+    /// `monotonic` monotonic milliseconds; tests give clocks that move only when they say.
+    public init(
+        config: ServerConfig, logger: Logger = Logger(label: "majlis"), clock: (@Sendable () -> Int64)? = nil, monotonic: (@Sendable () -> Int64)? = nil
+    ) throws {
+        self.monotonic = monotonic ?? MonotonicClock.wholeMilliseconds
         var config = config
         config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
         let store = try Store(directory: config.dataDirectory)
@@ -102,7 +109,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let server: WebSocketServer
         do {
             server = try WebSocketServer(
-                host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self,
+                host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self, clock: monotonic,
                 http: { [weak self] exchange in
                     guard let self else { return exchange.respond(HTTPResponse(status: 503, body: [])) }
                     self.http(exchange)
@@ -444,7 +451,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     private func sweep() {
         let now = context.now()
-        let monotonic = MonotonicClock.wholeMilliseconds()
+        let monotonic = self.monotonic()
         let config = context.config
         let heartbeat = Int64(config.heartbeat) * 1000
         for session in sessions.withLock({ Array($0.values) }) {

@@ -67,7 +67,14 @@ final class ServiceLoop: @unchecked Sendable {
     let writeDelays = Mutex<(answers: DelayHistogram, events: DelayHistogram)>((DelayHistogram(), DelayHistogram()))
     private static let nextConnectionId = Atomic<UInt64>(1)
 
-    init(maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (HTTPExchange) -> Void)?) {
+    /// Monotonic milliseconds: when each connection last heard its peer.
+    let clock: @Sendable () -> Int64
+
+    init(
+        maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (HTTPExchange) -> Void)?,
+        clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds
+    ) {
+        self.clock = clock
         self.maxMessageBytes = maxMessageBytes
         self.serverDelegate = serverDelegate
         self.httpHandler = httpHandler

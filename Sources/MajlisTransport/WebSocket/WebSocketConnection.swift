@@ -55,7 +55,7 @@ public final class WebSocketConnection: Sendable {
         self.id = id
         self.peer = peer
         self.loop = loop
-        self.state = Mutex(State(lastReceived: MonotonicClock.wholeMilliseconds()))
+        self.state = Mutex(State(lastReceived: loop.clock()))
         self.delegateBox = Mutex(delegate)
     }
 
@@ -67,7 +67,7 @@ public final class WebSocketConnection: Sendable {
         set { state.withLock { $0.userInfo = newValue } }
     }
 
-    /// Milliseconds (monotonic clock) when the peer last sent anything, pongs included.
+    /// Milliseconds (the loop's monotonic clock) when the peer last sent anything, pongs included.
     public var lastReceived: Int64 { state.withLock { $0.lastReceived } }
 
     /// Whether the connection is closed or closing.
@@ -109,7 +109,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     func touch() {
-        let now = MonotonicClock.wholeMilliseconds()
+        let now = loop.clock()
         state.withLock { $0.lastReceived = now }
     }
 }

@@ -19,13 +19,15 @@ public final class WebSocketServer: Sendable {
     /// The port it listens on (the real one when 0 was asked for).
     public let port: Int
 
-    /// Binds and starts serving. `host` "0.0.0.0" listens on every interface.
+    /// Binds and starts serving. `host` "0.0.0.0" listens on every interface. `clock` (monotonic
+    /// milliseconds) dates what connections hear (`WebSocketConnection.lastReceived`).
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, maxMessageBytes: Int = 65_536,
-        delegate: (any WebSocketDelegate)?, http: @escaping @Sendable (HTTPExchange) -> Void
+        delegate: (any WebSocketDelegate)?, clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds,
+        http: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
         majlis_lws_set_logging(0)
-        let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http)
+        let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http, clock: clock)
         let user = Unmanaged.passRetained(loop).toOpaque()
         let iface: String? = (host == "0.0.0.0" || host == "*") ? nil : host
         let context = withOptionalCString(iface) { ifacePointer in
