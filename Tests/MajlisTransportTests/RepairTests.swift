@@ -1,6 +1,7 @@
 import MajlisProtocol
-import MajlisTransport
 import Testing
+
+@testable import MajlisTransport
 
 @Suite struct NackTrackerTests {
     /// A gap's notice time outlives giving it up: a repair that comes after the player moved on
@@ -218,6 +219,19 @@ import Testing
             #expect(first.map { Double($0.value) >= rate * 0.75 && Double($0.value) <= rate * 0.9 } == true, "\(rate): \(result.estimates.map(\.value))")
             #expect(result.dropped == 0, "\(rate): \(result.dropped) dropped")
         }
+    }
+
+    /// A client that never stops probing costs the server a bounded train, not memory without end.
+    @Test func anEndlessProbeTrainIsBounded() {
+        var estimator = UplinkEstimator()
+        var longest = 0
+        for index in 0..<10_000 {
+            // Sent every millisecond, arriving one every 20 ms: a queue, at about 250 kb/s.
+            _ = estimator.probe(UplinkProbe(index: index % 200, count: 200, sentAt: UInt32(index)), bytes: 600, at: Double(index) * 20)
+            longest = max(longest, estimator.probeTrainLength)
+        }
+        #expect(longest == 64)
+        #expect(estimator.estimate == nil, "250 kb/s is more than any voice needs")
     }
 
     @Test func aProbeOnAPathFastEnoughSetsNoLimit() {

@@ -47,6 +47,8 @@ public struct UplinkEstimator: Sendable {
     /// The probe train arriving: send time (ms from the first packet's), arrival, bits.
     private var train: [(sent: Double, arrival: Double, bits: Int)] = []
     private var trainStart: UInt32 = 0
+    /// Packets of the probe train kept now (at most 64).
+    var probeTrainLength: Int { train.count }
 
     public init() {}
 
@@ -69,12 +71,13 @@ public struct UplinkEstimator: Sendable {
     /// estimate to tell the speaker now, or nil.
     public mutating func probe(_ probe: UplinkProbe, bytes: Int, at now: Double) -> Int? {
         if let last = train.last, now - last.arrival < 1_000 {
+            guard train.count < 64 else { return nil }  // a train is ten packets: no more is kept
             train.append((Double(Int32(bitPattern: probe.sentAt &- trainStart)), now, (bytes + Self.headerBytes) * 8))
         } else {
             trainStart = probe.sentAt
             train = [(0, now, (bytes + Self.headerBytes) * 8)]
         }
-        guard train.count >= 3, train.count <= 64 else { return nil }
+        guard train.count >= 3 else { return nil }
         let sent = train.map(\.sent)
         guard let earliest = sent.min(), let latest = sent.max(), latest - earliest >= 30 else { return nil }
         // Arrivals that lag their sending more with every packet, the later half of the train
