@@ -137,13 +137,17 @@ final class TerminalUI: Sendable {
         redraw()
     }
 
+    /// Draws the screen as it is now. Called from the key reader, the state stream and resizes:
+    /// reading the screen and drawing it happen under one lock, so a draw made from an older
+    /// reading can never land after a newer one (and stay on screen until the next change).
     private func redraw() {
-        let current = screen.withLock { $0 }
-        let size = terminal.size
-        let layout = ScreenLayout(rows: size.rows, columns: size.columns, presenter: presenter)
-        var note = current.note
-        if let failure = current.failure { note = "\(failure) · \(presenter.text(.pressToQuit))" }
-        terminal.draw(layout.lines(presenter.present(current.state), panel: current.panel, sound: sound.description(presenter), input: current.input, note: note))
+        screen.withLock { current in
+            let size = terminal.size
+            let layout = ScreenLayout(rows: size.rows, columns: size.columns, presenter: presenter)
+            var note = current.note
+            if let failure = current.failure { note = "\(failure) · \(presenter.text(.pressToQuit))" }
+            terminal.draw(layout.lines(presenter.present(current.state), panel: current.panel, sound: sound.description(presenter), input: current.input, note: note))
+        }
     }
 
     /// Runs an intent, showing why in plain words if it did not work.
