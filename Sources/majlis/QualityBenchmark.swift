@@ -14,7 +14,8 @@ enum QualityBenchmark {
         plain Opus 32 kb/s with concealment over the same two legs. Speech defaults to espeak-ng's reading of
         two sentences. Each condition runs N times (default 3, with netsim seeds --seed, --seed + 1, ...; default 1) and the median counts:
         a single call's score swings with where its few unrepaired losses fall. --only runs the conditions whose
-        name contains NAME. --keep writes each run's recording to DIR and prints the listener's statistics.
+        name contains NAME. --keep writes each run's recording to DIR and prints the listener's and speaker's statistics
+        and what the simulator relayed and dropped in each direction (and of those, how many a full queue dropped).
         """
 
     struct Condition {
