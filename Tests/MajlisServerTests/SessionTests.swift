@@ -148,11 +148,18 @@ import Testing
         defer { server.destroy() }
         let first = try await TestClient.signedIn(server, user: "alice")
         try await first.call("room.create", room: "r1")
+        let bob = try await TestClient.signedIn(server, user: "bob")
+        try await bob.call("room.join", room: "r1")
+        try await bob.call("chat.send", room: "r1", ["text": "before", "clientMsgId": "b1"])
+        try await first.event("chat.message")
         let second = try await TestClient.signedIn(server, user: "alice")
         #expect(try await first.closed() == 4004)
-        // The rooms carry over: the new connection is still a member.
+        // The rooms carry over: the new connection is still a member, and hears the room's
+        // broadcasts (not the connection they went to before).
         let snapshot = try await second.call("room.sync", room: "r1")
         #expect(snapshot["me"]?["role"] == "owner")
+        try await bob.call("chat.send", room: "r1", ["text": "after", "clientMsgId": "b2"])
+        #expect(try await second.event("chat.message")["data"]?["text"] == "after")
     }
 
     @Test func tokenExpiringAndRenew() async throws {

@@ -22,6 +22,9 @@ final class RoomHost: @unchecked Sendable {
     private let context: ServerContext
     private let deadline = Mutex<Int64?>(nil)
     private let members = Atomic<Int>(0)
+    /// The members' connections as last looked up, for broadcasts to the whole room: valid while
+    /// the member list and the presence generation are the ones it was made from (queue only).
+    private var audience: (members: [String], generation: UInt64, connections: [WebSocketConnection])?
     private let seated = Atomic<Int>(0)
 
     init(engine: RoomEngine, context: ServerContext) {
@@ -221,7 +224,7 @@ final class RoomHost: @unchecked Sendable {
         queue.async { [self] in
             guard !ended else { return }
             let frame = WireEncoder.event(EventFrame(room: id, seq: nil, event: event))
-            for connection in context.presence.connections(of: engine.memberIds) { connection.send(frame, urgent: false) }
+            WebSocketConnection.send(frame, to: roomConnections(), urgent: false)
         }
     }
 
@@ -318,12 +321,19 @@ final class RoomHost: @unchecked Sendable {
             return nil
         }
         for delivery in outcome.deliveries {
-            let users = recipients(delivery.audience, alsoRemoved: removed)
-            guard !users.isEmpty else { continue }
+            let connections: [WebSocketConnection]
+            if case .room = delivery.audience, removed.isEmpty {
+                connections = roomConnections()
+            } else {
+                let users = recipients(delivery.audience, alsoRemoved: removed)
+                guard !users.isEmpty else { continue }
+                connections = context.presence.connections(of: users)
+            }
+            guard !connections.isEmpty else { continue }
             var event = delivery.event
             if case .seatUpdated(let seats) = event { event = .seatUpdated(withSSRCs(seats)) }
             let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: event))
-            for connection in context.presence.connections(of: users) { connection.send(frame, urgent: false, since: since) }
+            WebSocketConnection.send(frame, to: connections, urgent: false, since: since)
         }
         for delivery in outcome.deliveries {
             if case .youKicked(let by, let until) = delivery.event, case .user(let user) = delivery.audience {
@@ -358,6 +368,20 @@ final class RoomHost: @unchecked Sendable {
             }
         }
         updateDeadline()
+    }
+
+    /// The connections of every member: the list made for the last broadcast while no one has
+    /// joined, left or changed connection since (a broadcast to thousands then looks up no one).
+    private func roomConnections() -> [WebSocketConnection] {
+        assertOnQueue()
+        let members = engine.memberIds
+        let cached = audience.flatMap { $0.members == members ? $0 : nil }
+        let (found, generation) = context.presence.connections(of: members, unlessStillAt: cached?.generation)
+        if let found {
+            audience = (members, generation, found)
+            return found
+        }
+        return cached!.connections
     }
 
     private func recipients(_ audience: Audience, alsoRemoved removed: [String]) -> [String] {

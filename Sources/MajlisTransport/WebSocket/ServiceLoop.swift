@@ -134,6 +134,18 @@ final class ServiceLoop: @unchecked Sendable {
         if wake, running.load(ordering: .relaxed) { lws_cancel_service(context) }
     }
 
+    /// Asks the service thread to look at each of `connections`, under one lock.
+    func schedule(_ connections: [WebSocketConnection], urgent: Bool) {
+        guard !connections.isEmpty else { return }
+        let wake: Bool = pending.withLock { state in
+            if urgent { state.urgent += connections } else { state.bulk += connections }
+            if state.woken { return false }
+            state.woken = true
+            return true
+        }
+        if wake, running.load(ordering: .relaxed) { lws_cancel_service(context) }
+    }
+
     /// Asks the service thread to write `exchange`'s answer.
     func schedule(_ exchange: HTTPExchange) {
         let wake: Bool = pending.withLock { state in

@@ -92,6 +92,35 @@ public final class WebSocketConnection: Sendable {
         }
     }
 
+    /// Queues one text message on each of `connections` (a broadcast), as `send` would, but wakes
+    /// each service loop once for all of them: the sender takes the loop's lock once, not once per
+    /// connection, so a fan-out to thousands does not hold up the answers the loop is writing.
+    public static func send(_ message: Data, to connections: [WebSocketConnection], urgent: Bool = true, since: UInt64? = nil) {
+        let queued = Outgoing(data: message, since: since ?? MonotonicClock.nanoseconds(), urgent: urgent)
+        // Connections are grouped by service loop; a server's all share one, so a run of the
+        // same loop as the last is the common case.
+        var ready: [(loop: ServiceLoop, connections: [WebSocketConnection])] = []
+        for connection in connections {
+            let taken: Bool? = connection.state.withLock { state in
+                guard !state.closed, state.closeRequest == nil else { return nil }
+                state.outbox.append(queued)
+                state.outboxBytes += message.count
+                return state.outboxBytes <= maxQueuedBytes
+            }
+            switch taken {
+            case nil: continue
+            case false?: connection.close(code: 4008, reason: "too slow: outgoing queue full")
+            case true?:
+                if let index = ready.lastIndex(where: { $0.loop === connection.loop }) {
+                    ready[index].connections.append(connection)
+                } else {
+                    ready.append((connection.loop, [connection]))
+                }
+            }
+        }
+        for (loop, connections) in ready { loop.schedule(connections, urgent: urgent) }
+    }
+
     /// Queues a WebSocket ping.
     public func ping() {
         state.withLock { $0.pendingPing = true }
