@@ -231,6 +231,9 @@ final class ServiceLoop: @unchecked Sendable {
         _ = flush(connection, wsi: wsi, inOwnCallback: false)
     }
 
+    /// What a WebSocket ping carries (the pong echoes it).
+    static let pingPayload = Array("majlis".utf8)
+
     /// Writes queued items while the socket takes them. Only in the connection's own writable
     /// callback (`inOwnCallback`) may it close the connection (by returning -1); elsewhere a close
     /// request waits for that callback.
@@ -273,8 +276,10 @@ final class ServiceLoop: @unchecked Sendable {
                 lws_callback_on_writable(wsi)
                 return 0
             case .ping:
-                var buffer = [UInt8](repeating: 0, count: pre + 1)
-                if buffer.withUnsafeMutableBufferPointer({ lws_write(wsi, $0.baseAddress! + pre, 0, LWS_WRITE_PING) }) < 0 {
+                // With a payload: lws hands an empty pong to no callback, so its arrival would go
+                // unnoticed and a peer that answers every ping would still time out.
+                var buffer = [UInt8](repeating: 0, count: pre) + Self.pingPayload
+                if buffer.withUnsafeMutableBufferPointer({ lws_write(wsi, $0.baseAddress! + pre, Self.pingPayload.count, LWS_WRITE_PING) }) < 0 {
                     connection.broken = true
                 }
             case .message(let message):
