@@ -27,8 +27,11 @@ public final class BareForwarder: @unchecked Sendable {
     private let batch = UDPBatch(capacity: 256)
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
-    /// Copies sent, and the forwarding thread's CPU seconds, once stopped.
-    private let result = Mutex<(forwarded: Int, cpu: Double)>((0, 0))
+    /// Copies sent, the forwarding thread's CPU seconds and each copy's receive-to-send time,
+    /// once stopped.
+    private let result = Mutex<(forwarded: Int, cpu: Double, latency: LatencyHistogram)>((0, 0, LatencyHistogram()))
+    /// Receive to send of each copy, microseconds (the forwarding thread's).
+    private var latency = LatencyHistogram()
 
     /// Members by SSRC: where each receives and its SRTP key.
     public init(members: [(ssrc: UInt32, address: UDPAddress, key: [UInt8])]) throws {
@@ -42,12 +45,12 @@ public final class BareForwarder: @unchecked Sendable {
             var forwarded = 0
             while running.load(ordering: .relaxed) {
                 guard let (length, from) = socket.receive(into: &buffer), length >= 12 else { continue }
-                forwarded += forward(length: length, from: from)
+                forwarded += forward(length: length, from: from, arrived: MonotonicClock.nanoseconds())
             }
             var spec = timespec()
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
             let cpu = Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-            result.withLock { $0 = (forwarded, cpu) }
+            result.withLock { [latency] in $0 = (forwarded, cpu, latency) }
             finished.signal()
         }
         thread.name = "bare-forwarder"
@@ -56,24 +59,33 @@ public final class BareForwarder: @unchecked Sendable {
 
     public var address: UDPAddress { UDPAddress(host: "127.0.0.1", port: socket.port)! }
 
-    private func forward(length: Int, from: UDPAddress) -> Int {
+    private func forward(length: Int, from: UDPAddress, arrived: UInt64) -> Int {
         let ssrc = UInt32(buffer[8]) << 24 | UInt32(buffer[9]) << 16 | UInt32(buffer[10]) << 8 | UInt32(buffer[11])
         guard let sender = members[ssrc],
             let plain = try? buffer.withUnsafeMutableBytes({ try sender.inbound.unprotect(srtpIn: $0, length: length) })
         else { return 0 }
         var sent = 0
         for (other, member) in members where other != ssrc {
-            if batch.count == batch.capacity { sent += batch.send(from: socket) }
+            if batch.count == batch.capacity { sent += send(arrived: arrived) }
             batch.add(to: member.address) { slot in
                 buffer.withUnsafeBytes { slot.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plain])) }
                 return try? member.outbound.protect(rtpIn: slot, length: plain)
             }
         }
-        return sent + batch.send(from: socket)
+        return sent + send(arrived: arrived)
     }
 
-    /// Stops the thread; returns the copies it sent and the CPU seconds it used.
-    public func stop() -> (forwarded: Int, cpu: Double) {
+    /// Sends the batch, and counts each copy's time since its packet `arrived`, as the router does.
+    private func send(arrived: UInt64) -> Int {
+        let sent = batch.send(from: socket)
+        let microseconds = Int((MonotonicClock.nanoseconds() &- arrived) / 1_000)
+        for _ in 0..<sent { latency.record(microseconds: microseconds) }
+        return sent
+    }
+
+    /// Stops the thread; returns the copies it sent, the CPU seconds it used and each copy's
+    /// receive-to-send time (microseconds).
+    public func stop() -> (forwarded: Int, cpu: Double, latency: LatencyHistogram) {
         running.store(false, ordering: .relaxed)
         finished.wait()
         socket.close()
