@@ -51,11 +51,11 @@ import Testing
 
         var join: RouterCommand { .join(room: "r", user: user, ssrc: ssrc, key: key) }
 
-        mutating func packet(payloadType: UInt8 = 111, payload: [UInt8] = [1, 2, 3], level: UInt8 = 30) throws -> [UInt8] {
+        mutating func packet(payloadType: UInt8 = 111, payload: [UInt8] = [1, 2, 3], level: UInt8 = 30, voice: Bool = true) throws -> [UInt8] {
             sequence &+= 1
             let rtp = RTPPacket(
                 payloadType: payloadType, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 960, ssrc: ssrc,
-                extensions: [RTPPacket.audioLevelExtension(id: 1, voice: true, level: level)], payload: payload)
+                extensions: [RTPPacket.audioLevelExtension(id: 1, voice: voice, level: level)], payload: payload)
             return try outbound.protect(rtp: rtp.serialized())
         }
     }
@@ -249,6 +249,49 @@ import Testing
         let loss = Double(try #require(blocks.first { $0.ssrc == speaker.ssrc }).fractionLost) / 256
         #expect(loss > 0.15 && loss < 0.25, "20% lost upstream: \(loss)")
         #expect(core.takeQuality()["r"]?.map(\.user) == ["s"])
+    }
+
+    /// A speaker's uplink losing a burst mid-speech is asked for what it sent while the burst
+    /// lasts (not once a packet after it shows the gap); a speaker that paused is not.
+    @Test mutating func aBurstOnTheUplinkIsAskedForWhileItLasts() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let listener = try Member("l", ssrc: 200, port: 5001)
+        for command in [speaker.join, listener.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
+        #expect(bind(speaker) && bind(listener))
+        func asked(_ answers: [(bytes: [UInt8], to: UDPAddress)]) throws -> [UInt16] {
+            var lost: [UInt16] = []
+            for answer in answers where answer.to == speaker.address {
+                for case .nack(_, let media, let missing) in try RTCPPacket.parseCompound(try speaker.inbound.unprotect(srtcp: answer.bytes)) where media == speaker.ssrc {
+                    lost += missing
+                }
+            }
+            return lost
+        }
+        for _ in 0..<10 {
+            now += 20
+            _ = deliver(try speaker.packet(), from: speaker.address)
+        }
+        // Packets 11 to 20 are lost; the router looks every 10 ms.
+        var nacked: [UInt16] = []
+        for _ in 0..<20 {
+            now += 10
+            core.askOverdue(now: now, output: &output)
+            nacked += try asked(output.take())
+        }
+        // 11 is overdue 80 ms after 10 arrived (due at 20, and 60 ms of grace on a steady
+        // path), then one more every 20 ms: seven in 200 ms, each asked for once so far.
+        #expect(nacked == Array(11...17), "\(nacked)")
+
+        // A pause: the last packet was quiet, and silence follows.
+        speaker.sequence = 30
+        now += 20
+        _ = deliver(try speaker.packet(voice: false), from: speaker.address)
+        for _ in 0..<50 {
+            now += 10
+            core.askOverdue(now: now, output: &output)
+            let answers = output.take()
+            #expect(try asked(answers).allSatisfy { $0 <= 20 }, "nothing after the pause is asked for")
+        }
     }
 
     /// A client's probe train (ten padded bindings, one every 20 ms) arriving through a 40 kb/s

@@ -19,6 +19,49 @@ import Testing
         #expect(tracker.noticed(11) == 40)
     }
 
+    /// A stream that stops mid-speech is losing a burst: what it must have sent is asked for
+    /// while the burst lasts. One that paused (its last packet quiet) is not asked for, and a
+    /// stream that simply stopped costs a bounded number of asks.
+    @Test func aBurstIsAskedForWhileItLasts() {
+        var tracker = NackTracker()
+        for sequence in UInt16(0)...10 { tracker.received(sequence, at: Double(sequence) * 20, flowing: true) }
+        // 10 arrived at 200 ms; 11 was due at 220. Within the grace nothing is overdue.
+        tracker.markOverdue(at: 270, grace: 60)
+        #expect(tracker.due(at: 270).isEmpty)
+        tracker.markOverdue(at: 290, grace: 60)
+        #expect(tracker.due(at: 290) == [11], "asked at once: nothing is coming that could carry a copy")
+        tracker.markOverdue(at: 330, grace: 60)
+        #expect(tracker.due(at: 330) == [12, 13])
+        #expect(tracker.noticed(12) == 330)
+        // The burst ends: 15 arrives, so 14 is missing as usual; 11 comes back (asked, so a
+        // retransmission) and teaches no round trip (it may have been the late original).
+        tracker.received(15, at: 340, flowing: true)
+        #expect(tracker.isMissing(14) && tracker.isMissing(12))
+        let roundTrip = tracker.roundTrip
+        let answered = tracker.received(11, at: 400)
+        #expect(answered)
+        #expect(tracker.roundTrip == roundTrip)
+        #expect(tracker.noticed(12) == 330, "noticed when it was overdue, not when the gap showed")
+
+        // Paused: the last packet was quiet, so silence after it is no loss.
+        var paused = NackTracker()
+        paused.received(1, at: 0, flowing: true)
+        paused.received(2, at: 20, flowing: false)
+        paused.markOverdue(at: 1_000, grace: 60)
+        #expect(paused.missingCount == 0)
+
+        // Stopped for good: at most `limit` packets, each asked for a few times, then given up.
+        var stopped = NackTracker()
+        stopped.received(1, at: 0, flowing: true)
+        var asks = 0
+        for now in stride(from: 0.0, through: 10_000, by: 10) {
+            stopped.markOverdue(at: now, grace: 60, limit: 12)
+            asks += stopped.due(at: now).count
+        }
+        #expect(asks == 12 * stopped.maxAsks)
+        #expect(stopped.missingCount == 0)
+    }
+
     @Test func asksForGapsThenAgainAfterARoundTripThenGivesUp() {
         var tracker = NackTracker()
         tracker.received(100, at: 0)

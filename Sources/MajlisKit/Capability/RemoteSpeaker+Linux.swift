@@ -47,7 +47,7 @@ final class RemoteSpeaker {
         if let voice { level = Int((Double(127 - Int(voice.level)) / 127 * 100).rounded()) }
         let quiet = voice.map { !$0.voice } ?? false
         let waited = nack.noticed(rtp.sequenceNumber).map { now - $0 } ?? 0
-        let retransmission = nack.received(rtp.sequenceNumber, at: now)
+        let retransmission = nack.received(rtp.sequenceNumber, at: now, flowing: voice?.voice)
         if retransmission {
             repaired += 1
         } else {
@@ -141,6 +141,8 @@ final class RemoteSpeaker {
 
     /// The sequence numbers to ask for again now.
     func dueNacks(at now: Double) -> [UInt16] {
+        // A burst of losses is asked for while it lasts (see NackTracker.markOverdue).
+        nack.markOverdue(at: now, grace: max(60, 4 * reception.jitter))
         let due = nack.due(at: now, oldestUseful: buffer.nextSequence)
         if !due.isEmpty { lastAsked = now }
         return due

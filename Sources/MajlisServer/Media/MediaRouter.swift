@@ -5,9 +5,9 @@ import Synchronization
 
 /// The selective forwarding unit's host: one UDP socket and one thread that owns the router's
 /// state machine (`MediaRouterCore`, which holds the forwarding rules). Rooms post commands to
-/// an inbox that the thread applies before the next packet; the thread itself sends the
-/// reports once a second and leaves levels, quality and counters in an outbox for the sweeper
-/// and health checks. The forwarding path takes no lock that anything else holds for long.
+/// an inbox that the thread applies before the next packet; the thread itself asks speakers for
+/// overdue packets every 10 ms, sends the reports once a second and leaves levels, quality and
+/// counters in an outbox for the sweeper and health checks. The forwarding path takes no lock that anything else holds for long.
 ///
 /// Thread rules: the router thread alone touches `core` and `output`; room executors call
 /// `join`, `leave`, `setSpeakers`, `ssrcs` and `mediaInfo`; the sweeper calls `takeLevels` and
@@ -71,7 +71,7 @@ final class MediaRouter: @unchecked Sendable {
     init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?) throws(MediaError) {
         self.identity = identity
         core = MediaRouterCore(identity: identity)
-        socket = try UDPSocket(host: host, port: port, receiveTimeoutMilliseconds: 50)
+        socket = try UDPSocket(host: host, port: port, receiveTimeoutMilliseconds: 10)
         advertised = advertise ?? "\(host):\(socket.port)"
         output = SocketRouterOutput(socket: socket)
         nextSSRC = Atomic(UInt32.random(in: 0x1000_0000...0x7FFF_FFFF))
@@ -205,6 +205,7 @@ final class MediaRouter: @unchecked Sendable {
         var nextLevels = MonotonicClock.milliseconds() + 250
         var nextReport = nextLevels + 750
         var nextQuality = nextLevels + 1_750
+        var nextOverdue = nextLevels
         while running.load(ordering: .relaxed) {
             let datagram = socket.receive(into: &received)
             if inboxFilled.load(ordering: .acquiring) {
@@ -219,6 +220,11 @@ final class MediaRouter: @unchecked Sendable {
                 outbox.withLock { $0.counters = counters }
             }
             let now = MonotonicClock.milliseconds()
+            if now >= nextOverdue {
+                nextOverdue = now + 10
+                var output = output
+                core.askOverdue(now: now, output: &output)
+            }
             guard now >= nextLevels || datagram == nil else { continue }
             nextLevels = now + 250
             var timers = output

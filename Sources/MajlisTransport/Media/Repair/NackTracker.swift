@@ -8,6 +8,8 @@ public struct NackTracker: Sendable {
         var noticed: Double
         var lastAsked: Double?
         var asks = 0
+        /// Marked overdue (the stream stopped mid-speech), not seen missing behind a later packet.
+        var overdue = false
     }
 
     /// How many times one packet is asked for.
@@ -23,6 +25,15 @@ public struct NackTracker: Sendable {
     public private(set) var roundTrip: Double = 200
     private var highest: UInt16?
     private var missing: [UInt16: Missing] = [:]
+    /// When the newest packet arrived.
+    private var newestArrival: Double?
+    /// The newest sequence number marked overdue (beyond `highest`).
+    private var overdueThrough: UInt16?
+    /// Whether more packets are sure to follow the newest (it carried voice: a speaker pausing
+    /// sends quiet frames first).
+    private var flowing = false
+    /// Whether the newest packet carried voice (more must follow it).
+    public var isFlowing: Bool { flowing }
     /// When each of the last 256 gaps was noticed, kept after it is given up (slot = sequence %
     /// 256): how long a packet that fills one kept its receiver waiting.
     private var noticedRing = [(sequence: UInt16, at: Double)](repeating: (0, -.infinity), count: 256)
@@ -37,10 +48,14 @@ public struct NackTracker: Sendable {
     public var missingCount: Int { missing.count }
 
     /// Notes the arrival of `sequence`; returns true when it answers a request (a retransmission).
+    /// `flowing`: whether the packet carried voice, so that more must follow it (nil: unknown,
+    /// taken as no).
     @discardableResult
-    public mutating func received(_ sequence: UInt16, at now: Double) -> Bool {
+    public mutating func received(_ sequence: UInt16, at now: Double, flowing: Bool? = nil) -> Bool {
         guard let top = highest else {
             highest = sequence
+            newestArrival = now
+            self.flowing = flowing ?? false
             return false
         }
         let ahead = Int(Int16(bitPattern: sequence &- top))
@@ -48,19 +63,42 @@ public struct NackTracker: Sendable {
             if ahead - 1 > maxGap {
                 missing = [:]
             } else {
-                for step in 1..<ahead {
+                for step in 1..<ahead where missing[top &+ UInt16(step)] == nil {
                     missing[top &+ UInt16(step)] = Missing(noticed: now)
                     noticedRing[Int(top &+ UInt16(step)) % 256] = (top &+ UInt16(step), now)
                 }
             }
             highest = sequence
-            return false
+            newestArrival = now
+            self.flowing = flowing ?? false
+            if let through = overdueThrough, Int16(bitPattern: through &- sequence) <= 0 { overdueThrough = nil }
+            // Asked for while overdue: the answer, or the packet itself late; which one is not
+            // known, so it teaches no round trip.
+            return missing.removeValue(forKey: sequence)?.lastAsked != nil
         }
         guard let entry = missing.removeValue(forKey: sequence) else { return false }
         guard let asked = entry.lastAsked else { return false }  // reordered before anyone asked
+        guard !entry.overdue else { return true }
         let sample = max(1, now - asked)
         roundTrip = entry.asks == 1 ? roundTrip * 0.8 + sample * 0.2 : min(roundTrip, roundTrip * 0.8 + sample * 0.2)
         return true
+    }
+
+    /// A burst of losses shows only when it ends, by the packet after it: while a stream that
+    /// was flowing has sent nothing for over `grace` milliseconds past when its next packet was
+    /// due (one every `frameInterval`), the packets it must have sent since are marked missing,
+    /// so they are asked for while the burst lasts. At most `limit` past the newest packet.
+    public mutating func markOverdue(at now: Double, grace: Double, frameInterval: Double = 20, limit: Int = 12) {
+        guard flowing, let top = highest, let arrival = newestArrival else { return }
+        let due = min(limit, Int(((now - arrival - grace) / frameInterval).rounded(.down)))
+        let marked = overdueThrough.map { Int(Int16(bitPattern: $0 &- top)) } ?? 0
+        guard due > marked else { return }
+        for step in (marked + 1)...due where missing[top &+ UInt16(step)] == nil {
+            let sequence = top &+ UInt16(step)
+            missing[sequence] = Missing(noticed: now, overdue: true)
+            noticedRing[Int(sequence) % 256] = (sequence, now)
+        }
+        overdueThrough = top &+ UInt16(due)
     }
 
     /// When the gap `sequence` fills was noticed (even if since given up), if it is one of the
@@ -92,9 +130,10 @@ public struct NackTracker: Sendable {
                 missing[sequence] = nil
                 continue
             }
-            let firstAskDue = Int(Int16(bitPattern: top &- sequence)) >= redundancyReach || now - entry.noticed >= holdOff
+            // An overdue packet is asked for at once: nothing is coming that could carry a copy.
+            let firstAskDue = entry.overdue || Int(Int16(bitPattern: top &- sequence)) >= redundancyReach || now - entry.noticed >= holdOff
             guard entry.asks < maxAsks, entry.lastAsked.map({ now - $0 >= interval }) ?? firstAskDue else { continue }
-            missing[sequence] = Missing(noticed: entry.noticed, lastAsked: now, asks: entry.asks + 1)
+            missing[sequence] = Missing(noticed: entry.noticed, lastAsked: now, asks: entry.asks + 1, overdue: entry.overdue)
             ask.append(sequence)
         }
         return ask.sorted { Int16(bitPattern: $0 &- $1) < 0 }

@@ -4,6 +4,24 @@ extension MediaRouterCore {
     /// Samples in one 20 ms Opus frame at 48 kHz.
     static let frameSamples = 960
 
+    /// Asks each native speaker whose stream stopped mid-speech for what it must have sent
+    /// since (its uplink is losing a burst): the burst is asked for while it lasts, not once a
+    /// packet after it shows the gap, which at 100 ms of burst made repairs 100 ms later. Run
+    /// it every 10 ms or so. Packets arrive every 20 ms give or take the uplink's jitter, so a
+    /// packet is overdue once four times that jitter (at least 60 ms) has passed too.
+    public func askOverdue(now: Double, output: inout some RouterOutput) {
+        for ssrc in flowing {
+            guard let sender = participants[ssrc], let address = sender.address else { continue }
+            sender.uplinkNack.markOverdue(at: now, grace: max(60, 4 * sender.uplink.jitter))
+            let lost = sender.uplinkNack.due(at: now)
+            guard !lost.isEmpty,
+                let secured = try? sender.outbound?.protect(rtcp: RTCPPacket.serializeCompound([.nack(ssrc: MediaSettings.serverSSRC, mediaSSRC: ssrc, lost: lost)]))
+            else { continue }
+            output.send(secured, to: address)
+            counters.nacksSent += 1
+        }
+    }
+
     /// Rebuilds the frames `sender`'s uplink lost from the redundant copies in `plain` (a RED
     /// packet) and sends each on as a packet of its own, with copies of the frames the same
     /// distances before it as the router has them: so each leg is protected on its own. Without

@@ -34,6 +34,8 @@ public final class MediaRouterCore {
     var seatOf: [UInt32: Int] = [:]
     /// Loudest level (0...100) and voice flag heard from each SSRC since the last `takeLevels`.
     var heard: [UInt32: (level: Int, vad: Bool)] = [:]
+    /// Native speakers whose newest packet carried voice: more must follow (see `askOverdue`).
+    var flowing: Set<UInt32> = []
     /// Browsers: by the server ufrag of their checks, by the addresses that passed a check, and
     /// those still in their DTLS handshake.
     var byLocalUfrag: [String: UInt32] = [:]
@@ -84,6 +86,7 @@ public final class MediaRouterCore {
     /// Forgets a member's media state (it left, or rejoined with a new SSRC).
     private func remove(_ ssrc: UInt32) {
         guard let participant = participants.removeValue(forKey: ssrc) else { return }
+        flowing.remove(ssrc)
         detachWebRTC(participant)
         heard[ssrc] = nil
         seatOf[ssrc] = nil
@@ -157,7 +160,9 @@ public final class MediaRouterCore {
         }
         let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
         let timestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
-        let retransmission = sender.uplinkNack.received(sequence, at: now)
+        let level = buffer.withUnsafeBytes { RTPPacket.audioLevel(in: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength]), extensionId: Self.audioLevelExtension) }
+        let retransmission = sender.uplinkNack.received(sequence, at: now, flowing: level?.voice)
+        if sender.webrtc == nil, sender.uplinkNack.isFlowing { flowing.insert(ssrc) } else { flowing.remove(ssrc) }
         // A native speaker's uplink: how much it carries (browsers did not negotiate REMB). A
         // packet of several frames leaves when its last frame is made: that is its time.
         var estimate: Int?
@@ -169,12 +174,12 @@ public final class MediaRouterCore {
         }
         if !retransmission {
             sender.uplink.count(sequence, timestamp: timestamp, arrival: now)
-            let level = buffer.withUnsafeBytes { RTPPacket.audioLevel(in: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength]), extensionId: Self.audioLevelExtension) }
             if let level {
                 let percent = Int((Double(127 - Int(level.level)) / 127 * 100).rounded())
                 let previous = heard[ssrc]
                 heard[ssrc] = (max(previous?.level ?? 0, percent), (previous?.vad ?? false) || level.voice)
             }
+
         }
         if sender.sent == nil { sender.sent = PacketCache() }
         buffer.withUnsafeBytes { sender.sent?.store(sequence, UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
