@@ -7,7 +7,8 @@ import Synchronization
 /// state machine (`MediaRouterCore`, which holds the forwarding rules). Rooms post commands to
 /// an inbox that the thread applies before the next packet; the thread itself asks speakers for
 /// overdue packets every 10 ms, sends the reports once a second and leaves levels, quality and
-/// counters in an outbox for the sweeper and health checks. The forwarding path takes no lock that anything else holds for long.
+/// counters in an outbox for the sweeper and health checks. The forwarding path takes no lock
+/// that anything else holds for long.
 ///
 /// Thread rules: the router thread alone touches `core` and `output`; room executors call
 /// `join`, `leave`, `setSpeakers`, `ssrcs` and `mediaInfo`; the sweeper calls `takeLevels` and

@@ -78,18 +78,20 @@ public final class WebSocketConnection: Sendable {
     /// `since` is when the work behind it began (the request's arrival, monotonic ns; default now):
     /// the service loop counts the delay from then to the write.
     public func send(_ message: Data, urgent: Bool = true, since: UInt64? = nil) {
-        let queued = Outgoing(data: message, since: since ?? MonotonicClock.nanoseconds(), urgent: urgent)
-        let tooSlow: Bool = state.withLock { state in
-            guard !state.closed, state.closeRequest == nil else { return false }
+        if enqueue(Outgoing(data: message, since: since ?? MonotonicClock.nanoseconds(), urgent: urgent)) { loop.schedule(self, urgent: urgent) }
+    }
+
+    /// Adds `queued` to the outbox; whether the service loop should now look at the connection
+    /// (false when it is closed or closing, or when the message made it too slow: closed 4008).
+    private func enqueue(_ queued: Outgoing) -> Bool {
+        let taken: Bool? = state.withLock { state in
+            guard !state.closed, state.closeRequest == nil else { return nil }
             state.outbox.append(queued)
-            state.outboxBytes += message.count
-            return state.outboxBytes > Self.maxQueuedBytes
+            state.outboxBytes += queued.data.count
+            return state.outboxBytes <= Self.maxQueuedBytes
         }
-        if tooSlow {
-            close(code: 4008, reason: "too slow: outgoing queue full")
-        } else {
-            loop.schedule(self, urgent: urgent)
-        }
+        if taken == false { close(code: 4008, reason: "too slow: outgoing queue full") }
+        return taken == true
     }
 
     /// Queues one text message on each of `connections` (a broadcast), as `send` would, but wakes
@@ -100,22 +102,11 @@ public final class WebSocketConnection: Sendable {
         // Connections are grouped by service loop; a server's all share one, so a run of the
         // same loop as the last is the common case.
         var ready: [(loop: ServiceLoop, connections: [WebSocketConnection])] = []
-        for connection in connections {
-            let taken: Bool? = connection.state.withLock { state in
-                guard !state.closed, state.closeRequest == nil else { return nil }
-                state.outbox.append(queued)
-                state.outboxBytes += message.count
-                return state.outboxBytes <= maxQueuedBytes
-            }
-            switch taken {
-            case nil: continue
-            case false?: connection.close(code: 4008, reason: "too slow: outgoing queue full")
-            case true?:
-                if let index = ready.lastIndex(where: { $0.loop === connection.loop }) {
-                    ready[index].connections.append(connection)
-                } else {
-                    ready.append((connection.loop, [connection]))
-                }
+        for connection in connections where connection.enqueue(queued) {
+            if let index = ready.lastIndex(where: { $0.loop === connection.loop }) {
+                ready[index].connections.append(connection)
+            } else {
+                ready.append((connection.loop, [connection]))
             }
         }
         for (loop, connections) in ready { loop.schedule(connections, urgent: urgent) }
