@@ -279,8 +279,10 @@ import Testing
             nacked += try asked(output.take())
         }
         // 11 is overdue 80 ms after 10 arrived (due at 20, and 60 ms of grace on a steady
-        // path), then one more every 20 ms: seven in 200 ms, each asked for once so far.
-        #expect(nacked == Array(11...17), "\(nacked)")
+        // path), then one more every 20 ms: seven in 200 ms, each asked for as soon as it is
+        // overdue and once more 50 ms later (an ask may be lost too).
+        #expect(Set(nacked) == Set(11...17), "\(nacked)")
+        #expect(Array(nacked.prefix(4)) == [11, 12, 13, 11] && nacked.count { $0 == 11 } == 2, "\(nacked)")
 
         // A pause: the last packet was quiet, and silence follows.
         speaker.sequence = 30

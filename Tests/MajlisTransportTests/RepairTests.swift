@@ -62,6 +62,23 @@ import Testing
         #expect(stopped.missingCount == 0)
     }
 
+    /// With an echo, each first ask is made once more shortly after (a lossy path loses asks
+    /// and answers too), and the echo changes neither the retries nor the round trip.
+    @Test func aFirstAskIsEchoedOnceOnALossyPath() {
+        var tracker = NackTracker()
+        tracker.echoDelay = 50
+        tracker.received(100, at: 0)
+        tracker.received(103, at: 20)  // 101 and 102 missing
+        #expect(tracker.due(at: 20) == [101, 102])
+        #expect(tracker.due(at: 60).isEmpty)
+        tracker.received(102, at: 65)  // answered before its echo: not asked again
+        #expect(tracker.due(at: 70) == [101])
+        #expect(tracker.due(at: 80).isEmpty, "echoed once")
+        let retry = tracker.retryInterval
+        #expect(tracker.due(at: 20 + retry) == [101], "retries keep their time")
+        #expect(tracker.due(at: 20 + retry + 60).isEmpty, "a retry is not echoed")
+    }
+
     @Test func asksForGapsThenAgainAfterARoundTripThenGivesUp() {
         var tracker = NackTracker()
         tracker.received(100, at: 0)

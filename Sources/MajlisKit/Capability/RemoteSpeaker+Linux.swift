@@ -38,6 +38,7 @@ final class RemoteSpeaker {
             lastAsked = now
         }
         nack.holdOff = 10  // for reordering
+        nack.echoDelay = 50  // asks and answers are lost too: each first ask is made twice
     }
 
     /// Takes one RTP packet of this speaker, arrived at `now` (ms).

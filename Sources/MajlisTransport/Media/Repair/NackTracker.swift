@@ -10,6 +10,8 @@ public struct NackTracker: Sendable {
         var asks = 0
         /// Marked overdue (the stream stopped mid-speech), not seen missing behind a later packet.
         var overdue = false
+        /// When the first ask is asked again (see `echoDelay`).
+        var echoAt: Double?
     }
 
     /// How many times one packet is asked for.
@@ -21,6 +23,11 @@ public struct NackTracker: Sendable {
     /// milliseconds, whichever is first.
     public var redundancyReach = 0
     public var holdOff: Double = 0
+    /// When set, each first ask is made again this many milliseconds later: a lossy path loses
+    /// the ask or its answer about as often as the packet, and a second try a round trip later
+    /// comes too late to play. (A sender answers one ask per round trip, so the echo costs a
+    /// second answer only where the answer may be sent twice, as the server's to a listener.)
+    public var echoDelay: Double?
     /// The smoothed round trip in milliseconds (a first guess until answers arrive).
     public private(set) var roundTrip: Double = 200
     private var highest: UInt16?
@@ -132,9 +139,15 @@ public struct NackTracker: Sendable {
             }
             // An overdue packet is asked for at once: nothing is coming that could carry a copy.
             let firstAskDue = entry.overdue || Int(Int16(bitPattern: top &- sequence)) >= redundancyReach || now - entry.noticed >= holdOff
-            guard entry.asks < maxAsks, entry.lastAsked.map({ now - $0 >= interval }) ?? firstAskDue else { continue }
-            missing[sequence] = Missing(noticed: entry.noticed, lastAsked: now, asks: entry.asks + 1, overdue: entry.overdue)
-            ask.append(sequence)
+            if entry.asks < maxAsks, entry.lastAsked.map({ now - $0 >= interval }) ?? firstAskDue {
+                missing[sequence] = Missing(
+                    noticed: entry.noticed, lastAsked: now, asks: entry.asks + 1, overdue: entry.overdue,
+                    echoAt: entry.asks == 0 ? echoDelay.map { now + $0 } : nil)
+                ask.append(sequence)
+            } else if let echo = entry.echoAt, now >= echo {
+                missing[sequence]?.echoAt = nil
+                ask.append(sequence)
+            }
         }
         return ask.sorted { Int16(bitPattern: $0 &- $1) < 0 }
     }

@@ -15,7 +15,11 @@ final class MediaParticipant {
     var receivesMultiframe = false
     /// Uplink: what arrived of what it sent, and what to ask it for again.
     var uplink = ReceptionCounter()
-    var uplinkNack = NackTracker()
+    var uplinkNack: NackTracker = {
+        var tracker = NackTracker()
+        tracker.echoDelay = 50
+        return tracker
+    }()
     /// How much its uplink carries (told to it when that changes).
     var uplinkEstimate = UplinkEstimator()
     /// Its last packets (plain RTP), for the NACKs of its listeners; made when it first speaks.
