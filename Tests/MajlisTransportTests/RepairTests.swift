@@ -43,6 +43,15 @@ import Testing
         #expect(tracker.roundTrip == roundTrip)
         #expect(tracker.noticed(12) == 330, "noticed when it was overdue, not when the gap showed")
 
+        // Packets of three frames come every 60 ms: the next is overdue 60 ms plus the grace on.
+        var thin = NackTracker()
+        thin.packetInterval = 60
+        thin.received(1, at: 0, flowing: true)
+        thin.markOverdue(at: 110, grace: 60)
+        #expect(thin.missingCount == 0)
+        thin.markOverdue(at: 120, grace: 60)
+        #expect(thin.due(at: 120) == [2])
+
         // Paused: the last packet was quiet, so silence after it is no loss.
         var paused = NackTracker()
         paused.received(1, at: 0, flowing: true)

@@ -38,7 +38,6 @@ final class RemoteSpeaker {
             lastAsked = now
         }
         nack.holdOff = 10  // for reordering
-        nack.echoDelay = 50  // asks and answers are lost too: each first ask is made twice
     }
 
     /// Takes one RTP packet of this speaker, arrived at `now` (ms).
@@ -63,10 +62,13 @@ final class RemoteSpeaker {
         if behind < 0 { newestTimestamp = rtp.timestamp }
         let measured = waitsForRepairs || !(retransmission || behind >= 20 * AudioFormat.frameSamples || waited > 250)
         if rtp.payloadType == opusPayloadType {
-            buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: Self.frames(rtp.payload), quiet: quiet, measured: measured, at: now)
+            let frames = Self.frames(rtp.payload)
+            if !retransmission { nack.packetInterval = Double(frames.count * AudioFormat.frameMilliseconds) }
+            buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: frames, quiet: quiet, measured: measured, at: now)
         } else if let redPayloadType, rtp.payloadType == redPayloadType, let red = try? REDPayload(parsing: rtp.payload) {
             var reach = 0
             let primary = Self.frames(red.primary)
+            if !retransmission { nack.packetInterval = Double(primary.count * AudioFormat.frameMilliseconds) }
             let packetSamples = AudioFormat.frameSamples * primary.count
             for block in red.redundant where block.payloadType == opusPayloadType {
                 let back = UInt16((Int(block.timestampOffset) + packetSamples / 2) / packetSamples)
@@ -142,8 +144,13 @@ final class RemoteSpeaker {
 
     /// The sequence numbers to ask for again now.
     func dueNacks(at now: Double) -> [UInt16] {
-        // A burst of losses is asked for while it lasts (see NackTracker.markOverdue).
-        nack.markOverdue(at: now, grace: max(60, 4 * reception.jitter))
+        // Where this speaker's packets are lost often (10% or more), losses come in bursts and
+        // asks and answers are lost too: a burst is asked for while it lasts (see
+        // NackTracker.markOverdue) and each first ask is made twice. Below that a stall is more
+        // likely a queue than a burst, and asking would only keep playout waiting for repairs.
+        let lossy = recentLoss >= 0.1
+        nack.echoDelay = lossy ? 50 : nil
+        if lossy { nack.markOverdue(at: now, grace: max(60, 4 * reception.jitter)) }
         let due = nack.due(at: now, oldestUseful: buffer.nextSequence)
         if !due.isEmpty { lastAsked = now }
         return due

@@ -91,13 +91,17 @@ public struct NackTracker: Sendable {
         return true
     }
 
+    /// How often the stream sends a packet, milliseconds (a sender on a thin link puts several
+    /// 20 ms frames in one); the caller sets it from what the packets carry.
+    public var packetInterval: Double = 20
+
     /// A burst of losses shows only when it ends, by the packet after it: while a stream that
     /// was flowing has sent nothing for over `grace` milliseconds past when its next packet was
-    /// due (one every `frameInterval`), the packets it must have sent since are marked missing,
+    /// due (one every `packetInterval`), the packets it must have sent since are marked missing,
     /// so they are asked for while the burst lasts. At most `limit` past the newest packet.
-    public mutating func markOverdue(at now: Double, grace: Double, frameInterval: Double = 20, limit: Int = 12) {
+    public mutating func markOverdue(at now: Double, grace: Double, limit: Int = 12) {
         guard flowing, let top = highest, let arrival = newestArrival else { return }
-        let due = min(limit, Int(((now - arrival - grace) / frameInterval).rounded(.down)))
+        let due = min(limit, Int(((now - arrival - grace) / packetInterval).rounded(.down)))
         let marked = overdueThrough.map { Int(Int16(bitPattern: $0 &- top)) } ?? 0
         guard due > marked else { return }
         for step in (marked + 1)...due where missing[top &+ UInt16(step)] == nil {
