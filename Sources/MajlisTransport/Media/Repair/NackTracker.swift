@@ -38,9 +38,10 @@ public struct NackTracker: Sendable {
     private var overdueThrough: UInt16?
     /// Whether more packets are sure to follow the newest (it carried voice: a speaker pausing
     /// sends quiet frames first).
-    private var flowing = false
-    /// Whether the newest packet carried voice (more must follow it).
-    public var isFlowing: Bool { flowing }
+    public private(set) var isFlowing = false
+    /// How often the stream sends a packet, milliseconds (a sender on a thin link puts several
+    /// 20 ms frames in one); the caller sets it from what the packets carry.
+    public var packetInterval: Double = 20
     /// When each of the last 256 gaps was noticed, kept after it is given up (slot = sequence %
     /// 256): how long a packet that fills one kept its receiver waiting.
     private var noticedRing = [(sequence: UInt16, at: Double)](repeating: (0, -.infinity), count: 256)
@@ -62,7 +63,7 @@ public struct NackTracker: Sendable {
         guard let top = highest else {
             highest = sequence
             newestArrival = now
-            self.flowing = flowing ?? false
+            isFlowing = flowing ?? false
             return false
         }
         let ahead = Int(Int16(bitPattern: sequence &- top))
@@ -77,7 +78,7 @@ public struct NackTracker: Sendable {
             }
             highest = sequence
             newestArrival = now
-            self.flowing = flowing ?? false
+            isFlowing = flowing ?? false
             if let through = overdueThrough, Int16(bitPattern: through &- sequence) <= 0 { overdueThrough = nil }
             // Asked for while overdue: the answer, or the packet itself late; which one is not
             // known, so it teaches no round trip.
@@ -91,16 +92,12 @@ public struct NackTracker: Sendable {
         return true
     }
 
-    /// How often the stream sends a packet, milliseconds (a sender on a thin link puts several
-    /// 20 ms frames in one); the caller sets it from what the packets carry.
-    public var packetInterval: Double = 20
-
     /// A burst of losses shows only when it ends, by the packet after it: while a stream that
     /// was flowing has sent nothing for over `grace` milliseconds past when its next packet was
     /// due (one every `packetInterval`), the packets it must have sent since are marked missing,
     /// so they are asked for while the burst lasts. At most `limit` past the newest packet.
     public mutating func markOverdue(at now: Double, grace: Double, limit: Int = 12) {
-        guard flowing, let top = highest, let arrival = newestArrival else { return }
+        guard isFlowing, let top = highest, let arrival = newestArrival else { return }
         let due = min(limit, Int(((now - arrival - grace) / packetInterval).rounded(.down)))
         let marked = overdueThrough.map { Int(Int16(bitPattern: $0 &- top)) } ?? 0
         guard due > marked else { return }
