@@ -19,7 +19,7 @@ public final class LabCall: Sendable {
         speakerMedia = try LiveMediaEngine(source: source, sink: NullSink())
         listenerMedia = try LiveMediaEngine(source: SilenceSource(), sink: sink)
         func join(_ user: String, _ media: LiveMediaEngine, create: Bool, url: String = server.url) async throws -> VoiceRoom {
-            let signaling = LiveSignalingClient(url: url, token: LabServer.token(user))
+            let signaling = LiveSignalingClient(url: url, token: server.token(user))
             _ = try await signaling.connect()
             let voiceRoom = VoiceRoom(roomId: room, signaling: signaling, media: media)
             _ = try await voiceRoom.join(create: create ? RoomSettings() : nil)

@@ -9,7 +9,9 @@ import MajlisTransport
 /// so every leg (each client's uplink and downlink) crosses the impaired network.
 public final class LabServer: Sendable {
     static let key = "lab"
-    static let secret = "lab-secret-0123456789abcdef0123456789"
+    /// This server's own signing secret: a client another call left reconnecting cannot sign
+    /// in to this one, should it come to listen on the same port.
+    let secret = "lab-" + (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
 
     public let server: SignalingServer
     public let network: NetworkSimulator?
@@ -21,7 +23,7 @@ public final class LabServer: Sendable {
         var config = ServerConfig()
         config.port = 0
         config.dataDirectory = dataDirectory
-        config.keys = [Self.key: Self.secret]
+        config.keys = [Self.key: secret]
         if let impairment {
             let mediaPort = try Self.freeUDPPort()
             let network = try NetworkSimulator(host: "127.0.0.1", port: 0, upstream: UDPAddress(host: "127.0.0.1", port: mediaPort)!, settings: impairment)
@@ -47,10 +49,10 @@ public final class LabServer: Sendable {
 
     public var url: String { "ws://127.0.0.1:\(server.port)/v1/signal" }
 
-    /// A token for `user` (create, join, publish, chat), valid for an hour.
-    public static func token(_ user: String) -> String {
+    /// A token for `user` (create, join, publish, chat), valid for an hour, for this server.
+    public func token(_ user: String) -> String {
         let now = Int64(Date().timeIntervalSince1970)
-        return AccessToken.sign(AccessClaims(sub: user, exp: now + 3600, iat: now, grants: Grants(create: true)), key: key, secret: secret)
+        return AccessToken.sign(AccessClaims(sub: user, exp: now + 3600, iat: now, grants: Grants(create: true)), key: Self.key, secret: secret)
     }
 
     public func stop() {

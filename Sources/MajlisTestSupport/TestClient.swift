@@ -55,7 +55,7 @@ public final class TestClient: WebSocketDelegate, Sendable {
     /// Connects and says `hello` with a token for `user`; fails unless the hello succeeds.
     public static func signedIn(_ server: TestServer, user: String, grants: Grants = Grants(create: true), resume: String? = nil) async throws -> TestClient {
         let client = try await connect(server.url)
-        var args: [String: JSONValue] = ["token": .string(TestServer.token(user, grants: grants))]
+        var args: [String: JSONValue] = ["token": .string(server.token(user, grants: grants))]
         if let resume { args["resume"] = .string(resume) }
         let answer = try await client.request("hello", args)
         guard answer["ok"] == true else { throw Timeout(description: "hello failed: \(answer)") }
@@ -144,7 +144,10 @@ public final class TestClient: WebSocketDelegate, Sendable {
             }
             return state.closed != nil
         }
-        guard let found else { throw Timeout(description: "connection closed before the response to \(id.map(String.init) ?? "null")") }
+        guard let found else {
+            let closed = state.withLock { $0.closed }
+            throw Timeout(description: "connection closed (\(closed?.code.map(String.init) ?? "no code") \(closed?.reason ?? "")) before the response to \(id.map(String.init) ?? "null")")
+        }
         return found
     }
 

@@ -6,7 +6,10 @@ import MajlisTransport
 /// A real signaling server on an ephemeral loopback port with its own data directory.
 public final class TestServer: Sendable {
     public static let key = "testkey"
-    public static let secret = "test-secret-0123456789abcdef0123456789"
+    /// This server's signing secret, its own unless given: a token made for one test's server is
+    /// refused by every other, so a client another test left reconnecting cannot sign in as one
+    /// of this test's users (the tests of a process share ports over time).
+    public let secret: String
 
     public let server: SignalingServer
     public let dataDirectory: String
@@ -17,7 +20,7 @@ public final class TestServer: Sendable {
     /// with a `monotonic` clock, so does its monotonic time (hello and heartbeat timeouts, when a
     /// connection last heard its peer).
     public init(
-        dataDirectory: String? = nil, clock: TestClock? = nil, monotonic: TestClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
+        dataDirectory: String? = nil, secret: String? = nil, clock: TestClock? = nil, monotonic: TestClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
         configure: (inout ServerConfig) -> Void = { _ in }
     ) throws {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
@@ -26,7 +29,9 @@ public final class TestServer: Sendable {
         config.port = 0
         config.mediaPort = 0
         config.dataDirectory = directory
-        config.keys = [Self.key: Self.secret]
+        let secret = secret ?? Self.newSecret()
+        self.secret = secret
+        config.keys = [Self.key: secret]
         // Server-side timers out of reach of a busy machine (a test of a timer sets its own).
         config.helloTimeout = 120
         configure(&config)
@@ -42,12 +47,23 @@ public final class TestServer: Sendable {
 
     public var url: String { "ws://127.0.0.1:\(server.port)/v1/signal" }
 
-    /// A token for `user` with `grants`, valid for `ttl` seconds.
-    public static func token(_ user: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil) -> String {
+    /// A random signing secret.
+    public static func newSecret() -> String {
+        "test-" + (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
+    }
+
+    /// A token for `user` with `grants`, valid for `ttl` seconds, signed for this server.
+    public func token(_ user: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil) -> String {
+        Self.token(user, secret: secret, grants: grants, room: room, ttl: ttl, name: name)
+    }
+
+    /// A token signed with `secret` (for a server started another way, such as `majlis serve`).
+    public static func token(
+        _ user: String, secret: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil
+    ) -> String {
         let now = Int64(Date().timeIntervalSince1970)
         return AccessToken.sign(
-            AccessClaims(sub: user, name: name ?? user.capitalized, exp: now + ttl, iat: now, room: room, grants: grants), key: key,
-            secret: secret)
+            AccessClaims(sub: user, name: name ?? user.capitalized, exp: now + ttl, iat: now, room: room, grants: grants), key: key, secret: secret)
     }
 
     public func stop() { server.stop() }

@@ -38,7 +38,7 @@ public final class WebhookReceiver: Sendable {
     public let port: Int
 
     /// Listens on an ephemeral loopback port; posts are checked against `secret`.
-    public init(secret: String = TestServer.secret, port: Int = 0) throws {
+    public init(secret: String, port: Int = 0) throws {
         self.secret = secret
         let box = Handoff()
         let server = try WebSocketServer(host: "127.0.0.1", port: port, delegate: nil, http: { box.deliver($0) })

@@ -11,7 +11,7 @@ import Testing
     func client(_ server: TestServer, _ user: String, grants: Grants = Grants(create: true)) async throws -> LiveSignalingClient {
         var options = LiveSignalingClient.Options()
         options.backoff = [100, 200, 400]
-        let client = LiveSignalingClient(url: server.url, token: TestServer.token(user, grants: grants), options: options)
+        let client = LiveSignalingClient(url: server.url, token: server.token(user, grants: grants), options: options)
         _ = try await client.connect()
         return client
     }
@@ -78,7 +78,7 @@ import Testing
         try await room.sendChat("before")
         server!.stop()
         _ = try await until(room) { $0.status == .reconnecting }
-        server = try TestServer(dataDirectory: directory) { $0.port = port }
+        server = try TestServer(dataDirectory: directory, secret: server!.secret) { $0.port = port }
         defer { server?.destroy() }
         let back = try await until(room, timeout: 20) { $0.status == .joined && $0.chat.contains { $0.text == "before" } }
         #expect(back.role == .owner)

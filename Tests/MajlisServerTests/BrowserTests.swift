@@ -81,7 +81,7 @@ struct BrowserTests {
             try await Browser.closing([browser]) {
                 // A bot makes the room and plays a 440 Hz tone from the second seat (index 1); the page,
                 // opened after it, hears the tone on that seat's track.
-                let token = { (user: String) in TestServer.token(user, grants: Grants(create: true)) }
+                let token = { (user: String) in server.token(user, grants: Grants(create: true)) }
                 let tone = try JoinBotTests.Bot(["--url", server.url, "--token", token("tone"), "--room", "mix", "--create", "--seat", "2", "--mic", "tone:440", "--duration", "60"])
                 let watcher = try await TestClient.signedIn(server, user: "watcher")
                 #expect(await eventually { (try? await watcher.call("room.join", room: "mix"))?["seats"]?.arrayValue?[1]["user"] == "tone" })

@@ -33,7 +33,7 @@ import Testing
         let server = try TestServer()
         defer { server.destroy() }
         let guest = try await TestClient.signedIn(server, user: "guest")
-        let base = ["--server", "http://127.0.0.1:\(server.server.port)", "--key", TestServer.key, "--secret", TestServer.secret]
+        let base = ["--server", "http://127.0.0.1:\(server.server.port)", "--key", TestServer.key, "--secret", server.secret]
         let created = try run(["admin", "create", "salon", "--title", "Evening", "--seats", "4", "--mode", "request", "--owner", "huda"] + base)
         #expect(created.status == 0 && created.output == "created room salon (4 seats, request, owner huda)\n", "\(created)")
         try await guest.call("room.join", room: "salon")
@@ -53,7 +53,7 @@ import Testing
         #expect(missing.status == 1 && missing.error == "majlis admin: not_in_room: nobody is not in room salon\n", "\(missing)")
         #expect(try run(["admin", "end"] + base).error.contains("usage: majlis admin end ROOM"))
         #expect(try run(["admin"]).status == 2)
-        let forbidden = try run(["admin", "rooms", "--server", "http://127.0.0.1:\(server.server.port)", "--token", TestServer.token("guest")])
+        let forbidden = try run(["admin", "rooms", "--server", "http://127.0.0.1:\(server.server.port)", "--token", server.token("guest")])
         #expect(forbidden.status == 1 && forbidden.error.contains("forbidden"))
         #expect(try run(["admin", "end", "salon"] + base).output == "ended room salon\n")
     }

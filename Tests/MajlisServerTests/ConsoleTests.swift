@@ -9,9 +9,10 @@ import Testing
 @Suite(.serialized, .enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
 struct ConsoleTests {
     @Test func anOperatorSeesRoomsAndRunsThem() async throws {
-        let receiver = try WebhookReceiver()
+        let secret = TestServer.newSecret()
+        let receiver = try WebhookReceiver(secret: secret)
         defer { receiver.stop() }
-        let server = try TestServer { config in
+        let server = try TestServer(secret: secret) { config in
             config.webDirectory = BrowserTests.web
             config.developmentKey = TestServer.key
             config.webhooks.endpoints = [receiver.url]
@@ -76,7 +77,7 @@ struct ConsoleTests {
         try await Browser.closing([browser]) {
             try await browser.open("http://127.0.0.1:\(server.server.port)/console")
             try await browser.wait(for: "the sign-in form", "return document.querySelector('[data-form=sign-in]') !== null")
-            try await browser.run("const f = document.querySelector('[data-form=sign-in]'); f.elements.token.value = arguments[0]; f.requestSubmit()", [.string(TestServer.token("omar"))])
+            try await browser.run("const f = document.querySelector('[data-form=sign-in]'); f.elements.token.value = arguments[0]; f.requestSubmit()", [.string(server.token("omar"))])
             let error = try await browser.wait(for: "the refusal", "return document.querySelector('[data-form=sign-in] .error')?.textContent || null")
             #expect(error.stringValue?.isEmpty == false)
             // Not in development mode: the development key is not handed out.

@@ -14,7 +14,7 @@ import Testing
         let owner = try await TestClient.signedIn(server, user: "owner")
         try await owner.call("room.create", room: "r")
         let guest = try await TestClient.connect(server.url)
-        let hello = try await guest.request("hello", ["token": .string(TestServer.token("guest"))])
+        let hello = try await guest.request("hello", ["token": .string(server.token("guest"))])
         let session = try #require(hello["data"]?["session"]?.stringValue)
         try await guest.call("room.join", room: "r")
         try await guest.call("seat.take", room: "r", ["index": 1])
@@ -23,7 +23,7 @@ import Testing
         _ = try await guest.closed()
 
         let back = try await TestClient.connect(server.url)
-        let resumed = try await back.request("hello", ["token": .string(TestServer.token("guest")), "resume": .string(session)])
+        let resumed = try await back.request("hello", ["token": .string(server.token("guest")), "resume": .string(session)])
         #expect(resumed["data"]?["resumed"] == true)
         #expect(resumed["data"]?["session"]?.stringValue == session)
         #expect(resumed["data"]?["rooms"] == ["r"])
@@ -87,9 +87,10 @@ import Testing
     @Test func acknowledgedChatSurvivesKillDashNine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-kill-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
+        let secret = TestServer.newSecret()
+        var process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)"])
         let owner = try await TestClient.connect(process.url)
-        _ = try await owner.request("hello", ["token": .string(TestServer.token("owner"))])
+        _ = try await owner.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])
         try await owner.call("room.create", room: "k")
         let url = process.url
         // Ten senders, ten messages each (within the per-user chat burst), all at once.
@@ -97,7 +98,7 @@ import Testing
             for sender in 0..<10 {
                 group.addTask {
                     let client = try await TestClient.connect(url)
-                    _ = try await client.request("hello", ["token": .string(TestServer.token("sender\(sender)"))])
+                    _ = try await client.request("hello", ["token": .string(TestServer.token("sender\(sender)", secret: secret))])
                     try await client.call("room.join", room: "k")
                     var ids: [Int64] = []
                     for index in 0..<10 {
@@ -113,10 +114,10 @@ import Testing
         }
         #expect(acknowledged.count == 100)
         process.kill()
-        process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(TestServer.secret)"])
+        process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)"])
         defer { process.terminate() }
         let again = try await TestClient.connect(process.url)
-        _ = try await again.request("hello", ["token": .string(TestServer.token("owner"))])
+        _ = try await again.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])
         try await again.call("room.join", room: "k")
         var stored: [Int64] = []
         var before: Int64? = nil

@@ -12,8 +12,8 @@ import Testing
 @Suite(.serialized) struct HostileClientTests {
     func errorCode(_ answer: JSONValue) -> String? { answer["error"]?["code"]?.stringValue }
 
-    func token(_ user: String, exp: Int64, name: String? = nil) -> String {
-        AccessToken.sign(AccessClaims(sub: user, name: name, exp: exp, grants: Grants(create: true)), key: TestServer.key, secret: TestServer.secret)
+    func token(_ server: TestServer, _ user: String, exp: Int64, name: String? = nil) -> String {
+        AccessToken.sign(AccessClaims(sub: user, name: name, exp: exp, grants: Grants(create: true)), key: TestServer.key, secret: server.secret)
     }
 
     /// A validly signed token whose `exp` overflows when turned into milliseconds is refused
@@ -22,13 +22,13 @@ import Testing
         let server = try TestServer()
         defer { server.destroy() }
         let attacker = try await TestClient.connect(server.url)
-        let hello = try await attacker.request("hello", ["token": .string(token("mallory", exp: 9_223_372_036_854_776))])
+        let hello = try await attacker.request("hello", ["token": .string(token(server, "mallory", exp: 9_223_372_036_854_776))])
         #expect(errorCode(hello) == "unauthorized")
         #expect(hello["error"]?["message"]?.stringValue?.contains("exp") == true)
         #expect(try await attacker.closed() == 4001)
 
         let member = try await TestClient.signedIn(server, user: "member")
-        let renew = try await member.request("session.renew", ["token": .string(token("member", exp: 100_000_000_000_000_000))])
+        let renew = try await member.request("session.renew", ["token": .string(token(server, "member", exp: 100_000_000_000_000_000))])
         #expect(errorCode(renew) == "unauthorized")
         // Sweeps pass (four a second) and the server still answers.
         try await member.call("room.create", room: "still-here")
@@ -209,7 +209,7 @@ import Testing
         try await huda.call("room.create", room: "r")
         let hello = try await TestClient.connect(server.url)
         let exp = Int64(Date().timeIntervalSince1970) + 600
-        _ = try await hello.request("hello", ["token": .string(token("eve", exp: exp, name: "\u{1B}]0;pwned\u{07}Huda\u{1B}[2J\u{202E}"))])
+        _ = try await hello.request("hello", ["token": .string(token(server, "eve", exp: exp, name: "\u{1B}]0;pwned\u{07}Huda\u{1B}[2J\u{202E}"))])
         let joined = try await hello.call("room.join", room: "r")
         let name = try #require(joined["me"]?["name"]?.stringValue ?? joined["members"]?.arrayValue?.first { $0["id"] == "eve" }?["name"]?.stringValue)
         #expect(!name.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
@@ -217,7 +217,7 @@ import Testing
         #expect(announced["data"]?["member"]?["name"]?.stringValue == name)
 
         let imposter = try await TestClient.connect(server.url)
-        _ = try await imposter.request("hello", ["token": .string(token("imposter", exp: exp, name: "HUDA"))])
+        _ = try await imposter.request("hello", ["token": .string(token(server, "imposter", exp: exp, name: "HUDA"))])
         try await imposter.call("room.join", room: "r")
         let second = try await huda.event("member.joined")
         #expect(second["data"]?["member"]?["name"] == "HUDA (imposter)")

@@ -38,14 +38,12 @@ import Testing
         }
     }
 
-    func token(_ user: String) -> String { TestServer.token(user, grants: Grants(create: true)) }
-
     @Test func botJoinsTakesASeatSpeaksAndPrintsEvents() async throws {
         let server = try TestServer()
         defer { server.destroy() }
         let watcher = try await TestClient.signedIn(server, user: "watcher")
         try await watcher.call("room.create", room: "lobby")
-        let bot = try Bot(["--url", server.url, "--token", token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "5"])
+        let bot = try Bot(["--url", server.url, "--token", server.token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "5"])
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
         // --seat counts from 1, as every screen does: seat 2 is index 1 on the wire.
         let seated = try await watcher.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "bot" }
@@ -68,14 +66,14 @@ import Testing
         defer { server.destroy() }
         let host = try await TestClient.signedIn(server, user: "host")
         try await host.call("room.create", room: "stage", ["mode": "request"])
-        let bot = try Bot(["--url", server.url, "--token", token("speaker"), "--room", "stage", "--request", "--say", "thanks", "--duration", "2"])
+        let bot = try Bot(["--url", server.url, "--token", server.token("speaker"), "--room", "stage", "--request", "--say", "thanks", "--duration", "2"])
         let request = try await host.event("request.received")
         try await host.call("request.accept", room: "stage", ["requestId": request["data"]!["request"]!["id"]!])
         let chat = try await host.event("chat.message")
         #expect(chat["data"]?["from"]?["id"] == "speaker")
         #expect(await bot.finish().status == 0)
 
-        let rejected = try Bot(["--url", server.url, "--token", token("other"), "--room", "stage", "--request", "--duration", "5"])
+        let rejected = try Bot(["--url", server.url, "--token", server.token("other"), "--room", "stage", "--request", "--duration", "5"])
         let second = try await host.event("request.received") { $0["data"]?["request"]?["user"] == "other" }
         try await host.call("request.reject", room: "stage", ["requestId": second["data"]!["request"]!["id"]!])
         let result = await rejected.finish()
@@ -90,13 +88,13 @@ import Testing
         try await host.call("room.create", room: "full")
         try await host.call("seat.take", room: "full", ["index": 0])
         let cases: [([String], String)] = [
-            (["--url", server.url, "--token", token("x"), "--room", "missing", "--duration", "1"], "not found"),
-            (["--url", server.url, "--token", token("x"), "--room", "full", "--seat", "1", "--duration", "1"], "seat 1 is taken"),
+            (["--url", server.url, "--token", server.token("x"), "--room", "missing", "--duration", "1"], "not found"),
+            (["--url", server.url, "--token", server.token("x"), "--room", "full", "--seat", "1", "--duration", "1"], "seat 1 is taken"),
             (["--url", server.url, "--token", "not.a.token", "--room", "full", "--duration", "1"], "bad token"),
-            (["--url", "ws://127.0.0.1:1/v1/signal", "--token", token("x"), "--room", "full", "--duration", "1"], "unreachable"),
+            (["--url", "ws://127.0.0.1:1/v1/signal", "--token", server.token("x"), "--room", "full", "--duration", "1"], "unreachable"),
             (["--url", server.url, "--room", "full"], "required"),
         ]
-        let expired = AccessToken.sign(AccessClaims(sub: "late", exp: Int64(Date().timeIntervalSince1970) - 7200), key: TestServer.key, secret: TestServer.secret)
+        let expired = AccessToken.sign(AccessClaims(sub: "late", exp: Int64(Date().timeIntervalSince1970) - 7200), key: TestServer.key, secret: server.secret)
         let closedInput: [([String], String)] = [
             // Standard input already at its end: the failure is still reported, not a silent exit 0.
             (["--url", server.url, "--token", "not.a.token", "--room", "full"], "bad token"),
@@ -115,7 +113,7 @@ import Testing
         defer { server.destroy() }
         let host = try await TestClient.signedIn(server, user: "host")
         try await host.call("room.create", room: "k")
-        let bot = try Bot(["--url", server.url, "--token", token("pest"), "--room", "k", "--duration", "30"])
+        let bot = try Bot(["--url", server.url, "--token", server.token("pest"), "--room", "k", "--duration", "30"])
         try await host.event("member.joined") { $0["data"]?["member"]?["id"] == "pest" }
         try await host.call("member.kick", room: "k", ["user": "pest"])
         let result = await bot.finish()
@@ -130,10 +128,10 @@ import Testing
         let port = server.server.port
         let host = try await TestClient.signedIn(server, user: "host")
         try await host.call("room.create", room: "phoenix")
-        let bot = try Bot(["--url", server.url, "--token", token("bot"), "--room", "phoenix", "--duration", "30"])
+        let bot = try Bot(["--url", server.url, "--token", server.token("bot"), "--room", "phoenix", "--duration", "30"])
         try await host.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
         server.stop()
-        server = try TestServer(dataDirectory: directory) { $0.port = port }
+        server = try TestServer(dataDirectory: directory, secret: server.secret) { $0.port = port }
         defer { server.destroy() }
         let watcher = try await TestClient.signedIn(server, user: "watcher")
         let snapshot = try await watcher.call("room.join", room: "phoenix")

@@ -203,7 +203,7 @@ import Testing
         await expectError(.badRequest) { try await limited.call("seat.switch", room: "here") }
 
         let roomBound = try await TestClient.connect(server.url)
-        _ = try await roomBound.request("hello", ["token": .string(TestServer.token("bound", room: "elsewhere"))])
+        _ = try await roomBound.request("hello", ["token": .string(server.token("bound", room: "elsewhere"))])
         await expectError(.forbidden) { try await roomBound.call("room.join", room: "here") }
         // join with create args creates the room when missing.
         let created = try await alice.call("room.join", room: "fresh", ["create": ["title": "Fresh", "seatCount": 3]])

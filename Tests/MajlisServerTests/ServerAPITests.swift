@@ -20,14 +20,15 @@ import FoundationNetworking
     static let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
 
-    static func adminToken(room: String? = nil, ttl: Int64 = 3600) -> String {
-        TestServer.token("backend", grants: Grants(join: false, admin: true, publish: false, chat: false), room: room, ttl: ttl, name: "Backend")
+    static func adminToken(_ server: TestServer, room: String? = nil, ttl: Int64 = 3600) -> String {
+        server.token("backend", grants: Grants(join: false, admin: true, publish: false, chat: false), room: room, ttl: ttl, name: "Backend")
     }
 
     static func call(
-        _ server: TestServer, _ method: String, _ path: String, _ body: String? = nil, token: String? = adminToken(),
-        headers: [String: String] = [:]
+        _ server: TestServer, _ method: String, _ path: String, _ body: String? = nil, token: String? = nil,
+        signed: Bool = true, headers: [String: String] = [:]
     ) async throws -> Answer {
+        let token = signed ? token ?? adminToken(server) : nil
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -115,14 +116,14 @@ import FoundationNetworking
         defer { server.destroy() }
         _ = try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r1"}"#)
         _ = try await Self.call(server, "POST", "/v1/rooms", #"{"id":"r2"}"#)
-        let none = try await Self.call(server, "GET", "/v1/rooms/r1", token: nil)
+        let none = try await Self.call(server, "GET", "/v1/rooms/r1", signed: false)
         #expect(none.status == 401 && none.headers["www-authenticate"] == "Bearer" && none.body["error"]?["code"] == "unauthorized")
         #expect(try await Self.call(server, "GET", "/v1/rooms/r1", token: "not.a.jwt").status == 401)
-        #expect(try await Self.call(server, "GET", "/v1/rooms/r1", token: TestServer.token("omar")).body["error"]?["code"] == "forbidden")
-        let expired = try await Self.call(server, "GET", "/v1/rooms/r1", token: Self.adminToken(ttl: -60))
+        #expect(try await Self.call(server, "GET", "/v1/rooms/r1", token: server.token("omar")).body["error"]?["code"] == "forbidden")
+        let expired = try await Self.call(server, "GET", "/v1/rooms/r1", token: Self.adminToken(server, ttl: -60))
         #expect(expired.status == 401 && expired.body["error"]?["code"] == "token_expired")
         // A token for one room acts on that room only.
-        let scoped = Self.adminToken(room: "r1")
+        let scoped = Self.adminToken(server, room: "r1")
         #expect(try await Self.call(server, "GET", "/v1/rooms/r1", token: scoped).status == 200)
         #expect(try await Self.call(server, "GET", "/v1/rooms/r2", token: scoped).status == 403)
         #expect(try await Self.call(server, "GET", "/v1/rooms", token: scoped).status == 403)
@@ -163,7 +164,7 @@ import FoundationNetworking
         let server = try TestServer()
         defer { server.destroy() }
         let port = Int(server.server.port)
-        let token = Self.adminToken(ttl: 600)
+        let token = Self.adminToken(server, ttl: 600)
         let answer = try await offPool { () throws -> String in
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
@@ -218,7 +219,7 @@ import FoundationNetworking
             // Run from the scratch folder: schemathesis keeps a cache in its working directory.
             try ChildProcess.run(
                 [
-                    "/bin/sh", "-c", #"cd "$0" && exec "$@""#, scratch, found, "run", base + "/v1/openapi.yaml", "--url", base, "-H", "Authorization: Bearer \(Self.adminToken(ttl: 3600))",
+                    "/bin/sh", "-c", #"cd "$0" && exec "$@""#, scratch, found, "run", base + "/v1/openapi.yaml", "--url", base, "-H", "Authorization: Bearer \(Self.adminToken(server, ttl: 3600))",
                     "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection",
                     "--phases", "examples,coverage,fuzzing", "--max-examples", "40", "--workers", "1", "--seed", "20261130", "--no-color",
                 ], environment: ["PYTHONIOENCODING": "utf-8", "HYPOTHESIS_STORAGE_DIRECTORY": scratch + "/hypothesis"], output: report)

@@ -15,7 +15,7 @@ import Testing
         let server = try TestServer()
         defer { server.destroy() }
         let client = try await TestClient.connect(server.url)
-        let answer = try await client.request("hello", ["token": .string(TestServer.token("alice")), "client": ["sdk": "test", "version": "1", "platform": "linux"]])
+        let answer = try await client.request("hello", ["token": .string(server.token("alice")), "client": ["sdk": "test", "version": "1", "platform": "linux"]])
         #expect(answer["ok"] == true)
         #expect(answer["data"]?["user"]?["id"] == "alice")
         #expect(answer["data"]?["heartbeat"] == 20)
@@ -32,10 +32,10 @@ import Testing
         let cases: [(String, String)] = [
             ("not-a-jwt", "unauthorized"),
             (AccessToken.sign(AccessClaims(sub: "a", exp: now + 60), key: TestServer.key, secret: "wrong"), "unauthorized"),
-            (AccessToken.sign(AccessClaims(sub: "a", exp: now + 60), key: "otherkey", secret: TestServer.secret), "unauthorized"),
-            (AccessToken.sign(AccessClaims(sub: "a", exp: now - 1), key: TestServer.key, secret: TestServer.secret), "token_expired"),
-            (AccessToken.sign(AccessClaims(sub: "a", exp: now + 600, nbf: now + 300), key: TestServer.key, secret: TestServer.secret), "unauthorized"),
-            (AccessToken.sign(AccessClaims(sub: "bad user!", exp: now + 60), key: TestServer.key, secret: TestServer.secret), "unauthorized"),
+            (AccessToken.sign(AccessClaims(sub: "a", exp: now + 60), key: "otherkey", secret: server.secret), "unauthorized"),
+            (AccessToken.sign(AccessClaims(sub: "a", exp: now - 1), key: TestServer.key, secret: server.secret), "token_expired"),
+            (AccessToken.sign(AccessClaims(sub: "a", exp: now + 600, nbf: now + 300), key: TestServer.key, secret: server.secret), "unauthorized"),
+            (AccessToken.sign(AccessClaims(sub: "bad user!", exp: now + 60), key: TestServer.key, secret: server.secret), "unauthorized"),
             (Self.unsignedToken(alg: "none"), "unauthorized"),
             (Self.unsignedToken(alg: "HS512"), "unauthorized"),
         ]
@@ -57,12 +57,14 @@ import Testing
 
     @Test func tokenFromAStandardJWTLibraryVerifies() async throws {
         // PyJWT is installed by scripts/test; it is the independent judge here.
+        let server = try TestServer()
+        defer { server.destroy() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", """
             import jwt, time
             print(jwt.encode({"sub": "py.user", "name": "Py", "exp": int(time.time()) + 600, "grants": {"create": True}}, \
-            "\(TestServer.secret)", algorithm="HS256", headers={"kid": "\(TestServer.key)"}))
+            "\(server.secret)", algorithm="HS256", headers={"kid": "\(TestServer.key)"}))
             """]
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -70,8 +72,6 @@ import Testing
         process.waitUntilExit()
         let token = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(process.terminationStatus == 0, "python3 with PyJWT is needed (scripts/test installs it)")
-        let server = try TestServer()
-        defer { server.destroy() }
         let client = try await TestClient.connect(server.url)
         let answer = try await client.request("hello", ["token": .string(token)])
         #expect(answer["ok"] == true)
@@ -166,15 +166,15 @@ import Testing
         let server = try TestServer()
         defer { server.destroy() }
         let client = try await TestClient.connect(server.url)
-        let short = TestServer.token("alice", ttl: 20)
+        let short = server.token("alice", ttl: 20)
         #expect(try await client.request("hello", ["token": .string(short)])["ok"] == true)
         let warning = try await client.event("token.expiring")
         #expect(warning["data"]?["expiresAt"]?.intValue != nil)
-        let renewed = try await client.request("session.renew", ["token": .string(TestServer.token("alice", ttl: 600))])
+        let renewed = try await client.request("session.renew", ["token": .string(server.token("alice", ttl: 600))])
         #expect(renewed["data"]?["expiresAt"]?.intValue ?? 0 > warning["data"]?["expiresAt"]?.intValue ?? Int64.max)
-        let other = try await client.request("session.renew", ["token": .string(TestServer.token("mallory"))])
+        let other = try await client.request("session.renew", ["token": .string(server.token("mallory"))])
         #expect(errorCode(other) == "forbidden")
-        let expiredToken = AccessToken.sign(AccessClaims(sub: "alice", exp: 1), key: TestServer.key, secret: TestServer.secret)
+        let expiredToken = AccessToken.sign(AccessClaims(sub: "alice", exp: 1), key: TestServer.key, secret: server.secret)
         #expect(errorCode(try await client.request("session.renew", ["token": .string(expiredToken)])) == "token_expired")
     }
 
@@ -182,7 +182,7 @@ import Testing
         let server = try TestServer()
         defer { server.destroy() }
         let client = try await TestClient.connect(server.url)
-        #expect(try await client.request("hello", ["token": .string(TestServer.token("alice", ttl: 2))])["ok"] == true)
+        #expect(try await client.request("hello", ["token": .string(server.token("alice", ttl: 2))])["ok"] == true)
         #expect(try await client.closed(timeout: 30) == 4001)
     }
 

@@ -64,7 +64,7 @@ import Testing
         let tmux = Tmux()
         defer { tmux.stop() }
         func command(_ user: String, _ extra: String = "") -> String {
-            let token = TestServer.token(user, grants: Grants(create: true), name: user.capitalized)
+            let token = server.token(user, grants: Grants(create: true), name: user.capitalized)
             return "LANG=en_US.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(token) --room salon \(extra)"
         }
         try tmux.start("host", command("huda", "--create --mode request"))
@@ -126,7 +126,7 @@ import Testing
         #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 60 })
 
         // A bot asks to speak with a tone; once the host accepts, the screen shows who is speaking.
-        let singer = try JoinBotTests.Bot(["--url", server.url, "--token", TestServer.token("singer", grants: Grants(), name: "Singer"),
+        let singer = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("singer", grants: Grants(), name: "Singer"),
                                           "--room", "salon", "--request", "--mic", "tone:440", "--duration", "3"])
         try await tmux.wait("host", for: "Singer wants to speak")
         try tmux.keys("host", "a")
@@ -145,7 +145,7 @@ import Testing
         defer { server.destroy() }
         let tmux = Tmux()
         defer { tmux.stop() }
-        let token = TestServer.token("huda", grants: Grants(create: true), name: "هدى")
+        let token = server.token("huda", grants: Grants(create: true), name: "هدى")
         try tmux.start("host", "LANG=ar_SA.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(token) --room majlis --create --mode request")
         let screen = try await tmux.wait("host", for: "عضو · اطلب التحدث")
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
@@ -192,7 +192,7 @@ import Testing
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-sound-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let token = { (user: String) in TestServer.token(user, grants: Grants(create: true), name: user.capitalized) }
+            let token = { (user: String) in server.token(user, grants: Grants(create: true), name: user.capitalized) }
 
             try tmux.start("layla", "\(sound.shellAssignments) LANG=en_US.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(token("layla")) --room sound --create")
             try await tmux.wait("layla", for: "Sound: PulseAudio")

@@ -8,19 +8,17 @@ import Testing
 
 /// Voice end to end: bots speak tones through the real server; a listener bot records the mix.
 @Suite(.serialized) struct VoiceTests {
-    func token(_ user: String) -> String { TestServer.token(user, grants: Grants(create: true)) }
-
     func recording(_ server: TestServer, speakers: [(user: String, tone: Int)], seconds: Int = 2) async throws -> [Int16] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-heard-\(UUID().uuidString).wav").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let watcher = try await TestClient.signedIn(server, user: "watcher")
         try await watcher.call("room.create", room: "voice")
         // The listener records until every speaker has finished, however long the machine takes.
-        let listener = try JoinBotTests.Bot(["--url", server.url, "--token", token("listener"), "--room", "voice", "--record", path])
+        let listener = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("listener"), "--room", "voice", "--record", path])
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
         var bots: [JoinBotTests.Bot] = []
         for (index, speaker) in speakers.enumerated() {
-            bots.append(try JoinBotTests.Bot(["--url", server.url, "--token", token(speaker.user), "--room", "voice", "--seat", "\(index + 1)",
+            bots.append(try JoinBotTests.Bot(["--url", server.url, "--token", server.token(speaker.user), "--room", "voice", "--seat", "\(index + 1)",
                                               "--mic", "tone:\(speaker.tone)", "--duration", "\(seconds)"]))
         }
         for bot in bots { #expect(await bot.finish().status == 0) }
@@ -77,9 +75,9 @@ import Testing
             let seconds = Int((Double(original.count) / 48_000).rounded(.up)) + 1
             let watcher = try await TestClient.signedIn(server, user: "watcher")
             try await watcher.call("room.create", room: "voice")
-            let listener = try JoinBotTests.Bot(["--url", server.url, "--token", token("listener"), "--room", "voice", "--record", heardPath])
+            let listener = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("listener"), "--room", "voice", "--record", heardPath])
             try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
-            let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", token("reader"), "--room", "voice", "--seat", "1", "--mic", speech, "--duration", "\(seconds)"])
+            let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("reader"), "--room", "voice", "--seat", "1", "--mic", speech, "--duration", "\(seconds)"])
             #expect(await speaker.finish().status == 0)
             listener.interrupt()
             #expect(await listener.finish().status == 0)

@@ -40,7 +40,7 @@ import FoundationNetworking
         #expect(answer.status == 200)
         let minted = try JSONDecoder().decode(JSONValue.self, from: answer.body)
         #expect(minted["name"] == "ليلى")
-        let claims = try AccessToken.verify(try #require(minted["token"]?.stringValue), keys: [TestServer.key: TestServer.secret], now: Int64(Date().timeIntervalSince1970))
+        let claims = try AccessToken.verify(try #require(minted["token"]?.stringValue), keys: [TestServer.key: server.secret], now: Int64(Date().timeIntervalSince1970))
         #expect(claims.sub == minted["user"]?.stringValue && claims.sub.hasPrefix("web-") && claims.grants?.publish == true)
         // Without a web directory there is no page.
         #expect(try await Self.get(server, "/").status == 404)

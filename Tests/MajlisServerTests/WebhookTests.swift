@@ -19,10 +19,11 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3))) func everyEventArrivesOnceInOrderThroughFailuresAndHangs() async throws {
-        let receiver = try WebhookReceiver()
+        let secret = TestServer.newSecret()
+        let receiver = try WebhookReceiver(secret: secret)
         defer { receiver.stop() }
         receiver.mode = .fail(503)
-        let server = try TestServer { config in
+        let server = try TestServer(secret: secret) { config in
             config.webhooks.endpoints = [receiver.url]
             config.webhooks.timeout = 1
             config.webhooks.firstRetry = 50
@@ -80,23 +81,24 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3))) func nothingIsLostWhenTheReceiverIsDownAndTheServerIsKilled() async throws {
-        let receiver = try WebhookReceiver()
+        let secret = TestServer.newSecret()
+        let receiver = try WebhookReceiver(secret: secret)
         defer { receiver.stop() }
         receiver.down()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-webhooks-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let arguments = [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys",
-            "\(TestServer.key):\(TestServer.secret)", "--webhook", receiver.url, "--webhook-chat", "--webhook-timeout", "2",
+            "\(TestServer.key):\(secret)", "--webhook", receiver.url, "--webhook-chat", "--webhook-timeout", "2",
         ]
         var process = try MajlisProcess(arguments: arguments)
         let owner = try await TestClient.connect(process.url)
-        _ = try await owner.request("hello", ["token": .string(TestServer.token("owner"))])
+        _ = try await owner.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])
         try await owner.call("room.create", room: "k")
         var members: [TestClient] = []
         for index in 0..<5 {
             let member = try await TestClient.connect(process.url)
-            _ = try await member.request("hello", ["token": .string(TestServer.token("m\(index)"))])
+            _ = try await member.request("hello", ["token": .string(TestServer.token("m\(index)", secret: secret))])
             try await member.call("room.join", room: "k")
             try await member.call("chat.send", room: "k", ["text": .string("m\(index)"), "clientMsgId": "c"])
             members.append(member)
@@ -117,9 +119,10 @@ import Testing
     /// The Python example of docs/webhooks.md, run as written on a real post: it accepts the
     /// post and refuses it with one byte changed.
     @Test func theDocumentedPythonCheckAcceptsRealPosts() async throws {
-        let receiver = try WebhookReceiver()
+        let secret = TestServer.newSecret()
+        let receiver = try WebhookReceiver(secret: secret)
         defer { receiver.stop() }
-        let server = try TestServer { $0.webhooks.endpoints = [receiver.url] }
+        let server = try TestServer(secret: secret) { $0.webhooks.endpoints = [receiver.url] }
         defer { server.destroy() }
         _ = try await ServerAPITests.call(server, "POST", "/v1/rooms", #"{"id":"doc","title":"عربي"}"#)
         #expect(await eventually { !receiver.posts.isEmpty })
@@ -139,7 +142,7 @@ import Testing
             """
         try script.write(toFile: folder + "/check.py", atomically: true, encoding: .utf8)
         let status = try await offPool {
-            try ChildProcess.run(["/usr/bin/python3", folder + "/check.py", folder + "/body", post.signature, TestServer.secret], output: folder + "/out")
+            try ChildProcess.run(["/usr/bin/python3", folder + "/check.py", folder + "/body", post.signature, server.secret], output: folder + "/out")
         }
         #expect(status == 0)
         #expect((try? String(contentsOfFile: folder + "/out", encoding: .utf8)) == "True False\n")
