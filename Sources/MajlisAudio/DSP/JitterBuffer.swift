@@ -96,6 +96,9 @@ public struct JitterBuffer: Sendable {
     /// The next sequence number playout needs (older ones are no use any more).
     public var nextSequence: UInt16? { next }
 
+    /// How many frames' lateness the target is learned from (at most the last thirty seconds').
+    public var samples: Int { transits.count }
+
     private var cachedBase: Double?
     /// The fastest recent transit.
     private mutating func baseTransit() -> Double {

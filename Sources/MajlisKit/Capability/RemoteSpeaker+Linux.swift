@@ -107,6 +107,17 @@ final class RemoteSpeaker {
     private var repair: Double { max(nack.roundTrip, pathRoundTrip ?? 0) * 1.25 + 100 }
     private var waitsForRepairs: Bool { repair <= 450 }
 
+    /// Frames whose lateness a buffer must have seen (three seconds of speech) before it alone
+    /// sets how late playout on a long path starts.
+    static let samplesToLearn = 150
+
+    /// Where playout on a long path starts before this speaker's packets have shown how late
+    /// they come: room for the farthest redundant copy (4 frames), half a frame, and a quarter
+    /// of the round trip for jitter. Speech that starts as playout still learns the path is
+    /// otherwise stretched mid-word while its target climbs (at 300 +- 50 ms each way it went
+    /// from 60 to 210 ms in the first second of speech).
+    private var longPathStart: Double { Double(4 * AudioFormat.frameMilliseconds) + 10 + (pathRoundTrip ?? 0) / 4 }
+
     /// The next 20 ms of this speaker, or nil when there is nothing to play.
     func play(at now: Double) -> [Int16]? {
         // While losses need retransmissions, playout waits about as long as one takes (a gap
@@ -115,7 +126,7 @@ final class RemoteSpeaker {
         // On a long path (a repair taking over 450 ms) waiting would make the conversation lag
         // by that much: there playout waits only for the network's jitter and redundant copies.
         let repairing = waitsForRepairs && lastAsked.map { now - $0 < 15_000 } ?? false
-        buffer.minimumDelay = repairing ? repair : 40
+        buffer.minimumDelay = repairing ? repair : (waitsForRepairs || buffer.samples >= Self.samplesToLearn ? 40 : longPathStart)
         // There redundant copies are the repair, and a frame rebuilt from one plays up to the
         // farthest copy's distance after its packet would have: playout leaves that room from
         // the first word (from the loss seen, in a pause before anything carried a copy), and
