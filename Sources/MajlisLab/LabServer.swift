@@ -11,7 +11,7 @@ public final class LabServer: Sendable {
     static let key = "lab"
     /// This server's own signing secret: a client another call left reconnecting cannot sign
     /// in to this one, should it come to listen on the same port.
-    let secret = "lab-" + (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
+    let secret = HMACSHA256.randomSecret()
 
     public let server: SignalingServer
     public let network: NetworkSimulator?

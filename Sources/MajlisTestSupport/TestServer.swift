@@ -48,9 +48,7 @@ public final class TestServer: Sendable {
     public var url: String { "ws://127.0.0.1:\(server.port)/v1/signal" }
 
     /// A random signing secret.
-    public static func newSecret() -> String {
-        "test-" + (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
-    }
+    public static func newSecret() -> String { HMACSHA256.randomSecret() }
 
     /// A token for `user` with `grants`, valid for `ttl` seconds, signed for this server.
     public func token(_ user: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil) -> String {

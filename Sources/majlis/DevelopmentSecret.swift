@@ -19,7 +19,7 @@ struct DevelopmentSecret {
             }
             return DevelopmentSecret(value: secret)
         }
-        let secret = HMACSHA256.randomBytes(24).map { String(format: "%02x", $0) }.joined()
+        let secret = HMACSHA256.randomSecret()
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {

@@ -34,4 +34,9 @@ public enum HMACSHA256 {
         }
         return bytes
     }
+
+    /// A new signing secret: 24 random bytes, in hex.
+    public static func randomSecret() -> String {
+        randomBytes(24).map { String(format: "%02x", $0) }.joined()
+    }
 }

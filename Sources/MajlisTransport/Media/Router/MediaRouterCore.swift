@@ -168,8 +168,9 @@ public final class MediaRouterCore {
         var estimate: Int?
         if sender.webrtc == nil {
             let samples = buffer[1] & 0x7F == Self.redPayloadType ? nil : buffer.withUnsafeBytes { OpusTOC.samples(inRTP: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
-            if let samples, !retransmission { sender.uplinkNack.packetInterval = Double(max(960, min(samples, 5_760))) / 48 }
-            let last = timestamp &+ UInt32(max(960, min(samples ?? 960, 5_760)) - 960)
+            let packetSamples = max(960, min(samples ?? 960, 5_760))
+            if samples != nil, !retransmission { sender.uplinkNack.packetInterval = Double(packetSamples) / 48 }
+            let last = timestamp &+ UInt32(packetSamples - 960)
             estimate = sender.uplinkEstimate.packet(
                 bytes: plainLength + SRTPTransform.tagLength, sequence: sequence, timestamp: retransmission ? nil : last, at: now)
         }
