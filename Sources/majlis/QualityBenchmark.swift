@@ -14,7 +14,7 @@ enum QualityBenchmark {
         plain Opus 32 kb/s with concealment over the same two legs. Speech defaults to espeak-ng's reading of
         two sentences. Each condition runs N times (default 3, with netsim seeds --seed, --seed + 1, ...; default 1) and the median counts:
         a single call's score swings with where its few unrepaired losses fall. --only runs the conditions whose
-        name contains NAME. --keep writes each run's recording to DIR and prints the listener's and speaker's statistics
+        name contains NAME. --keep writes the speech and each run's recording to DIR and prints the listener's and speaker's statistics
         and what the simulator relayed and dropped in each direction (and of those, how many a full queue dropped).
         """
 
@@ -62,6 +62,7 @@ enum QualityBenchmark {
         let keep = args.string("keep")
         try args.rejectUnknown()
         let speech = try speechPath.map { try Resampler.toTransportFormat(WAVFile.read($0)).int16 } ?? SpeechSample.make()
+        if let keep { try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: speech), to: "\(keep)/speech.wav") }
         say(String(format: "speech: %.1f s; PESQ-WB, median of %d runs; every condition on both legs", Double(speech.count) / 48_000, runs))
         say("condition                           | loss e2e | plain Opus | Majlis (each run)  | goal            | mouth to ear (goal) | met | RED fills, resent")
         var allMet = true

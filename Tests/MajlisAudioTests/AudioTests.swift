@@ -287,6 +287,73 @@ import Testing
         #expect(spokenDropped.isEmpty, "dropped spoken frames \(spokenDropped.prefix(10))")
     }
 
+    /// Plays a stream of spoken frames (never quiet) whose playout takes 20 ms a slot, or 15
+    /// and 25 ms for a frame the buffer asks to play faster or slower (when `honoured`);
+    /// `change` may set the buffer before each slot. Returns each played frame's lateness
+    /// (played minus sent), and the slots.
+    static func paced(
+        _ buffer: inout JitterBuffer, frames: Int, honoured: Bool, change: (inout JitterBuffer, Double) -> Void = { _, _ in }, delay: (Int) -> Double
+    ) -> (lateness: [Int: Double], slots: [JitterBuffer.Slot]) {
+        let arrivals = (0..<frames).map { (at: 20 * Double($0) + delay($0), index: $0) }.sorted { $0.at < $1.at }
+        var lateness: [Int: Double] = [:]
+        var slots: [JitterBuffer.Slot] = []
+        var next = 0
+        var now = 0.0
+        while now < 20 * Double(frames + 100) {
+            while next < arrivals.count, arrivals[next].at <= now {
+                let index = arrivals[next].index
+                buffer.insert(sequence: UInt16(index), timestamp: UInt32(index * 960), payload: [UInt8(index >> 8), UInt8(index & 0xFF)], at: now)
+                next += 1
+            }
+            change(&buffer, now)
+            let slot = buffer.pop(at: now)
+            slots.append(slot)
+            var length = 20.0
+            if case .packet(let payload) = slot {
+                let index = Int(payload[0]) << 8 | Int(payload[1])
+                lateness[index] = now - 20 * Double(index)
+                if honoured { length += buffer.pace == .faster ? -5 : buffer.pace == .slower ? 5 : 0 }
+            }
+            now += length
+        }
+        return (lateness, slots)
+    }
+
+    /// A path whose delay falls from 400 to 20 ms while the speaker talks on without a pause:
+    /// speech played a little faster drains the backlog down to 200 ms above the target (the
+    /// rest waits for a pause); no frame is dropped for it.
+    @Test func speechDrainsABacklogMidSentence() {
+        var buffer = JitterBuffer()
+        let run = Self.paced(&buffer, frames: 3_000, honoured: true) { $0 < 250 ? 400 - Double($0 % 10) * 38 : 20 }
+        #expect(run.lateness.count == 3_000, "\(3_000 - run.lateness.count) frames not played")
+        let end = run.lateness[2_999] ?? 0
+        #expect(end < buffer.targetDelay() + 250, "plays \(end) ms late, target \(buffer.targetDelay())")
+        #expect((run.lateness[200] ?? 0) > 350)
+    }
+
+    /// The target rises mid-sentence (the listener starts waiting for repairs: a minimum of
+    /// 300 ms from the tenth second) while the speaker talks on without a pause: speech played
+    /// a little slower takes playout there within a second and a half, without a gap; keeping
+    /// the timing, it would wait for a pause that never comes.
+    @Test func speechDeepensMidSentenceWhenTheTargetRises() {
+        func run(honoured: Bool) -> [Int: Double] {
+            var buffer = JitterBuffer()
+            let run = Self.paced(&buffer, frames: 1_500, honoured: honoured, change: { buffer, now in
+                if now >= 10_000 { buffer.minimumDelay = 300 }
+            }) { _ in 20 }
+            // Nothing but frames from the first to the last.
+            let speech = run.slots.drop { $0 == .waiting }.prefix(1_500)
+            #expect(speech.allSatisfy { if case .packet = $0 { true } else { false } })
+            return run.lateness
+        }
+        let pacing = run(honoured: true)
+        let keeping = run(honoured: false)
+        #expect(pacing.count == 1_500 && keeping.count == 1_500)
+        // Within 40 ms of the target (and 20 ms of transit).
+        #expect((pacing[575] ?? 0) >= 280, "\(pacing[575] ?? 0) ms late")
+        #expect((keeping[1_499] ?? 0) < 100)
+    }
+
     @Test func aStreamThatJumpsAheadIsFollowed() {
         // A network cut: 500 frames never arrive, then the stream goes on from there.
         var buffer = JitterBuffer()

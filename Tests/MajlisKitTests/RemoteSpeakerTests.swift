@@ -35,5 +35,38 @@ import Testing
         let short = try targets(roundTrip: 80)
         #expect(short.first <= 60, "a short path starts at \(short.first) ms")
     }
+
+    /// After 30 s on time, fourteen packets held up 280 ms in the middle of a sentence arrive
+    /// together (too rare to raise the target): playout, behind by then, drains the backlog
+    /// beyond 200 ms by playing speech a pitch period shorter at a time, in whole 20 ms frames
+    /// to the output, with the pitch kept.
+    @Test func playoutBehindItsTargetCatchesUpMidSentence() throws {
+        let encoder = try OpusEncoder()
+        var tone = ToneGenerator(frequency: 200, amplitude: 0.3)
+        let payloads = try (0..<1_700).map { _ in try encoder.encode(tone.next()) }
+        let speaker = try RemoteSpeaker(ssrc: 7, now: 0)
+        var output: [Int16] = []
+        var depthAfterBurst = 0
+        let held = 1_500..<1_514  // arrive with 1,514
+        for tick in 0..<1_700 {
+            let now = Double(tick * AudioFormat.frameMilliseconds)
+            // Packet i is sent at 20 i ms and takes 20 ms, except the held ones.
+            for index in tick == held.upperBound + 1 ? Array(held) + [tick - 1] : held.contains(tick - 1) || tick == 0 ? [] : [tick - 1] {
+                let packet = RTPPacket(
+                    payloadType: 111, sequenceNumber: UInt16(index), timestamp: UInt32(index * AudioFormat.frameSamples), ssrc: 7,
+                    payload: payloads[index])
+                speaker.receive(packet, opusPayloadType: 111, redPayloadType: 63, levelExtension: 1, now: now)
+            }
+            if let pcm = speaker.play(at: now) {
+                #expect(pcm.count == AudioFormat.frameSamples)
+                output += pcm
+            }
+            if tick == held.upperBound + 1 { depthAfterBurst = speaker.buffer.depth }
+        }
+        #expect(depthAfterBurst >= 12, "\(depthAfterBurst) frames waited after the burst")
+        #expect(speaker.paced.faster >= 4, "\(speaker.paced.faster) frames played shorter")
+        #expect(speaker.buffer.depth <= depthAfterBurst - 2, "\(speaker.buffer.depth) frames still wait")
+        #expect(ToneDetector.strongest(of: [150, 200, 250], in: Array(output.suffix(48_000))) == 200)
+    }
 }
 #endif

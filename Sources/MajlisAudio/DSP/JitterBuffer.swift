@@ -2,9 +2,11 @@
 /// becomes available (first transmission, redundant copy or retransmission) adds a sample of how
 /// late it was; the target playout delay is a high quantile of those samples over the last thirty
 /// seconds, so it covers network jitter and, on a lossy path, the time repairs take. Playout
-/// follows the target in pauses: too far behind, it drops quiet frames; too far ahead, it
-/// stretches them. Speech keeps its timing (only a backlog of over 600 ms is cut short). A
-/// missing frame is recovered from the next packet's FEC when that is here, concealed otherwise.
+/// follows the target: in pauses, too far behind it drops quiet frames and too far ahead it
+/// lengthens them; in speech it asks for each frame to play a pitch period shorter or longer
+/// (`pace`, time-scale modification), so it can deepen mid-sentence before frames come too late
+/// and drain a backlog after a stall (a backlog of over 600 ms is cut short). A missing frame is recovered
+/// from the next packet's FEC when that is here, concealed otherwise.
 /// A packet may carry several 20 ms frames (a sender on a thin link joins them): they play one
 /// per slot, and a missing packet is as many slots of concealment.
 ///
@@ -29,6 +31,15 @@ public struct JitterBuffer: Sendable {
         var mediaTime: Double
         var quiet: Bool
     }
+
+    /// How the frame of a `.packet` slot should play to bring playout to the target in speech:
+    /// as it is, or made longer or shorter by a pitch period (see `TimeStretcher`).
+    public enum Pace: Sendable, Equatable {
+        case normal, slower, faster
+    }
+
+    /// The pace for the slot `pop` returned last.
+    public private(set) var pace = Pace.normal
 
     /// The share of frames the target covers.
     public var quantile: Double
@@ -69,9 +80,9 @@ public struct JitterBuffer: Sendable {
     private var gapSlots = 0
     /// Slots played so far, up to the end of the startup phase.
     private var startupSlots = 0
-    /// For its first three seconds a stream's playout may stretch speech too: the target is
-    /// still being learned, and waiting for the first pause would play the opening words too
-    /// early for the path.
+    /// Whether playout may wait for a missing frame's repair (conceal now, play it later): in a
+    /// pause, and in a stream's first three seconds, while the target is still being learned
+    /// (waiting for the first pause would play the opening words too early for the path).
     private var mayStretch: Bool { lastPlayedQuiet || startupSlots < 150 }
     private var lastPlayedQuiet = true
 
@@ -195,6 +206,7 @@ public struct JitterBuffer: Sendable {
 
     /// What to play for the slot starting at `now`.
     public mutating func pop(at now: Double) -> Slot {
+        pace = .normal
         let target = targetDelay()
         guard var current = next ?? start(at: now, target: target) else { return .waiting }
         if startupSlots < 150 { startupSlots += 1 }
@@ -219,12 +231,18 @@ public struct JitterBuffer: Sendable {
         // spurt starts at the full target delay, as the stream's first did.
         let slack = drySlots > 3 ? 0 : 2 * frameMilliseconds
         if var frame = frames[current] {
-            let late = lateness(frame.mediaTime, at: now)
-            // Well ahead of the target during a pause: stretch it. (Past the startup phase speech
-            // is never stretched or squeezed: moving its timing mid-word is worse than the rare
-            // late frame.)
-            if frame.played == 0, late < target - slack, mayStretch {
-                return .conceal
+            let late = lateness(frame.mediaTime + Double(frame.played) * frameMilliseconds, at: now)
+            // Well ahead of the target during a pause: lengthen the pause. In speech the frame
+            // itself plays longer, as far ahead as a pause would be lengthened; or shorter, to
+            // drain a backlog of over 200 ms (a stall's packets arriving together) while the
+            // frames after it are here. A smaller lead or lag waits for a pause, where dropping
+            // or lengthening quiet frames moves no word: every change of timing inside a sentence
+            // costs a little (and playing nearer the target costs delay).
+            if late < target - slack {
+                if frame.played == 0, lastPlayedQuiet { return .conceal }
+                pace = .slower
+            } else if late > target + 10 * frameMilliseconds, frames[current &+ 1] != nil, frames[current &+ 2] != nil {
+                pace = .faster
             }
             drySlots = 0
             let payload = frame.payloads[frame.played]

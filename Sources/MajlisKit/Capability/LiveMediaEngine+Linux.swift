@@ -40,6 +40,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         public var played = 0
         public var recoveredByFEC = 0
         public var concealed = 0
+        /// Frames played a pitch period shorter or longer to follow the target delay in speech.
+        public var accelerated = 0
+        public var stretched = 0
         /// Frames that arrived too late to play.
         public var late = 0
         /// The playout delay the jitter buffers aim for now (the largest), milliseconds.
@@ -159,6 +162,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 statistics.played += speaker.slots.played
                 statistics.recoveredByFEC += speaker.slots.recovered
                 statistics.concealed += speaker.slots.concealed
+                statistics.accelerated += speaker.paced.faster
+                statistics.stretched += speaker.paced.slower
                 statistics.late += speaker.buffer.lateFrames
                 statistics.targetDelay = max(statistics.targetDelay, speaker.buffer.targetDelay())
             }

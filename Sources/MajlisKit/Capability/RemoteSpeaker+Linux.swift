@@ -118,8 +118,33 @@ final class RemoteSpeaker {
     /// from 60 to 210 ms in the first second of speech).
     private var longPathStart: Double { Double(4 * AudioFormat.frameMilliseconds) + 10 + (pathRoundTrip ?? 0) / 4 }
 
+    /// Decoded samples left over from a frame that playout made longer (see `JitterBuffer.pace`).
+    private var pending: [Int16] = []
+    /// Frames made shorter and longer to bring playout to its target in speech (since start).
+    private(set) var paced = (faster: 0, slower: 0)
+
     /// The next 20 ms of this speaker, or nil when there is nothing to play.
     func play(at now: Double) -> [Int16]? {
+        var output = pending
+        pending = []
+        // A frame made shorter leaves room for part of the next; one made longer leaves its end
+        // for the next 20 ms (so the buffer is asked for a frame at the time it starts to play).
+        while output.count < AudioFormat.frameSamples {
+            guard let frame = slot(at: now + Double(output.count) * 1000 / Double(AudioFormat.sampleRate)) else { break }
+            output += frame
+        }
+        if output.isEmpty { return nil }
+        if output.count < AudioFormat.frameSamples {
+            output += [Int16](repeating: 0, count: AudioFormat.frameSamples - output.count)
+        } else if output.count > AudioFormat.frameSamples {
+            pending = Array(output[AudioFormat.frameSamples...])
+            output.removeLast(output.count - AudioFormat.frameSamples)
+        }
+        return output
+    }
+
+    /// One slot's samples (20 ms, or a pitch period more or less), or nil for silence.
+    private func slot(at now: Double) -> [Int16]? {
         // While losses need retransmissions, playout waits about as long as one takes (a gap
         // noticed, a round trip, some jitter) from the first one on, rather than lurching later
         // each time the target learns of a slower repair; the rare second try is not waited for.
@@ -143,7 +168,19 @@ final class RemoteSpeaker {
             return try? decoder.conceal()
         case .packet(let payload):
             slots.played += 1
-            return try? decoder.decode(payload)
+            guard let pcm = try? decoder.decode(payload) else { return nil }
+            switch buffer.pace {
+            case .normal:
+                return pcm
+            case .faster:
+                guard let shorter = TimeStretcher.accelerate(pcm) else { return pcm }
+                paced.faster += 1
+                return shorter
+            case .slower:
+                guard let longer = TimeStretcher.stretch(pcm) else { return pcm }
+                paced.slower += 1
+                return longer
+            }
         case .recover(let next):
             slots.recovered += 1
             return try? decoder.recover(from: next)
