@@ -162,7 +162,7 @@ final class RemoteSpeaker {
         // Until a stream that loses packets has shown how late its repairs come, playout leaves
         // room for a second try too (an ask or its answer lost as well): starting at one repair
         // and learning of slower ones mid-sentence stretched a new speaker's first words (10%
-        // bursty loss, speech from the moment the seat is taken: 2.85 -> 3.12, median of nine).
+        // bursty loss, speech from the moment the seat is taken: 2.75 -> 3.33, median of nine).
         let learning = lossSeen && buffer.samples < Self.samplesToLearn
         buffer.minimumDelay = repairing ? repair + (learning ? Self.secondTry : 0) : (waitsForRepairs || buffer.samples >= Self.samplesToLearn ? 40 : longPathStart)
         // There redundant copies are the repair, and a frame rebuilt from one plays up to the
