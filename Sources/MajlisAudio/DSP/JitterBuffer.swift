@@ -4,9 +4,9 @@
 /// seconds, so it covers network jitter and, on a lossy path, the time repairs take. Playout
 /// follows the target: in pauses, too far behind it drops quiet frames and too far ahead it
 /// lengthens them; in speech it asks for each frame to play a pitch period shorter or longer
-/// (`pace`, time-scale modification), so it can deepen mid-sentence before frames come too late
-/// and drain a backlog after a stall (a backlog of over 600 ms is cut short). A missing frame is recovered
-/// from the next packet's FEC when that is here, concealed otherwise.
+/// (`pace`, time-scale modification), so it can deepen mid-sentence before frames come too
+/// late and drain a backlog after a stall (a backlog of over 600 ms is cut short). A missing
+/// frame is recovered from the next packet's FEC when that is here, concealed otherwise.
 /// A packet may carry several 20 ms frames (a sender on a thin link joins them): they play one
 /// per slot, and a missing packet is as many slots of concealment.
 ///
@@ -83,7 +83,7 @@ public struct JitterBuffer: Sendable {
     /// Whether playout may wait for a missing frame's repair (conceal now, play it later): in a
     /// pause, and in a stream's first three seconds, while the target is still being learned
     /// (waiting for the first pause would play the opening words too early for the path).
-    private var mayStretch: Bool { lastPlayedQuiet || startupSlots < 150 }
+    private var mayWaitForRepair: Bool { lastPlayedQuiet || startupSlots < 150 }
     private var lastPlayedQuiet = true
 
     public init(quantile: Double = 0.99, minimumDelay: Double = 40, maximumDelay: Double = 1_000, frameMilliseconds: Double = 20, clockRate: Double = 48_000) {
@@ -272,7 +272,7 @@ public struct JitterBuffer: Sendable {
             return drySlots <= 3 ? .conceal : .waiting
         }
         let expected = frame.mediaTime - Double(Int(sequence &- current) * framesPerPacket) * frameMilliseconds
-        if lateness(expected, at: now) < target - min(slack, frameMilliseconds), mayStretch {
+        if lateness(expected, at: now) < target - min(slack, frameMilliseconds), mayWaitForRepair {
             return .conceal  // its repair may still come: wait for it (in a pause, so stretch it)
         }
         drySlots = 0
