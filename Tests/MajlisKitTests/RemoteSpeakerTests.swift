@@ -6,6 +6,13 @@ import Testing
 
 /// What a listener does with one speaker's packets, on the listener's clock (no sockets).
 @Suite struct RemoteSpeakerTests {
+    /// Hands the speaker (SSRC 7) its `index`th 20 ms Opus packet, arrived at `now`.
+    static func deliver(_ index: Int, _ payload: [UInt8], to speaker: RemoteSpeaker, at now: Double) {
+        let packet = RTPPacket(
+            payloadType: 111, sequenceNumber: UInt16(index), timestamp: UInt32(index * AudioFormat.frameSamples), ssrc: 7, payload: payload)
+        speaker.receive(packet, opusPayloadType: 111, redPayloadType: 63, levelExtension: 1, now: now)
+    }
+
     /// On a path too long to wait for retransmissions (600 ms round trip), a new speaker's
     /// playout starts deep enough for such a path's jitter and the farthest redundant copy
     /// before its packets have shown how late they come; once they have (here: all on time),
@@ -20,10 +27,7 @@ import Testing
             var first: Double?
             for (index, payload) in payloads.enumerated() {
                 let now = Double(index * AudioFormat.frameMilliseconds)
-                let packet = RTPPacket(
-                    payloadType: 111, sequenceNumber: UInt16(index), timestamp: UInt32(index * AudioFormat.frameSamples), ssrc: 7,
-                    payload: payload)
-                speaker.receive(packet, opusPayloadType: 111, redPayloadType: 63, levelExtension: 1, now: now)
+                Self.deliver(index, payload, to: speaker, at: now)
                 _ = speaker.play(at: now)
                 if first == nil { first = speaker.buffer.targetDelay() }
             }
@@ -52,10 +56,7 @@ import Testing
             let now = Double(tick * AudioFormat.frameMilliseconds)
             // Packet i is sent at 20 i ms and takes 20 ms, except the held ones.
             for index in tick == held.upperBound + 1 ? Array(held) + [tick - 1] : held.contains(tick - 1) || tick == 0 ? [] : [tick - 1] {
-                let packet = RTPPacket(
-                    payloadType: 111, sequenceNumber: UInt16(index), timestamp: UInt32(index * AudioFormat.frameSamples), ssrc: 7,
-                    payload: payloads[index])
-                speaker.receive(packet, opusPayloadType: 111, redPayloadType: 63, levelExtension: 1, now: now)
+                Self.deliver(index, payloads[index], to: speaker, at: now)
             }
             if let pcm = speaker.play(at: now) {
                 #expect(pcm.count == AudioFormat.frameSamples)

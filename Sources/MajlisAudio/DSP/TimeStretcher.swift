@@ -14,8 +14,8 @@ public enum TimeStretcher {
     static let longestPeriod = 480
     /// How alike two neighbouring periods must be (normalized correlation) for voiced speech.
     static let periodicity = 0.8
-    /// Below this RMS (about -46 dBov) a frame is quiet: any stretch of it sounds the same.
-    static let quietLevel = 160.0
+    /// Below this level (dBov) a frame is quiet: any stretch of it sounds the same.
+    static let quietLevel = -46.0
 
     /// The frame made shorter by about a pitch period (removed as two periods cross-faded into
     /// one), or nil when it is voiced but not periodic enough to shorten cleanly.
@@ -55,10 +55,8 @@ public enum TimeStretcher {
     /// to join (any period for a quiet frame, the longest that fits), or nil.
     static func period(of samples: [Int16]) -> Int? {
         guard samples.count >= 2 * longestPeriod else { return nil }
+        if LevelMeter.dBov(samples) < quietLevel { return longestPeriod }
         let signal = samples.map(Double.init)
-        var energy = 0.0
-        for value in signal { energy += value * value }
-        if (energy / Double(signal.count)).squareRoot() < quietLevel { return longestPeriod }
         // Coarse search at 12 kHz (the mean of every four samples), then the best lag near it
         // at the full rate.
         let decimated = stride(from: 0, to: 2 * longestPeriod, by: 4).map { start -> Double in
