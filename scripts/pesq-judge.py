@@ -2,8 +2,8 @@
 """Scores degraded speech against a reference with PESQ wideband (the `pesq` package, ITU-T P.862.2).
 
 usage: pesq-judge.py REFERENCE.wav DEGRADED.wav [DEGRADED.wav ...]
-All files 16 kHz mono 16-bit. Each degraded file is first aligned to the reference by
-cross-correlation (a call adds delay and leading silence). Prints one score per degraded file.
+All files 16 kHz mono 16-bit. Each degraded file is first aligned to the reference (a call adds delay and
+leading silence): by the loudness envelopes, then refined by the waveform. Prints one score per degraded file.
 """
 import sys
 import wave
@@ -19,12 +19,33 @@ def read(path):
         return np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64) / 32768
 
 
-def align(reference, degraded):
+def correlate(signal, pattern):
+    """c[k] = sum over i of signal[k + i] * pattern[i], for k in 0..<len(signal)."""
     n = 1
-    while n < len(reference) + len(degraded):
+    while n < len(signal) + len(pattern):
         n *= 2
-    correlation = np.fft.irfft(np.fft.rfft(degraded, n) * np.conj(np.fft.rfft(reference, n)), n)
-    lag = int(np.argmax(correlation[: len(degraded)]))
+    return np.fft.irfft(np.fft.rfft(signal, n) * np.conj(np.fft.rfft(pattern, n)), n)[: len(signal)]
+
+
+STEP = 16  # envelope steps of 1 ms
+REFINE = 320  # the waveform refines the envelope's lag by up to 20 ms either way
+
+
+def envelope(samples):
+    steps = len(samples) // STEP
+    return np.abs(samples[: steps * STEP]).reshape(steps, STEP).mean(axis=1)
+
+
+def align(reference, degraded):
+    """The envelopes find the delay; the waveform refines it. A waveform alone is ambiguous when
+    the reference repeats itself and playout moved by a millisecond between the repeats: then
+    the second repeat heard against the first one spoken can correlate best, and half the
+    reference is judged against silence."""
+    shape = envelope(reference)
+    coarse = int(np.argmax(correlate(envelope(degraded), shape - shape.mean()))) * STEP
+    start = max(0, coarse - REFINE)
+    window = degraded[start : coarse + REFINE + len(reference)]
+    lag = start + int(np.argmax(correlate(window, reference)[: coarse + REFINE - start + 1]))
     out = degraded[lag : lag + len(reference)]
     return np.pad(out, (0, len(reference) - len(out)))
 

@@ -37,8 +37,6 @@ import Testing
             print(String(format: "PESQ-WB at 20%% loss per leg (%.0f%% end to end): plain Opus %.3f, Majlis %.3f", (trial.networkLoss ?? 0) * 100, scores[0], scores[1]))
             #expect(trial.networkLoss ?? 0 > 0.25, "the network really lost packets")
             #expect(trial.speaker.redundancy > 0, "the speaker turned redundancy on")
-            // A rare run (about one in twenty, since session 4) scores about 1.25: the figures
-            // below are what is known of such a run.
             #expect(
                 scores[1] >= 2 * scores[0],
                 "Majlis \(scores[1]) vs plain Opus \(scores[0]); mouth to ear \(trial.mouthToEar ?? -1) ms; listener \(trial.listener); speaker \(trial.speaker)")
