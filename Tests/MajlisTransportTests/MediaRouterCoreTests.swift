@@ -168,31 +168,33 @@ import Testing
     /// A frame the speaker's uplink lost is rebuilt from a later packet's redundant copy and sent
     /// on as a packet of its own, carrying its own copies of the frames before it; a listener
     /// that asks for it gets it from the cache.
-    @Test mutating func framesLostOnTheUplinkAreRebuiltFromRedundancy() throws {
+    /// Two copies (two and four frames back) and three (six too, on a long round trip).
+    @Test(arguments: [[4, 2], [6, 4, 2]])
+    mutating func framesLostOnTheUplinkAreRebuiltFromRedundancy(distances: [Int]) throws {
         var speaker = try Member("s", ssrc: 100, port: 5000)
         let listener = try Member("l", ssrc: 200, port: 5001)
         for command in [speaker.join, listener.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
         #expect(bind(speaker) && bind(listener, receivesRED: true))
-        // Packet n carries frame n ([n, n]) and copies of frames n - 4 and n - 2.
+        // Packet n carries frame n ([n, n]) and copies of frames `distances` before it.
         func red(_ n: Int) -> [UInt8] {
-            let copies = [4, 2].filter { n - $0 >= 1 }.map { REDPayload.Block(payloadType: 111, timestampOffset: UInt16($0 * 960), data: [UInt8(n - $0), UInt8(n - $0)]) }
+            let copies = distances.filter { n - $0 >= 1 }.map { REDPayload.Block(payloadType: 111, timestampOffset: UInt16($0 * 960), data: [UInt8(n - $0), UInt8(n - $0)]) }
             return REDPayload(redundant: copies, primaryPayloadType: 111, primary: [UInt8(n), UInt8(n)]).serialized()
         }
         var heard: [RTPPacket] = []
-        for n in 1...9 {
+        for n in 1...11 {
             let packet = try speaker.packet(payloadType: 63, payload: red(n))
-            guard n != 5 else { continue }  // lost on the uplink
+            guard n != 7 else { continue }  // lost on the uplink
             for copy in deliver(packet, from: speaker.address) {
                 if copy.to == listener.address { heard.append(try RTPPacket(parsing: try listener.inbound.unprotect(srtp: copy.bytes))) }
             }
         }
-        #expect(heard.map(\.sequenceNumber) == [1, 2, 3, 4, 6, 7, 5, 8, 9].map { speaker.sequence &- 9 &+ UInt16($0) })
+        #expect(heard.map(\.sequenceNumber) == [1, 2, 3, 4, 5, 6, 8, 9, 7, 10, 11].map { speaker.sequence &- 11 &+ UInt16($0) })
         let rebuilt = try #require(heard.first { $0.sequenceNumber == speaker.sequence &- 4 })
         #expect(rebuilt.timestamp == UInt32(rebuilt.sequenceNumber) &* 960)
         let parsed = try REDPayload(parsing: rebuilt.payload)
-        #expect(parsed.primary == [5, 5])
-        #expect(parsed.redundant.map(\.data) == [[1, 1], [3, 3]])
-        #expect(parsed.redundant.map(\.timestampOffset) == [4 * 960, 2 * 960])
+        #expect(parsed.primary == [7, 7])
+        #expect(parsed.redundant.map(\.data) == distances.map { [UInt8(7 - $0), UInt8(7 - $0)] })
+        #expect(parsed.redundant.map(\.timestampOffset) == distances.map { UInt16($0 * 960) })
         #expect(core.counters.recoveredFromRedundancy == 1)
         let nack = try SRTPSession(key: listener.key, direction: .outbound).protect(
             rtcp: RTCPPacket.serializeCompound([.nack(ssrc: listener.ssrc, mediaSSRC: speaker.ssrc, lost: [rebuilt.sequenceNumber])]))

@@ -166,6 +166,29 @@ import Testing
         #expect(policy.bitrate == 24_000, "very high loss caps the bitrate")
     }
 
+    /// On a round trip too long for retransmissions to be waited for, copies are the only repair:
+    /// a lossy path gets a third, six frames back, and the voice beside them 24 kb/s.
+    @Test func aLongRoundTripBuysAThirdCopy() {
+        var short = ProtectionPolicy(bitrate: 32_000)
+        short.update(loss: 0.2, roundTrip: 250)
+        #expect(short.redundancy == 2 && short.distances == [2, 4] && short.bitrate == 32_000)
+        var long = ProtectionPolicy(bitrate: 32_000)
+        long.update(loss: 0.2, roundTrip: 600)
+        #expect(long.redundancy == 3 && long.distances == [2, 4, 6] && long.bitrate == 24_000)
+        long.update(loss: 0.05, roundTrip: 600)
+        #expect(long.redundancy == 3, "loss falls slowly")
+        for _ in 0..<20 { long.update(loss: 0.05, roundTrip: 600) }
+        #expect(long.redundancy == 1, "light loss needs one copy however long the path")
+        // A queue that makes a short path's round trip long for a while is not a long path.
+        short.update(loss: 0.2, roundTrip: 900)
+        #expect(short.redundancy == 2)
+        // On a thin uplink the third copy goes first.
+        long.update(loss: 0.2, roundTrip: 600)
+        long.update(capacity: 80_000)
+        #expect(long.redundancy == 2 && long.bitrate >= 16_000)
+        #expect(ProtectionPolicy.wireRate(bitrate: long.bitrate, redundancy: 2, frames: 1) <= 80_000)
+    }
+
     /// A report that follows only a few packets (DTX silence, a call's first moments) may raise
     /// the protection, never lower it: one lucky second would leave the next words bare.
     @Test func reportsOnAFewPacketsMayRaiseProtectionNotLowerIt() {
