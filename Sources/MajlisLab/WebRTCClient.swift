@@ -10,7 +10,7 @@ import MajlisTransport
 /// fingerprint); benchmarks use it as browser load. One thread may send while another receives.
 public final class WebRTCClient: @unchecked Sendable {
     // Audited: `outbound` and `sequence` belong to the sending thread, `inbound` and `buffer`
-    // to the receiving one; `connect` runs before either.
+    // to the receiving one (`check` too); `connect` runs before either.
     public let socket: UDPSocket
     public let identity: DTLSIdentity
     public let ice = ICECredentials.random()
@@ -19,6 +19,8 @@ public final class WebRTCClient: @unchecked Sendable {
     public var redPayloadType: UInt8? = 63
     public var audioLevelExtension: UInt8? = 1
     public private(set) var server: UDPAddress?
+    /// The server's ICE credentials, from its answer.
+    private var remote: ICECredentials?
     private var outbound: SRTPTransform?
     private var inbound: SRTPTransform?
     private var sequence = UInt16.random(in: 0...UInt16.max)
@@ -68,14 +70,8 @@ public final class WebRTCClient: @unchecked Sendable {
             let fingerprint = media.value("fingerprint")?.split(separator: " ").last
         else { throw Failure(description: "the answer lacks ICE credentials, a candidate or a fingerprint") }
         self.server = server
-        let remote = ICECredentials(ufrag: ufrag, password: password)
-        var nominated = false
-        for _ in 0..<5 where !nominated {
-            socket.send(ICELite.request(transactionId: MediaBinding.transactionId(), remote: remote, localUfrag: ice.ufrag, nominate: true), to: server)
-            guard let (length, _) = socket.receive(into: &buffer) else { continue }
-            nominated = ICELite.isSuccess(Array(buffer.prefix(length)), remote: remote)
-        }
-        guard nominated else { throw Failure(description: "no answer to the ICE check") }
+        remote = ICECredentials(ufrag: ufrag, password: password)
+        guard check(nominate: true) else { throw Failure(description: "no answer to the ICE check") }
         let serverFingerprint = fingerprint.split(separator: ":").compactMap { UInt8($0, radix: 16) }
         let dtls = try DTLSAssociation(identity: identity, peerFingerprint: serverFingerprint, role: .client)
         for datagram in dtls.start() { socket.send(datagram, to: server) }
@@ -93,6 +89,23 @@ public final class WebRTCClient: @unchecked Sendable {
         guard case .connected(let inboundKey, let outboundKey) = dtls.state else { throw Failure(description: "DTLS: \(dtls.state)") }
         inbound = try SRTPTransform(key: inboundKey, direction: .inbound)
         outbound = try SRTPTransform(key: outboundKey, direction: .outbound)
+    }
+
+    /// Sends ICE checks to the server until one is answered (at most five, each given a receive
+    /// timeout or a hundred other datagrams): the nomination, or a consent check (RFC 7675) as a
+    /// browser sends every few seconds. Whether one was answered. Media that arrives meanwhile
+    /// is passed over.
+    @discardableResult
+    public func check(nominate: Bool = false) -> Bool {
+        guard let remote, let server else { return false }
+        for _ in 0..<5 {
+            socket.send(ICELite.request(transactionId: MediaBinding.transactionId(), remote: remote, localUfrag: ice.ufrag, nominate: nominate), to: server)
+            for _ in 0..<100 {
+                guard let (length, _) = socket.receive(into: &buffer) else { break }
+                if ICELite.isSuccess(Array(buffer.prefix(length)), remote: remote) { return true }
+            }
+        }
+        return false
     }
 
     /// Sends `payload` as the next Opus packet (with a voice level of -30 dBov when the audio

@@ -18,7 +18,7 @@ public final class TestServer: Sendable {
     /// Starts a server; `configure` may change the configuration first. With a `clock` the
     /// server's wall time (token expiry, resume grace, room timers) moves only when the test says;
     /// with a `monotonic` clock, so does its monotonic time (hello and heartbeat timeouts, when a
-    /// connection last heard its peer).
+    /// connection last heard its peer, and the media router's time: consent, overdue packets).
     public init(
         dataDirectory: String? = nil, secret: String? = nil, clock: TestClock? = nil, monotonic: TestClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
         configure: (inout ServerConfig) -> Void = { _ in }

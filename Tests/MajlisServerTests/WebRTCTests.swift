@@ -67,6 +67,36 @@ import Testing
         #expect(levels["data"]?["levels"]?.arrayValue?.first { $0["user"] == "guest" }?["level"] == 76)
     }
 
+    /// A browser's consent (RFC 7675) lapses 30 s after its last ICE check from the path media
+    /// goes to: then nothing more is sent to it (it may have gone, and the address may be
+    /// someone else's), until it checks again. On the router's own clock, moved by the test.
+    @Test func mediaStopsWhenABrowsersConsentLapsesAndResumesWhenItChecks() async throws {
+        let monotonic = TestClock()
+        let server = try TestServer(monotonic: monotonic)
+        defer { server.destroy() }
+        let host = try await TestClient.signedIn(server, user: "host")
+        let guest = try await TestClient.signedIn(server, user: "guest")
+        let hostMedia = try RawMediaClient(settings: try #require(MediaSettings(try await host.call("room.create", room: "r", ["seatCount": 2])["media"])))
+        try await guest.call("room.join", room: "r")
+        let browser = try WebRTCClient()
+        _ = try await Self.negotiate(browser, guest, room: "r", seats: 2)
+        #expect(await offPool { hostMedia.bind() })
+        try await host.call("seat.take", room: "r", ["index": 0])
+        try hostMedia.send([1, 0, 0, 0])
+        #expect(try await offPool { Result { try browser.receive() } }.get()?.payload.first == 1)
+
+        monotonic.advance(seconds: 29)
+        try hostMedia.send([2, 0, 0, 0])
+        #expect(try await offPool { Result { try browser.receive() } }.get()?.payload.first == 2, "29 s after the check: still consented")
+        monotonic.advance(seconds: 2)
+        try hostMedia.send([3, 0, 0, 0])
+        #expect(try await offPool { Result { try browser.receive() } }.get() == nil, "31 s after the check: nothing sent")
+
+        #expect(await offPool { browser.check() }, "a consent check is answered")
+        try hostMedia.send([4, 0, 0, 0])
+        #expect(try await offPool { Result { try browser.receive() } }.get()?.payload.first == 4, "consent renewed")
+    }
+
     @Test func badOffersGetClearErrorsAndTheRoomCarriesOn() async throws {
         let server = try TestServer()
         defer { server.destroy() }

@@ -69,8 +69,15 @@ final class MediaRouter: @unchecked Sendable {
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?) throws(MediaError) {
+    /// The router's time in milliseconds (nil: the monotonic clock, read as each datagram
+    /// arrives): when consent lapses, when packets are overdue, when reports are due. Forwarding
+    /// latency is always measured on the monotonic clock.
+    private let clock: (@Sendable () -> Double)?
+
+    /// `clock`: the router's time (tests give one that moves only when they say).
+    init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?, clock: (@Sendable () -> Double)? = nil) throws(MediaError) {
         self.identity = identity
+        self.clock = clock
         core = MediaRouterCore(identity: identity)
         socket = try UDPSocket(host: host, port: port, receiveTimeoutMilliseconds: 10)
         advertised = advertise ?? "\(host):\(socket.port)"
@@ -203,7 +210,7 @@ final class MediaRouter: @unchecked Sendable {
     // MARK: Router thread
 
     private func run() {
-        var nextLevels = MonotonicClock.milliseconds() + 250
+        var nextLevels = (clock?() ?? MonotonicClock.milliseconds()) + 250
         var nextReport = nextLevels + 750
         var nextQuality = nextLevels + 1_750
         var nextOverdue = nextLevels
@@ -216,11 +223,11 @@ final class MediaRouter: @unchecked Sendable {
             if let (length, from) = datagram {
                 output.arrived = MonotonicClock.nanoseconds()
                 var output = output
-                core.receive(&received, length: length, from: from, now: Double(output.arrived) / 1e6, output: &output)
+                core.receive(&received, length: length, from: from, now: clock?() ?? Double(output.arrived) / 1e6, output: &output)
                 let counters = core.counters
                 outbox.withLock { $0.counters = counters }
             }
-            let now = MonotonicClock.milliseconds()
+            let now = clock?() ?? MonotonicClock.milliseconds()
             if now >= nextOverdue {
                 nextOverdue = now + 10
                 var output = output

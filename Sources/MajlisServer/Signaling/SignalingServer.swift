@@ -35,7 +35,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Rooms that had speakers at the last sweep (timer queue only).
     private nonisolated(unsafe) var roomsWithLevels: Set<String> = []
 
-    /// Monotonic milliseconds: hello and heartbeat timeouts, when connections last heard their peer.
+    /// Monotonic milliseconds: hello and heartbeat timeouts, when connections last heard their
+    /// peer, and the media router's time (consent, overdue packets, reports).
     private let monotonic: @Sendable () -> Int64
 
     /// Opens the store; `start()` then listens. `clock` is wall time (Unix milliseconds) and
@@ -48,7 +49,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
         let store = try Store(directory: config.dataDirectory)
         let identity = try DTLSIdentity.load(directory: config.dataDirectory)
-        let media = try MediaRouter(host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity)
+        var routerClock: (@Sendable () -> Double)?
+        if let monotonic { routerClock = { Double(monotonic()) } }
+        let media = try MediaRouter(
+            host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity, clock: routerClock)
         context = ServerContext(config: config, store: store, media: media, logger: logger, clock: clock ?? ServerContext.systemClock)
         api = ServerAPI(context: context)
     }
