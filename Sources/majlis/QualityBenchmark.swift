@@ -34,6 +34,8 @@ enum QualityBenchmark {
     static func conditions(seed: UInt64) -> [Condition] {
         [
             Condition(name: "clean", settings: nil, goal: 0.95, relative: true),
+            // Light loss, as on most mobile networks most of the time: no worse than heavy.
+            Condition(name: "2% random, 20+-5 ms", settings: .init(loss: 0.02, delay: 20, jitter: 5, seed: seed), goal: 3.6, relative: false),
             Condition(name: "10% random, 40+-20 ms", settings: .init(loss: 0.10, delay: 40, jitter: 20, seed: seed), goal: 3.3, relative: false),
             Condition(name: "20% random, 40+-20 ms", settings: .init(loss: 0.20, delay: 40, jitter: 20, seed: seed), goal: 3.0, relative: false),
             Condition(name: "30% random, 40+-20 ms", settings: .init(loss: 0.30, delay: 40, jitter: 20, seed: seed), goal: 3.2, relative: false),

@@ -40,6 +40,31 @@ import Testing
         #expect(short.first <= 60, "a short path starts at \(short.first) ms")
     }
 
+    /// Room for a repair's second try (an ask or its answer lost too) is left where tries fail
+    /// often enough to need it: on a stream losing a burst at its start, not on one losing a
+    /// packet in a hundred, where deepening mid-sentence for it cost more than it saved.
+    @Test func roomForASecondTryOnlyWhereLossIsFrequent() throws {
+        let encoder = try OpusEncoder()
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+        let payloads = try (0..<140).map { _ in try encoder.encode(tone.next()) }
+        func deepestMinimum(losing lost: Set<Int>) throws -> Double {
+            // A new call: playout starts with room for one repair at an 80 ms round trip.
+            let speaker = try RemoteSpeaker(ssrc: 7, now: 0, lossyPathRoundTrip: 80)
+            var deepest = 0.0
+            for (index, payload) in payloads.enumerated() {
+                let now = Double(index * AudioFormat.frameMilliseconds)
+                if !lost.contains(index) { Self.deliver(index, payload, to: speaker, at: now) }
+                _ = speaker.play(at: now)
+                deepest = max(deepest, speaker.buffer.minimumDelay)
+            }
+            return deepest
+        }
+        let repair = 80 * 1.25 + 100
+        #expect(try deepestMinimum(losing: []) == repair)
+        #expect(try deepestMinimum(losing: [100]) == repair, "one packet in a hundred")
+        #expect(try deepestMinimum(losing: [5, 6, 7]) == repair + RemoteSpeaker.secondTry, "a burst at the start")
+    }
+
     /// After 30 s on time, fourteen packets held up 280 ms in the middle of a sentence arrive
     /// together (too rare to raise the target): playout, behind by then, drains the backlog
     /// beyond 200 ms by playing speech a pitch period shorter at a time, in whole 20 ms frames

@@ -142,6 +142,11 @@ import Testing
         #expect(second.expected == 4 && second.lost == 2)
         let third = counter.takeInterval()
         #expect(third == nil)
+        // Since the start: 4 of 14, then 5 of 20 with an interval under way.
+        #expect(counter.lossSoFar.map { abs($0 - 4.0 / 14) < 1e-9 } == true)
+        for sequence: UInt16 in 24..<30 where sequence != 26 { counter.count(sequence) }
+        #expect(counter.lossSoFar.map { abs($0 - 5.0 / 20) < 1e-9 } == true)
+        #expect(ReceptionCounter().lossSoFar == nil)
     }
 }
 

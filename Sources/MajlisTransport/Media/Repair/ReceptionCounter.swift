@@ -8,6 +8,9 @@ public struct ReceptionCounter: Sendable {
     private var last: (timestamp: UInt32, arrival: Double)?
     /// RFC 3550 interarrival jitter, milliseconds.
     public private(set) var jitter: Double = 0
+    /// Packets expected and lost in the intervals taken so far.
+    private var pastExpected = 0
+    private var pastLost = 0
 
     public init() {}
 
@@ -38,6 +41,16 @@ public struct ReceptionCounter: Sendable {
         let expected = Int(highest &- first) + 1
         guard expected <= 3_000 else { return nil }  // the stream jumped: nothing to judge
         let lost = max(0, expected - received)
+        pastExpected += expected
+        pastLost += lost
         return (Double(lost) / Double(expected), expected, lost, highest)
+    }
+
+    /// The share of the stream's packets lost since the counter began (the intervals taken and
+    /// the current one so far), 0...1; nil before anything arrived.
+    public var lossSoFar: Double? {
+        let current = first.flatMap { first in highest.map { Int($0 &- first) + 1 } } ?? 0
+        guard pastExpected + current > 0, current <= 3_000 else { return nil }
+        return Double(pastLost + max(0, current - received)) / Double(pastExpected + current)
     }
 }
