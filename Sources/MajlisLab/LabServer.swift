@@ -20,23 +20,34 @@ public final class LabServer: Sendable {
     /// `configure` may change the server's configuration before it starts.
     public init(impairment: NetworkSimulator.Settings? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-lab-\(UUID().uuidString)").path
-        var config = ServerConfig()
-        config.port = 0
-        config.dataDirectory = dataDirectory
-        config.keys = [Self.key: secret]
-        if let impairment {
-            let mediaPort = try Self.freeUDPPort()
-            let network = try NetworkSimulator(host: "127.0.0.1", port: 0, upstream: UDPAddress(host: "127.0.0.1", port: mediaPort)!, settings: impairment)
-            config.mediaHost = "127.0.0.1"
-            config.mediaPort = mediaPort
-            config.mediaAdvertise = "127.0.0.1:\(network.listener.port)"
-            self.network = network
-        } else {
-            config.mediaPort = 0
-            network = nil
+        var made: (server: SignalingServer, network: NetworkSimulator?)?
+        // Behind a simulator the media port is chosen before the server binds it: it was free a
+        // moment ago, and should another socket have taken it since, the pair is made again.
+        for attempt in 1...5 where made == nil {
+            var config = ServerConfig()
+            config.port = 0
+            config.dataDirectory = dataDirectory
+            config.keys = [Self.key: secret]
+            var network: NetworkSimulator?
+            if let impairment {
+                let mediaPort = try Self.freeUDPPort()
+                let simulator = try NetworkSimulator(host: "127.0.0.1", port: 0, upstream: UDPAddress(host: "127.0.0.1", port: mediaPort)!, settings: impairment)
+                config.mediaHost = "127.0.0.1"
+                config.mediaPort = mediaPort
+                config.mediaAdvertise = "127.0.0.1:\(simulator.listener.port)"
+                network = simulator
+            } else {
+                config.mediaPort = 0
+            }
+            configure(&config)
+            do {
+                made = (try SignalingServer(config: config, logger: Logger(label: "lab", level: .error)), network)
+            } catch is MediaError where network != nil && attempt < 5 {
+                network?.stop()
+            }
         }
-        configure(&config)
-        server = try SignalingServer(config: config, logger: Logger(label: "lab", level: .error))
+        guard let made else { throw MediaError.socket("no free media port") }
+        (server, network) = made
         try server.start()
     }
 
