@@ -14,8 +14,8 @@ import MajlisProtocol
 ///
 /// Before the first word, a probe train (`UplinkProbe`: padded bindings paced at about 250 kb/s)
 /// shows the same thing: when its packets arrive ever later than they were sent (each waiting
-/// behind the one before), the rate they arrived at is what the path carries, and the estimate
-/// starts at 85% of it. So a speaker on a thin link starts speaking within it, instead of
+/// behind the one before), the rate they arrived at (with the media that arrived between them)
+/// is what the path carries, and the estimate starts at 85% of it. So a speaker on a thin link starts speaking within it, instead of
 /// overflowing its queue for the second a speech-driven estimate takes.
 ///
 /// Pure: time comes in as milliseconds on one monotonic clock.
@@ -47,6 +47,9 @@ public struct UplinkEstimator: Sendable {
     /// The probe train arriving: send time (ms from the first packet's), arrival, bits.
     private var train: [(sent: Double, arrival: Double, bits: Int)] = []
     private var trainStart: UInt32 = 0
+    /// Media packets that arrived while the train did (arrival, bits): on a path the train
+    /// keeps busy, they took their share of it too.
+    private var trainCompany: [(arrival: Double, bits: Int)] = []
     /// Packets of the probe train kept now (at most 64).
     var probeTrainLength: Int { train.count }
 
@@ -57,6 +60,9 @@ public struct UplinkEstimator: Sendable {
     /// estimate to tell the speaker now, or nil.
     public mutating func packet(bytes: Int, sequence: UInt16, timestamp: UInt32?, at now: Double) -> Int? {
         arrivals.append((now, (bytes + Self.headerBytes) * 8))
+        if let last = train.last, now - last.arrival < 1_000, trainCompany.count < 256 {
+            trainCompany.append((now, (bytes + Self.headerBytes) * 8))
+        }
         while arrivals.count > 10, let first = arrivals.first, now - first.time > 200 { arrivals.removeFirst() }
         // Only packets newer than all before tell the path's delay: a late retransmission, or
         // one reordered, would look like a queue.
@@ -76,6 +82,7 @@ public struct UplinkEstimator: Sendable {
         } else {
             trainStart = probe.sentAt
             train = [(0, now, (bytes + Self.headerBytes) * 8)]
+            trainCompany.removeAll()
         }
         guard train.count >= 3 else { return nil }
         let sent = train.map(\.sent)
@@ -87,11 +94,9 @@ public struct UplinkEstimator: Sendable {
         let half = (lags.count + 1) / 2
         let rise: Double = lags[half...].min()! - lags[..<half].min()!
         guard rise >= 120, Self.slope(train.map { ($0.sent, $0.arrival - $0.sent) }) >= 1 else { return nil }
-        let arrivals = train.sorted { $0.arrival < $1.arrival }
-        let span = arrivals.last!.arrival - arrivals.first!.arrival
-        let capacity = Double(arrivals.dropFirst().reduce(0) { $0 + $1.bits }) / span * 1000
-        // A queue, but on a path faster than any voice needs: nothing to fit.
-        guard span > 0, capacity < 150_000 else { return nil }
+        guard let capacity = Self.dispersion(of: train.map { ($0.arrival, $0.bits) }, company: trainCompany), capacity < 150_000 else {
+            return nil  // a queue, but on a path faster than any voice needs: nothing to fit
+        }
         estimate = Int(capacity * 0.85)
         overflowRate = capacity
         lastDecrease = now
@@ -100,6 +105,24 @@ public struct UplinkEstimator: Sendable {
         risingSince = nil
         standingSince = nil
         return report(at: now)
+    }
+
+    /// What a busy path carried (bits per second), from the gaps between a probe train's
+    /// packets as they arrived: each gap is the time the later packet took on the path, and
+    /// that of the media (`company`) that arrived between the two. A gap that hides a packet
+    /// lost past the queue, or an idle moment, is far longer than the rest: gaps carrying less
+    /// than 70% of the best one's rate are left out.
+    static func dispersion(of probes: [(arrival: Double, bits: Int)], company: [(arrival: Double, bits: Int)]) -> Double? {
+        let arrivals = probes.sorted { $0.arrival < $1.arrival }
+        let gaps: [(bits: Int, time: Double)] = zip(arrivals, arrivals.dropFirst()).compactMap { earlier, later in
+            let time = later.arrival - earlier.arrival
+            guard time > 0 else { return nil }
+            let between = company.lazy.filter { $0.arrival > earlier.arrival && $0.arrival <= later.arrival }.reduce(0) { $0 + $1.bits }
+            return (later.bits + between, time)
+        }
+        guard let best = gaps.map({ Double($0.bits) / $0.time }).max() else { return nil }
+        let kept = gaps.filter { Double($0.bits) / $0.time >= best * 0.7 }
+        return Double(kept.reduce(0) { $0 + $1.bits }) / kept.reduce(0) { $0 + $1.time } * 1000
     }
 
     /// The least-squares slope of `points`.
