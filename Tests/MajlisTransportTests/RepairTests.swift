@@ -257,6 +257,44 @@ import Testing
     }
 }
 
+@Suite struct ResendGateTests {
+    static func packet(_ sequence: UInt16, voice: Bool, bytes: Int = 150) -> [UInt8] {
+        RTPPacket(
+            payloadType: 111, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960, ssrc: 7,
+            extensions: [RTPPacket.audioLevelExtension(id: 1, voice: voice, level: voice ? 30 : 90)],
+            payload: [UInt8](repeating: 1, count: bytes)
+        ).serialized()
+    }
+
+    @Test func notTwiceWithinARoundTrip() {
+        var gate = ResendGate()
+        let policy = ProtectionPolicy()
+        func ask(_ sequence: UInt16, at now: Double) -> Bool {
+            gate.allows(Self.packet(sequence, voice: false), sequence: sequence, policy: policy, roundTrip: 150, levelExtension: 1, at: now)
+        }
+        let answers = [ask(5, at: 1_000), ask(5, at: 1_140), ask(5, at: 1_150), ask(6, at: 1_150)]
+        // Again only once a round trip has passed (the first copy may be on its way); a wide
+        // uplink sends silence again too.
+        #expect(answers == [true, false, true, true])
+    }
+
+    @Test func aSqueezedUplinkSendsSpeechAgainWithinItsSpareNotSilence() {
+        var policy = ProtectionPolicy()
+        policy.update(loss: 0.02)
+        policy.update(capacity: 36_000)
+        #expect(policy.squeezed)
+        var gate = ResendGate()
+        func ask(_ sequence: UInt16, voice: Bool, at now: Double) -> Bool {
+            gate.allows(Self.packet(sequence, voice: voice), sequence: sequence, policy: policy, roundTrip: 100, levelExtension: 1, at: now)
+        }
+        #expect(!ask(1, voice: false, at: 0), "silence is not sent again")
+        // 36 kb/s less the voice's 35.6: the tenth, 3.6 kb/s, is two of these packets (198 bytes on the path) a second.
+        let speech = (UInt16(2)..<12).filter { ask($0, voice: true, at: 0) }
+        #expect(speech == [2, 3])
+        #expect(ask(12, voice: true, at: 500), "half a second later, one more")
+    }
+}
+
 @Suite struct UplinkEstimatorTests {
     /// A speaker sending `rate(t)` bits/s in 20 ms packets through `path` for `seconds`,
     /// obeying each estimate at once; returns the estimates told and the packets dropped. With

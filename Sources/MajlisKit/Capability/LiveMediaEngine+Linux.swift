@@ -79,9 +79,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         var mutedRemotes: Set<UInt32> = []
         var policy: ProtectionPolicy
         var sentCache = PacketCache()
-        /// When each packet was last sent again, and what the uplink leaves for that (bytes).
-        var resentAt: [UInt16: Double] = [:]
-        var repairBudget: TokenBucket?
+        /// Which NACKs are answered (not twice a round trip, within what a thin uplink spares).
+        var resends = ResendGate()
         /// The binding handshake (nil until configured), and the bindings still unanswered.
         var binding: MediaBinding?
         var bindings: [[UInt8]: Double] = [:]
@@ -357,21 +356,12 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                     state.policy.update(capacity: capacity)
                     state.statistics.uplinkCapacity = capacity
                 case .nack(_, let media, let lost) where media == config.ssrc:
-                    // Not again within a round trip (the first copy may still be on its way),
-                    // and, when the uplink is squeezed, only within what it has to spare.
-                    let again = max(100, state.statistics.roundTrip ?? 100)
                     for sequence in lost {
-                        guard let bytes = state.sentCache.packet(sequence), now - (state.resentAt[sequence] ?? -.infinity) >= again else { continue }
-                        if let capacity = state.policy.capacity, state.policy.squeezed {
-                            let spare = max(capacity / 10, capacity - ProtectionPolicy.wireRate(bitrate: state.policy.bitrate, redundancy: 0, frames: state.policy.framesPerPacket))
-                            let perSecond = max(1, spare / ((bytes.count + 28) * 8))
-                            var bucket = state.repairBudget ?? TokenBucket(capacity: perSecond, now: Int64(now))
-                            let allowed = bucket.take(capacity: perSecond, perSecond: Double(perSecond), now: Int64(now))
-                            state.repairBudget = bucket
-                            guard allowed else { continue }
-                        }
-                        if state.resentAt.count > 256 { state.resentAt = state.resentAt.filter { now - $0.value < 5_000 } }
-                        state.resentAt[sequence] = now
+                        guard let bytes = state.sentCache.packet(sequence),
+                            state.resends.allows(
+                                bytes, sequence: sequence, policy: state.policy, roundTrip: state.statistics.roundTrip,
+                                levelExtension: config.levelExtension, at: now)
+                        else { continue }
                         resend.append(bytes)
                     }
                 default:
