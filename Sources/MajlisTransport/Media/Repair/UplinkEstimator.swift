@@ -15,8 +15,9 @@ import MajlisProtocol
 /// Before the first word, a probe train (`UplinkProbe`: padded bindings paced at about 250 kb/s)
 /// shows the same thing: when its packets arrive ever later than they were sent (each waiting
 /// behind the one before), the rate they arrived at (with the media that arrived between them)
-/// is what the path carries, and the estimate starts at 85% of it. So a speaker on a thin link starts speaking within it, instead of
-/// overflowing its queue for the second a speech-driven estimate takes.
+/// is what the path carries, and the estimate starts at 85% of it. So a speaker on a thin link
+/// starts speaking within it, instead of overflowing its queue for the second a speech-driven
+/// estimate takes.
 ///
 /// Pure: time comes in as milliseconds on one monotonic clock.
 public struct UplinkEstimator: Sendable {
