@@ -1,6 +1,7 @@
 import Foundation
 import MajlisKit
 import MajlisProtocol
+import MajlisTestSupport
 import MajlisTransport
 import Synchronization
 import Testing
@@ -69,6 +70,26 @@ final class ForgetfulServer: WebSocketDelegate, Sendable {
             #expect(error as? MajlisError == .timedOut(op: "chat.send"))
         }
         await client.disconnect()
+    }
+
+    /// An app that lets go of a client whose connection was lost (without `disconnect()`) lets
+    /// go of it: its reconnect and heartbeat tasks do not keep it, reconnecting, for minutes.
+    @Test func aDroppedClientStopsReconnecting() async throws {
+        let stub = ForgetfulServer()
+        let server = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: stub, http: { $0.respond(HTTPResponse(status: 404, body: [])) })
+        let clock = ManualClock()
+        var client: LiveSignalingClient? = LiveSignalingClient(url: "ws://127.0.0.1:\(server.port)/v1/signal", token: "t", clock: clock)
+        weak let weakClient = client
+        let events = client!.subscribe()
+        _ = try await client!.connect()
+        server.stop()
+        for await event in events {
+            if case .connectionLost = event { break }
+        }
+        // The reconnect task waits on the clock for its first attempt.
+        while clock.sleeperCount < 1 { await Task.yield() }
+        client = nil
+        #expect(await eventually { weakClient == nil }, "the client is still alive, reconnecting")
     }
 
     @Test func unreachableServerFailsClearly() async throws {

@@ -243,12 +243,14 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         }
     }
 
+    /// Pings every `interval`. Like `reconnect()`, it holds the client only while it acts, not
+    /// while it waits: an app that drops a client lets it go.
     private func startHeartbeat(every interval: Int64, connection: WebSocketConnection) {
+        let clock = clock
         let task = Task { [weak self] in
             while !Task.isCancelled {
-                guard let self else { return }
-                do { try await self.clock.sleep(milliseconds: interval) } catch { return }
-                guard self.state.withLock({ $0.connection === connection && $0.phase == .open }) else { return }
+                do { try await clock.sleep(milliseconds: interval) } catch { return }
+                guard let self, self.state.withLock({ $0.connection === connection && $0.phase == .open }) else { return }
                 switch await self.send("ping", [:], rid: nil, timeout: interval) {
                 case .data: self.state.withLock { $0.missedPings = 0 }
                 case .timeout:
@@ -270,15 +272,15 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
     }
 
     private func reconnect() {
+        let (clock, options) = (clock, options)
         let task = Task { [weak self] in
-            guard let self else { return }
-            let started = self.clock.now()
+            let started = clock.now()
             var attempt = 0
             while !Task.isCancelled {
-                let delay = self.options.backoff[min(attempt, self.options.backoff.count - 1)]
+                let delay = options.backoff[min(attempt, options.backoff.count - 1)]
                 attempt += 1
-                do { try await self.clock.sleep(milliseconds: delay) } catch { return }
-                guard self.state.withLock({ $0.phase == .reconnecting }) else { return }
+                do { try await clock.sleep(milliseconds: delay) } catch { return }
+                guard let self, self.state.withLock({ $0.phase == .reconnecting }) else { return }
                 switch await self.open(reconnecting: true) {
                 case .success: return
                 case .failure(let error):
@@ -291,7 +293,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
                         self.finish(code: CloseCode.unauthorized.rawValue, reason: "\(error)")
                         return
                     }
-                    if self.clock.now() - started > self.options.reconnectFor {
+                    if clock.now() - started > options.reconnectFor {
                         self.finish(code: nil, reason: "could not reconnect")
                         return
                     }

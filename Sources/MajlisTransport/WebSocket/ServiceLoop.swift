@@ -454,5 +454,8 @@ final class ServiceLoop: @unchecked Sendable {
         }
         connection.wsi = nil
         if wasOpen { connection.delegate?.webSocketDidClose(connection, code: code, reason: reason) }
+        // Nothing more will be said to the delegate: whoever still holds the connection (a
+        // task of its owner's, say) does not keep the owner too.
+        connection.delegateBox.withLock { $0 = nil }
     }
 }
