@@ -40,6 +40,27 @@ import Testing
         #expect(short.first <= 60, "a short path starts at \(short.first) ms")
     }
 
+    /// Packets sent before a listener started to hear a speaker (the server's repairs of the
+    /// speaker's uplink, forwarded to every listener) arrive as late as the repair made them:
+    /// that is not this listener's path, and playout does not learn from it.
+    @Test func packetsFromBeforeTheFirstOneHeardDoNotDeepenPlayout() throws {
+        let encoder = try OpusEncoder()
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.3)
+        let payloads = try (0..<220).map { _ in try encoder.encode(tone.next()) }
+        let speaker = try RemoteSpeaker(ssrc: 7, now: 0)
+        speaker.pathRoundTrip = 600
+        for index in 20..<220 {
+            let now = Double(index * AudioFormat.frameMilliseconds)
+            Self.deliver(index, payloads[index], to: speaker, at: now)
+            if index == 30 {
+                // Packets 10-15, repaired on the speaker's uplink, 600 ms late.
+                for old in 10..<16 { Self.deliver(old, payloads[old], to: speaker, at: now) }
+            }
+            _ = speaker.play(at: now)
+        }
+        #expect(speaker.buffer.targetDelay() <= 60, "playout at \(speaker.buffer.targetDelay()) ms after four seconds on time")
+    }
+
     /// Room for a repair's second try (an ask or its answer lost too) is left where tries fail
     /// often enough to need it: on a stream losing a burst at its start, not on one losing a
     /// packet in a hundred, where deepening mid-sentence for it cost more than it saved.
