@@ -61,14 +61,14 @@ final class RemoteSpeaker {
         // retransmissions teach playout how late to play.
         let behind = newestTimestamp.map { Int(Int32(bitPattern: $0 &- rtp.timestamp)) } ?? -1
         if behind < 0 { newestTimestamp = rtp.timestamp }
-        // A packet older than the first one heard was sent before this listener listened: it
-        // comes late because the server repaired the speaker's uplink for it, which says
-        // nothing of this listener's path (on a long path one such packet, 600 ms late among a
-        // pause's few samples, set playout 400 ms deeper for the next sentence: PESQ 1.6).
+        // So is a packet older than the first one heard (its gap was never noticed): the
+        // server's repair of the speaker's uplink, forwarded to every listener. On a long path
+        // one such packet, sent before this listener was bound and 600 ms late among a pause's
+        // few samples, set playout 400 ms deeper for the next sentence (PESQ 1.6).
         let first = firstTimestamp ?? rtp.timestamp
         firstTimestamp = first
         let beforeFirst = Int32(bitPattern: rtp.timestamp &- first) < 0
-        let measured = !beforeFirst && (waitsForRepairs || !(retransmission || behind >= 20 * AudioFormat.frameSamples || waited > 250))
+        let measured = waitsForRepairs || !(retransmission || beforeFirst || behind >= 20 * AudioFormat.frameSamples || waited > 250)
         if rtp.payloadType == opusPayloadType {
             let frames = Self.frames(rtp.payload)
             if !retransmission { nack.packetInterval = Double(frames.count * AudioFormat.frameMilliseconds) }
