@@ -61,10 +61,10 @@ final class RemoteSpeaker {
         // retransmissions teach playout how late to play.
         let behind = newestTimestamp.map { Int(Int32(bitPattern: $0 &- rtp.timestamp)) } ?? -1
         if behind < 0 { newestTimestamp = rtp.timestamp }
-        // So is a packet older than the first one heard (its gap was never noticed): the
-        // server's repair of the speaker's uplink, forwarded to every listener. On a long path
-        // one such packet, sent before this listener was bound and 600 ms late among a pause's
-        // few samples, set playout 400 ms deeper for the next sentence (PESQ 1.6).
+        // Nor there does a packet older than the first one heard (its gap was never noticed):
+        // the server's repair of the speaker's uplink, forwarded to every listener. One such
+        // packet, sent before this listener was bound and 600 ms late among a pause's few
+        // samples, set playout 400 ms deeper for the next sentence (PESQ 1.6).
         let first = firstTimestamp ?? rtp.timestamp
         firstTimestamp = first
         let beforeFirst = Int32(bitPattern: rtp.timestamp &- first) < 0
