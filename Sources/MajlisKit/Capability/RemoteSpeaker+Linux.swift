@@ -48,7 +48,6 @@ final class RemoteSpeaker {
         let quiet = voice.map { !$0.voice } ?? false
         let waited = nack.noticed(rtp.sequenceNumber).map { now - $0 } ?? 0
         let retransmission = nack.received(rtp.sequenceNumber, at: now, flowing: voice?.voice)
-        if nack.missingCount > 0 || retransmission { lossSeen = true }
         if retransmission {
             repaired += 1
         } else {
@@ -117,14 +116,14 @@ final class RemoteSpeaker {
     private var repair: Double { max(nack.roundTrip, pathRoundTrip ?? 0) * 1.25 + 100 }
     private var waitsForRepairs: Bool { repair <= 450 }
 
-    /// Whether a packet of this stream went missing (asked for or repaired).
-    private var lossSeen = false
-
     /// Room for a repair's second try above the first, milliseconds: as deep as playout goes
     /// while it waits for repairs.
     static let secondTry = 150.0
     /// The share of a stream's packets lost (so far) from which playout leaves that room.
     static let lossForSecondTry = 0.05
+
+    /// Packets of a stream after which its share lost says whether a second try needs room.
+    static let packetsToJudgeLoss = 100
 
     /// Frames whose lateness a buffer must have seen (three seconds of speech) before it alone
     /// sets how late playout on a long path starts.
@@ -174,11 +173,13 @@ final class RemoteSpeaker {
         // leaves room for a second try too (an ask or its answer lost as well): starting at one
         // repair and learning of slower ones mid-sentence stretched a new speaker's first words
         // (10% bursty loss, speech from the moment the seat is taken: 2.75 -> 3.33, median of
-        // nine). Where tries rarely fail (under 5% lost), the room is not worth deepening for
-        // mid-sentence: at 2% loss on each leg, leaving it there took 4.00 to 3.33 (median of
-        // three); a cold start whose first burst comes late now learns mid-sentence (the cold
-        // row over seeds 11-19: 3.25 -> 3.03).
-        let learning = lossSeen && buffer.samples < Self.samplesToLearn && (reception.lossSoFar ?? 0) >= Self.lossForSecondTry
+        // nine). Where tries rarely fail (under 5% lost), the room is not worth keeping: at 2%
+        // loss on each leg, keeping it took 4.00 to 3.33 (median of three). How often a stream
+        // loses is known only after two seconds of its packets: until then the room is left
+        // (and given back in a pause if the stream turns out clean), as deepening in speech at
+        // the first burst stretched 17 frames of a first sentence (PESQ 2.4).
+        let lossKnown = reception.expectedSoFar >= Self.packetsToJudgeLoss
+        let learning = buffer.samples < Self.samplesToLearn && (!lossKnown || (reception.lossSoFar ?? 0) >= Self.lossForSecondTry)
         buffer.minimumDelay = repairing ? repair + (learning ? Self.secondTry : 0) : (waitsForRepairs || buffer.samples >= Self.samplesToLearn ? 40 : longPathStart)
         // There redundant copies are the repair, and a frame rebuilt from one plays up to the
         // farthest copy's distance after its packet would have: playout leaves that room from

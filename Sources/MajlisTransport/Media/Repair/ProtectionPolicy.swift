@@ -45,6 +45,9 @@ public struct ProtectionPolicy: Sendable {
 
     /// The loss the choice is made from (smoothed), 0...1; nil before the first report.
     public private(set) var loss: Double?
+    /// The loss protected for before reports say otherwise: the start's assumption, fading by
+    /// a third with each report (as a measured loss falls).
+    private var assumedLoss: Double
     private let fullBitrate: Int
     /// What the loss and the round trip ask for, before the capacity is applied.
     private var wantedRedundancy: Int
@@ -53,17 +56,23 @@ public struct ProtectionPolicy: Sendable {
     private var baseRoundTrip: Double?
     private var calmReports = 0
 
-    /// A policy at `bitrate`. Until the first report says how the network is, it sends two
-    /// redundant copies (a second of extra bytes on a clean network; the first words of a call
-    /// on a bad one).
-    public init(bitrate: Int = 32_000) {
+    /// A policy at `bitrate` that sends redundant copies as for `assumedLoss` until reports say
+    /// how the network is, and lowers them as slowly as after a measured loss: a call's first
+    /// clean second is not yet a clean network. By default two copies until the second clean
+    /// report, then one until the fourth (a few seconds of extra bytes on a clean network; the first words of a call on a bad one: at 10% bursty loss, with the
+    /// copies gone after one clean first second, as one call in five had, a burst then cost the
+    /// first sentence). FEC, which takes its bits from the voice, follows measured loss only.
+    public init(bitrate: Int = 32_000, assumedLoss: Double = 0.12) {
         fullBitrate = bitrate
         self.bitrate = bitrate
         wantedBitrate = bitrate
+        self.assumedLoss = assumedLoss
         fec = false
         fecLossPercent = 0
-        redundancy = 2
-        wantedRedundancy = 2
+        redundancy = 0
+        wantedRedundancy = 0
+        choose(loss: assumedLoss, target: bitrate)
+        fit()
     }
 
     /// Takes what the server says the uplink carries (bits per second, headers counted) and
@@ -142,6 +151,7 @@ public struct ProtectionPolicy: Sendable {
         }
         let smoothed = loss.map { sample > $0 ? sample : $0 * 0.7 + sample * 0.3 } ?? sample
         loss = smoothed
+        assumedLoss *= 0.7
         let before = (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
         var target = wantedBitrate
         if let roundTrip {
@@ -164,10 +174,15 @@ public struct ProtectionPolicy: Sendable {
         // 20 ms more mouth to ear for the farther copy). The voice then gets 24 kb/s. FEC steals
         // bits from the frame itself: worth it alone on a lightly lossy network, not beside full
         // copies of earlier frames (`fit` sets it).
-        let long = (baseRoundTrip ?? 0) > Self.longRoundTrip
-        wantedRedundancy = smoothed >= 0.08 ? (long ? 3 : 2) : smoothed >= 0.03 ? 1 : 0
-        wantedBitrate = smoothed >= 0.25 || wantedRedundancy == 3 ? min(target, 24_000) : target
+        choose(loss: max(smoothed, assumedLoss), target: target)
         fit()
         return before != (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
+    }
+
+    /// What `loss` asks for, the bitrate aimed at being `target`.
+    private mutating func choose(loss: Double, target: Int) {
+        let long = (baseRoundTrip ?? 0) > Self.longRoundTrip
+        wantedRedundancy = loss >= 0.08 ? (long ? 3 : 2) : loss >= 0.03 ? 1 : 0
+        wantedBitrate = loss >= 0.25 || wantedRedundancy == 3 ? min(target, 24_000) : target
     }
 }

@@ -49,8 +49,13 @@ public struct ReceptionCounter: Sendable {
     /// The share of the stream's packets lost since the counter began (the intervals taken and
     /// the current one so far), 0...1; nil before anything arrived.
     public var lossSoFar: Double? {
-        let current = first.flatMap { first in highest.map { Int($0 &- first) + 1 } } ?? 0
+        let current = currentExpected
         guard pastExpected + current > 0, current <= 3_000 else { return nil }
         return Double(pastLost + max(0, current - received)) / Double(pastExpected + current)
     }
+
+    /// The packets `lossSoFar` is taken over: expected since the counter began.
+    public var expectedSoFar: Int { pastExpected + min(currentExpected, 3_000) }
+
+    private var currentExpected: Int { first.flatMap { first in highest.map { Int($0 &- first) + 1 } } ?? 0 }
 }
