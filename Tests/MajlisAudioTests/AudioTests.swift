@@ -199,6 +199,23 @@ import Testing
         slots.compactMap { if case .packet(let payload) = $0 { return Int(payload[0]) << 8 | Int(payload[1]) } else { return nil } }
     }
 
+    /// One frame far later than all others (repaired on the way, unknown to the listener) raises
+    /// the target by at most `largestStep`; a path that really got slower is still followed.
+    @Test func oneFarLateFrameMovesTheTargetOnlyAStep() {
+        let spike: (Int) -> Double? = { $0 == 60 ? 1_800 : 300 + Double($0 % 3) * 10 }
+        var unlimited = JitterBuffer()
+        _ = Self.run(&unlimited, frames: 100, delay: spike)
+        #expect(unlimited.targetDelay() == 1_000, "one frame set the target to its maximum")
+        var stepped = JitterBuffer()
+        stepped.largestStep = 150
+        _ = Self.run(&stepped, frames: 100, delay: spike)
+        #expect(stepped.targetDelay() <= 200, "at \(stepped.targetDelay()) ms")
+        var slower = JitterBuffer()
+        slower.largestStep = 150
+        _ = Self.run(&slower, frames: 300, delay: { $0 < 100 ? 300 : 800 })
+        #expect(slower.targetDelay() >= 500, "at \(slower.targetDelay()) ms after four seconds 500 ms slower")
+    }
+
     @Test func reordersRecoversAndConceals() {
         var buffer = JitterBuffer()
         #expect(buffer.pop(at: 0) == .waiting)

@@ -56,6 +56,11 @@ public struct JitterBuffer: Sendable {
     public var redundancyDelay: Double = 0 {
         didSet { if redundancyDelay != oldValue { cachedTarget = nil } }
     }
+    /// How far above the current target one frame's lateness may count, milliseconds (nil: as
+    /// far as it came). A single packet far later than any before (one repaired on the way,
+    /// unknown to the listener) then raises the target by at most this much; a path that really
+    /// got slower raises it step by step as its frames keep coming late.
+    public var largestStep: Double?
     public let frameMilliseconds: Double
     private let clockRate: Double
 
@@ -181,7 +186,9 @@ public struct JitterBuffer: Sendable {
         return true
     }
 
-    private mutating func record(transit: Double) {
+    private mutating func record(transit measured: Double) {
+        var transit = measured
+        if let largestStep, !transits.isEmpty { transit = min(transit, baseTransit() + targetDelay() + largestStep) }
         if transits.count < Self.window {
             transits.append(transit)
         } else {
