@@ -45,8 +45,8 @@ public struct ProtectionPolicy: Sendable {
 
     /// The loss the choice is made from (smoothed), 0...1; nil before the first report.
     public private(set) var loss: Double?
-    /// The loss protected for before reports say otherwise: the start's assumption, fading by
-    /// a third with each report (as a measured loss falls).
+    /// The loss protected for before reports say otherwise: the start's assumption, falling to
+    /// 70% of itself with each report (as a measured loss falls).
     private var assumedLoss: Double
     private let fullBitrate: Int
     /// What the loss and the round trip ask for, before the capacity is applied.
@@ -59,9 +59,10 @@ public struct ProtectionPolicy: Sendable {
     /// A policy at `bitrate` that sends redundant copies as for `assumedLoss` until reports say
     /// how the network is, and lowers them as slowly as after a measured loss: a call's first
     /// clean second is not yet a clean network. By default two copies until the second clean
-    /// report, then one until the fourth (a few seconds of extra bytes on a clean network; the first words of a call on a bad one: at 10% bursty loss, with the
-    /// copies gone after one clean first second, as one call in five had, a burst then cost the
-    /// first sentence). FEC, which takes its bits from the voice, follows measured loss only.
+    /// report, then one until the fourth: a few seconds of extra bytes on a clean network, the
+    /// first words of a call on a bad one (at 10% bursty loss, with the copies gone after one
+    /// clean first second, as one call in five had, a burst then cost the first sentence). FEC,
+    /// which takes its bits from the voice, follows measured loss only.
     public init(bitrate: Int = 32_000, assumedLoss: Double = 0.12) {
         fullBitrate = bitrate
         self.bitrate = bitrate
