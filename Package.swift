@@ -37,7 +37,10 @@ let package = Package(
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
         // Macros and inline helpers of libwebsockets that Swift cannot import.
-        .target(name: "CWebSocketsShim", dependencies: ["CLibWebSockets"]),
+        // libev (a dependency of Debian's libwebsockets-dev) gives each context an epoll loop.
+        .target(
+            name: "CWebSocketsShim", dependencies: ["CLibWebSockets"],
+            linkerSettings: [.linkedLibrary("ev", .when(platforms: [.linux]))]),
 
         .target(name: "MajlisProtocol"),
         .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),

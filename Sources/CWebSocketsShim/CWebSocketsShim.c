@@ -2,6 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#if defined(__linux__) && __has_include(<ev.h>)
+#include <ev.h>
+#define MAJLIS_HAVE_LIBEV 1
+#endif
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -47,9 +51,52 @@ static int base_info(struct lws_context_creation_info *info, lws_callback_functi
     return info->protocols != NULL;
 }
 
+/* Creates the context on an event loop of its own where libev is at hand (epoll: waking for one
+   socket costs the same with 10 or 10,000 open), else on libwebsockets' poll() loop (each wake-up
+   scans every socket). `*event_loop` is the loop, or NULL. */
+static struct lws_context *create_context(struct lws_context_creation_info *info, void **event_loop) {
+    *event_loop = NULL;
+#if defined(MAJLIS_HAVE_LIBEV)
+    /* Its own signal handling stays the process's: libev leaves the signal mask alone, and a
+       loop handed in ("foreign") gets no SIGINT watcher from libwebsockets. */
+    struct ev_loop *loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_NOSIGMASK | EVFLAG_NOENV);
+    if (loop) {
+        void *loops[1] = {loop};
+        info->options |= LWS_SERVER_OPTION_LIBEV;
+        info->foreign_loops = loops;
+        struct lws_context *context = lws_create_context(info);
+        info->foreign_loops = NULL;
+        if (context) {
+            *event_loop = loop;
+            return context;
+        }
+        ev_loop_destroy(loop);
+        info->options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
+    }
+#endif
+    return lws_create_context(info);
+}
+
+int majlis_lws_service(struct lws_context *context, void *event_loop) {
+#if defined(MAJLIS_HAVE_LIBEV)
+    if (event_loop) {
+        ev_run((struct ev_loop *)event_loop, EVRUN_ONCE);
+        return 0;
+    }
+#endif
+    return lws_service(context, 0);
+}
+
+void majlis_lws_destroy(struct lws_context *context, void *event_loop) {
+    lws_context_destroy(context);
+#if defined(MAJLIS_HAVE_LIBEV)
+    if (event_loop) ev_loop_destroy((struct ev_loop *)event_loop);
+#endif
+}
+
 struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_callback_function *callback,
                                              void *user, const char *cert_path, const char *key_path,
-                                             size_t rx_buffer_size) {
+                                             size_t rx_buffer_size, void **event_loop) {
     struct lws_context_creation_info info;
     if (!base_info(&info, callback, user, rx_buffer_size)) return NULL;
     info.port = port;
@@ -70,16 +117,16 @@ struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_ca
         info.ssl_cert_filepath = cert_path;
         info.ssl_private_key_filepath = key_path;
     }
-    return lws_create_context(&info);
+    return create_context(&info, event_loop);
 }
 
 struct lws_context *majlis_lws_create_client(lws_callback_function *callback, void *user,
-                                             size_t rx_buffer_size) {
+                                             size_t rx_buffer_size, void **event_loop) {
     struct lws_context_creation_info info;
     if (!base_info(&info, callback, user, rx_buffer_size)) return NULL;
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-    return lws_create_context(&info);
+    return create_context(&info, event_loop);
 }
 
 struct lws *majlis_lws_client_connect(struct lws_context *context, const char *host, int port,

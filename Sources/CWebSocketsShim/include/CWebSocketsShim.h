@@ -16,14 +16,24 @@ void majlis_lws_set_logging(int verbose);
 
 /// Creates a server context with one protocol whose callback handles both HTTP and WebSocket.
 /// `cert_path`/`key_path` may be NULL for plain ws://. Returns NULL on failure (port in use, bad
-/// certificate). `user` is returned by lws_context_user().
+/// certificate). `user` is returned by lws_context_user(). `*event_loop` is set to the context's
+/// own event loop (epoll, through libev) or NULL (libwebsockets' poll loop); pass it to
+/// majlis_lws_service and majlis_lws_destroy.
 struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_callback_function *callback,
                                              void *user, const char *cert_path, const char *key_path,
-                                             size_t rx_buffer_size);
+                                             size_t rx_buffer_size, void **event_loop);
 
-/// Creates a client-only context with one protocol served by `callback`.
+/// Creates a client-only context with one protocol served by `callback`; `event_loop` as above.
 struct lws_context *majlis_lws_create_client(lws_callback_function *callback, void *user,
-                                             size_t rx_buffer_size);
+                                             size_t rx_buffer_size, void **event_loop);
+
+/// Serves the context once: waits for something to happen and handles it. On the service thread.
+/// Negative when the context can serve no more.
+int majlis_lws_service(struct lws_context *context, void *event_loop);
+
+/// Destroys the context (closing every connection), then its event loop. On the service thread,
+/// outside majlis_lws_service.
+void majlis_lws_destroy(struct lws_context *context, void *event_loop);
 
 /// Starts a client connection; `opaque` becomes the connection's opaque user data.
 /// Must be called on the context's service thread. Returns NULL when it could not start.

@@ -15,10 +15,13 @@ import Darwin
 /// threads call `schedule(_:)`, which records the connection under `pending`'s lock and wakes the
 /// loop with `lws_cancel_service`; the loop then asks lws for a writable callback.
 final class ServiceLoop: @unchecked Sendable {
-    // Audited: `context`, `exchanges`, `arriving` and `scratch` are used only on the service thread
+    // Audited: `context`, `eventLoop`, `exchanges`, `arriving` and `scratch` are used only on the service thread
     // (and by `start` before the thread exists; checked in debug builds by `assertOnServiceThread`);
     // `pending`, `clientQueue` and `running` are behind their own locks.
     var context: OpaquePointer?
+    /// The context's own event loop (epoll), or nil where it runs on libwebsockets' poll loop.
+    /// Set before the thread starts; the thread clears it only once it has destroyed the context.
+    nonisolated(unsafe) var eventLoop: UnsafeMutableRawPointer?
     private var thread: Thread?
     /// Connections with something to write: `urgent` (answers to requests) go before `bulk`
     /// (broadcast events), and bulk is written in chunks so the loop keeps reading between them.
@@ -88,9 +91,10 @@ final class ServiceLoop: @unchecked Sendable {
         let thread = Thread { [self] in
             threadId.store(majlis_thread_id(), ordering: .relaxed)
             while running.load(ordering: .sequentiallyConsistent) {
-                if lws_service(context, 0) < 0 { break }
+                if majlis_lws_service(context, eventLoop) < 0 { break }
             }
-            lws_context_destroy(context)
+            majlis_lws_destroy(context, eventLoop)
+            eventLoop = nil
             context = nil
             finished.signal()
         }

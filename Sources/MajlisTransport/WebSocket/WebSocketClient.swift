@@ -11,11 +11,13 @@ public final class WebSocketClient: Sendable {
         majlis_lws_set_logging(0)
         let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: nil, httpHandler: nil)
         let user = Unmanaged.passRetained(loop).toOpaque()
-        guard let context = majlis_lws_create_client(majlisWebSocketCallback, user, 4096) else {
+        var eventLoop: UnsafeMutableRawPointer?
+        guard let context = majlis_lws_create_client(majlisWebSocketCallback, user, 4096, &eventLoop) else {
             Unmanaged<ServiceLoop>.fromOpaque(user).release()
             throw WebSocketServer.StartError(description: "cannot create a WebSocket client context")
         }
         loop.context = context
+        loop.eventLoop = eventLoop
         self.loop = loop
         loop.start(name: "majlis-ws-client")
     }
@@ -40,6 +42,9 @@ public final class WebSocketClient: Sendable {
         loop.setNiceness(value)
         #endif
     }
+
+    /// Whether the service thread waits on an epoll loop of its own (see `WebSocketServer`).
+    public var waitsOnEpoll: Bool { loop.eventLoop != nil }
 
     /// Closes every connection and ends the thread.
     public func stop() {

@@ -30,10 +30,11 @@ public final class WebSocketServer: Sendable {
         let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http, clock: clock)
         let user = Unmanaged.passRetained(loop).toOpaque()
         let iface: String? = (host == "0.0.0.0" || host == "*") ? nil : host
+        var eventLoop: UnsafeMutableRawPointer?
         let context = withOptionalCString(iface) { ifacePointer in
             withOptionalCString(tls?.certificate) { cert in
                 withOptionalCString(tls?.key) { key in
-                    majlis_lws_create_server(ifacePointer, Int32(port), majlisWebSocketCallback, user, cert, key, 4096)
+                    majlis_lws_create_server(ifacePointer, Int32(port), majlisWebSocketCallback, user, cert, key, 4096, &eventLoop)
                 }
             }
         }
@@ -42,12 +43,18 @@ public final class WebSocketServer: Sendable {
             throw StartError(description: "cannot listen on \(host):\(port) (address in use, or bad TLS files)")
         }
         loop.context = context
+        loop.eventLoop = eventLoop
         let vhost = lws_get_vhost_by_name(context, "default")
         let bound = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? port
         self.port = bound
         self.loop = loop
         loop.start(name: "majlis-ws")
     }
+
+    /// Whether the service thread waits on an epoll loop of its own (libev), where waking for one
+    /// socket costs the same however many are open; otherwise on libwebsockets' poll(), which
+    /// scans every socket at each wake-up.
+    public var waitsOnEpoll: Bool { loop.eventLoop != nil }
 
     /// Stops serving: every connection is dropped and the thread ends.
     public func stop() {
