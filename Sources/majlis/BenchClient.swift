@@ -12,6 +12,8 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
         var joined = false
         var failed: String?
         var answers: [Int64: UInt64] = [:]
+        /// The request `call` waits for, and what it waits on.
+        var waiter: (id: Int64, answered: DispatchSemaphore)?
         var chatLatencies: [Double] = []
     }
 
@@ -42,7 +44,7 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
-        let arrived = DispatchTime.now().uptimeNanoseconds
+        let arrived = MonotonicClock.nanoseconds()
         // Cheap checks first: most messages are events for everyone.
         if message.starts(with: Self.answerPrefix) {
             guard let frame = try? JSONDecoder().decode(JSONValue.self, from: message), let re = frame["re"]?.intValue else { return }
@@ -56,7 +58,9 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
                         connection.send(Data(#"{"id":2,"op":"room.join","args":{"room":"\#(room)"}}"#.utf8))
                     }
                 case 2: state.joined = ok
-                default: state.answers[re] = arrived
+                default:
+                    state.answers[re] = arrived
+                    if let waiter = state.waiter, waiter.id == re { waiter.answered.signal() }
                 }
             }
             return
@@ -93,27 +97,34 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     }
 
     func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
-        state.withLock { $0.failed = "closed \(code.map(String.init) ?? "-"): \(reason)" }
+        state.withLock { state in
+            state.failed = "closed \(code.map(String.init) ?? "-"): \(reason)"
+            state.waiter?.answered.signal()
+        }
     }
 
     func waitUntilSignedIn(timeout: Double = 10) throws {
         try Self.waitAll([self], timeout: timeout) { $0.state.withLock { $0.signedIn } }
     }
 
-    /// Sends a request (its `%ID%` replaced) and waits for the answer; returns the round trip in ms.
+    /// Sends a request (its `%ID%` replaced) and waits for the answer; returns the round trip in
+    /// ms, from the send to the answer's arrival on the connection's thread. The caller sleeps
+    /// until then (polling would take a core's share from the server it measures).
     func call(_ template: String, timeout: Double = 30) throws -> Double {
         let id = nextId.add(1, ordering: .relaxed).newValue
-        let start = DispatchTime.now().uptimeNanoseconds
-        sendRaw(template.replacingOccurrences(of: "%ID%", with: String(id)))
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let arrived = state.withLock({ $0.answers.removeValue(forKey: id) }) {
-                if let failure = state.withLock({ $0.failed }) { throw Arguments.Failure(description: "\(user): \(failure)") }
-                return Double(arrived - start) / 1e6
-            }
-            usleep(50)
+        let answered = DispatchSemaphore(value: 0)
+        state.withLock { $0.waiter = (id, answered) }
+        let message = template.replacingOccurrences(of: "%ID%", with: String(id))
+        let start = MonotonicClock.nanoseconds()
+        sendRaw(message)
+        let outcome = answered.wait(timeout: .now() + timeout)
+        let (arrived, failure) = state.withLock { state in
+            state.waiter = nil
+            return (state.answers.removeValue(forKey: id), state.failed)
         }
-        throw Arguments.Failure(description: "\(user): no answer to request \(id)")
+        if let failure { throw Arguments.Failure(description: "\(user): \(failure)") }
+        guard outcome == .success, let arrived else { throw Arguments.Failure(description: "\(user): no answer to request \(id)") }
+        return Double(arrived - start) / 1e6
     }
 
     /// Polls until every client satisfies `done`, or one failed, or the timeout passed.

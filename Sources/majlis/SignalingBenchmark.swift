@@ -110,7 +110,7 @@ enum SignalingBenchmark {
         mark = server.writeDelays()
         for index in 0..<messages {
             let sender = clients[index % clients.count]
-            let sentAt = DispatchTime.now().uptimeNanoseconds
+            let sentAt = MonotonicClock.nanoseconds()
             sender.sendRaw(#"{"id":\#(index + 1_000_000),"op":"chat.send","args":{"room":"bench","text":"t=\#(sentAt)","clientMsgId":"b\#(index)"}}"#)
             if interval > 0 { Thread.sleep(forTimeInterval: Double(interval) / 1000) }
         }
