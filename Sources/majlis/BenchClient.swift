@@ -25,6 +25,8 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     var connection: WebSocketConnection?
     private let state = Mutex(State())
     private let nextId = Atomic<Int64>(10)
+    /// How many clients of this process have joined their room.
+    static let joinedCount = Atomic<Int>(0)
 
     init(user: String, token: String, joinRoom: String? = nil) {
         self.user = user
@@ -33,6 +35,8 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     }
 
     var joined: Bool { state.withLock { $0.joined } }
+    /// Why the client failed (an error answer, or its connection closed), if it did.
+    var failure: String? { state.withLock { $0.failed } }
     var chatCount: Int { state.withLock { $0.chatLatencies.count } }
     var chatLatencies: [Double] { state.withLock { $0.chatLatencies } }
     func resetChat() { state.withLock { $0.chatLatencies = [] } }
@@ -57,7 +61,9 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
                     if ok, let room = joinRoom {
                         connection.send(Data(#"{"id":2,"op":"room.join","args":{"room":"\#(room)"}}"#.utf8))
                     }
-                case 2: state.joined = ok
+                case 2:
+                    state.joined = ok
+                    if ok { Self.joinedCount.add(1, ordering: .relaxed) }
                 default:
                     state.answers[re] = arrived
                     if let waiter = state.waiter, waiter.id == re { waiter.answered.signal() }
@@ -131,8 +137,8 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     static func waitAll(_ clients: [BenchClient], timeout: Double, _ done: (BenchClient) -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let failed = clients.first(where: { $0.state.withLock { $0.failed } != nil }) {
-                throw Arguments.Failure(description: "\(failed.user): \(failed.state.withLock { $0.failed } ?? "")")
+            if let failed = clients.first(where: { $0.failure != nil }) {
+                throw Arguments.Failure(description: "\(failed.user): \(failed.failure ?? "")")
             }
             if clients.allSatisfy(done) { return }
             usleep(1000)

@@ -8,8 +8,9 @@ import Synchronization
 /// the server's memory per connection. Prints figures; asserts nothing.
 enum SignalingBenchmark {
     static let help = """
-        usage: majlis bench signaling [--clients N] [--seat-ops N] [--seat-interval-ms MS] [--messages N] [--interval-ms MS] [--loops N]
-        Starts `majlis serve` on a free loopback port, connects N clients (default 2000) to one room and prints:
+        usage: majlis bench signaling [--clients N] [--arriving N] [--seat-ops N] [--seat-interval-ms MS] [--messages N] [--interval-ms MS] [--loops N]
+        Starts `majlis serve` on a free loopback port, connects N clients (default 2000; at most --arriving, default
+        500, between connecting and having joined) to one room and prints:
         join storm time, seat op round trip p50/p99 (N seat ops, default 200, each fanned out to every member;
         paced one per 50 ms, then back to back),
         chat fan-out latency p50/p99 to every member (default 40 messages, one per 100 ms), and the server's
@@ -30,6 +31,7 @@ enum SignalingBenchmark {
         let interval = try args.int("interval-ms", default: 100, range: 0...10_000)
         let seatInterval = try args.int("seat-interval-ms", default: 50, range: 0...10_000)
         let loops = try args.int("loops", default: 2, range: 1...16)
+        let arriving = try args.int("arriving", default: 500, range: 1...50_000)
         try args.rejectUnknown()
         raiseFileLimit()
 
@@ -57,7 +59,22 @@ enum SignalingBenchmark {
         say("majlis bench signaling: \(clientCount) clients, one room, server pid \(server.pid)")
         let start = DispatchTime.now()
         var clients: [BenchClient] = []
+        let joinedBefore = BenchClient.joinedCount.load(ordering: .relaxed)
         for index in 1..<clientCount {
+            // At most `arriving` clients are between connecting and having joined, as a crowd
+            // arrives over seconds: thousands of handshakes at once outlast a client's 5 s wait
+            // for the server's upgrade answer before the server has read them all.
+            var waited = 0
+            while index - 1 - (BenchClient.joinedCount.load(ordering: .relaxed) - joinedBefore) >= arriving {
+                waited += 1
+                if waited % 1000 == 0 {
+                    if let failed = clients.first(where: { $0.failure != nil }) {
+                        throw Arguments.Failure(description: "\(failed.user): \(failed.failure ?? "")")
+                    }
+                    if waited >= 300_000 { throw Arguments.Failure(description: "timed out: no client joined for 300 s") }
+                }
+                usleep(1000)
+            }
             let client = BenchClient(user: "u\(index)", token: token("u\(index)"), joinRoom: "bench")
             let loop = index <= 20 ? controlLoop : clientLoops[index % loops]
             client.connection = try loop.connect(url: server.url, delegate: client)
@@ -68,7 +85,7 @@ enum SignalingBenchmark {
         // Let the server finish announcing the joins and settle before measuring.
         Thread.sleep(forTimeInterval: 3)
         let loaded = server.residentKiB()
-        say(String(format: "join storm: %d clients connected, said hello and joined in %.2f s (%.0f joins/s)", clientCount, stormSeconds, Double(clientCount) / stormSeconds))
+        say(String(format: "join storm: %d clients connected, said hello and joined in %.2f s (%.0f joins/s, at most %d arriving at once)", clientCount, stormSeconds, Double(clientCount) / stormSeconds, arriving))
         say(String(format: "server memory: %.1f MiB before, %.1f MiB with %d members: %.1f KiB per idle connection",
                    Double(baseline) / 1024, Double(loaded) / 1024, clientCount, Double(loaded - baseline) / Double(clientCount)))
 
