@@ -77,13 +77,14 @@ static struct lws_context *create_context(struct lws_context_creation_info *info
     return lws_create_context(info);
 }
 
-int majlis_lws_service(struct lws_context *context, void *event_loop) {
+int majlis_lws_service(struct lws_context *context, void *event_loop, int no_wait) {
 #if defined(MAJLIS_HAVE_LIBEV)
     if (event_loop) {
-        ev_run((struct ev_loop *)event_loop, EVRUN_ONCE);
+        ev_run((struct ev_loop *)event_loop, no_wait ? EVRUN_NOWAIT : EVRUN_ONCE);
         return 0;
     }
 #endif
+    (void)no_wait;
     return lws_service(context, 0);
 }
 

@@ -28,8 +28,9 @@ struct lws_context *majlis_lws_create_client(lws_callback_function *callback, vo
                                              size_t rx_buffer_size, void **event_loop);
 
 /// Serves the context once: waits for something to happen and handles it. On the service thread.
-/// Negative when the context can serve no more.
-int majlis_lws_service(struct lws_context *context, void *event_loop);
+/// `no_wait` (on an event loop only): handle what is ready, without waiting. Negative when the
+/// context can serve no more.
+int majlis_lws_service(struct lws_context *context, void *event_loop, int no_wait);
 
 /// Destroys the context (closing every connection), then its event loop. On the service thread,
 /// outside majlis_lws_service.

@@ -91,7 +91,14 @@ final class ServiceLoop: @unchecked Sendable {
         let thread = Thread { [self] in
             threadId.store(majlis_thread_id(), ordering: .relaxed)
             while running.load(ordering: .sequentiallyConsistent) {
-                if majlis_lws_service(context, eventLoop) < 0 { break }
+                // On an event loop, a broadcast is written a chunk at a time between turns of the
+                // loop, which then does not wait: sockets are read between chunks, and
+                // libwebsockets' own deferred work (data a TLS session holds) runs whenever no
+                // socket is ready. (Waking the loop for each chunk, as on poll(), would keep a
+                // socket always ready and starve that work for as long as broadcasts keep coming.)
+                let broadcasting = eventLoop != nil && pending.withLock { !$0.bulk.isEmpty }
+                if majlis_lws_service(context, eventLoop, broadcasting ? 1 : 0) < 0 { break }
+                if eventLoop != nil { write(takeWork(urgent: false)) }
             }
             majlis_lws_destroy(context, eventLoop)
             eventLoop = nil
@@ -169,15 +176,16 @@ final class ServiceLoop: @unchecked Sendable {
 
     // MARK: Service thread
 
-    func drainPending() {
-        assertOnServiceThread()
-        // All urgent work, then one chunk of bulk work; if bulk work remains, wake again after
-        // the loop has had a chance to read (so requests are not stuck behind a broadcast).
-        let (items, more, answered): ([WebSocketConnection], Bool, [HTTPExchange]) = pending.withLock { state in
-            let answered = state.answered
-            state.answered.removeAll(keepingCapacity: true)
-            var items = state.urgent
-            state.urgent.removeAll(keepingCapacity: true)
+    /// Takes what is to be written now: every answer (`urgent`) and the next chunk of
+    /// broadcasts. On poll() (no event loop of its own), a remaining broadcast wakes the loop
+    /// again, after it has read its sockets (so requests are not stuck behind a broadcast).
+    private func takeWork(urgent: Bool) -> [WebSocketConnection] {
+        let (items, more): ([WebSocketConnection], Bool) = pending.withLock { state in
+            var items: [WebSocketConnection] = []
+            if urgent {
+                items = state.urgent
+                state.urgent.removeAll(keepingCapacity: true)
+            }
             let end = min(state.bulk.count, state.bulkStart + bulkChunk)
             items += state.bulk[state.bulkStart..<end]
             state.bulkStart = end
@@ -185,11 +193,23 @@ final class ServiceLoop: @unchecked Sendable {
                 state.bulk.removeAll(keepingCapacity: true)
                 state.bulkStart = 0
             }
-            let more = !state.bulk.isEmpty
-            state.woken = more
-            return (items, more, answered)
+            let more = !state.bulk.isEmpty && eventLoop == nil
+            if urgent { state.woken = more }
+            return (items, more)
         }
         if more { lws_cancel_service(context) }
+        return items
+    }
+
+    func drainPending() {
+        assertOnServiceThread()
+        let answered: [HTTPExchange] = pending.withLock { state in
+            defer { state.answered.removeAll(keepingCapacity: true) }
+            return state.answered
+        }
+        // Answers, and on poll() a chunk of broadcasts; on an event loop the service thread
+        // writes broadcasts between turns of the loop.
+        let items = takeWork(urgent: true)
         for exchange in answered {
             if let wsi = exchange.wsi { lws_callback_on_writable(wsi) }
         }
@@ -216,8 +236,12 @@ final class ServiceLoop: @unchecked Sendable {
                 connection.wsi = wsi
             }
         }
-        // Write at once what the sockets take; the rest waits for writable callbacks. Answers
-        // that come in meanwhile (from room threads) go before the rest of the broadcast.
+        write(items)
+    }
+
+    /// Writes at once what the sockets take; the rest waits for writable callbacks. Answers
+    /// that come in meanwhile (from room threads) go before the rest of a broadcast.
+    private func write(_ items: [WebSocketConnection]) {
         for (index, connection) in items.enumerated() {
             if index > 0 && index % urgentCheck == 0 {
                 let urgent: [WebSocketConnection] = pending.withLock { state in
