@@ -15,6 +15,7 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
         /// The request `call` waits for, and what it waits on.
         var waiter: (id: Int64, answered: DispatchSemaphore)?
         var chatLatencies: [Double] = []
+        var largestEvent = 0
     }
 
     static let sendTimeMarker = Array(#""text":"t="#.utf8)
@@ -40,6 +41,10 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     var chatCount: Int { state.withLock { $0.chatLatencies.count } }
     var chatLatencies: [Double] { state.withLock { $0.chatLatencies } }
     func resetChat() { state.withLock { $0.chatLatencies = [] } }
+    /// The largest event (not an answer, not a chat message) heard since `resetLargestEvent()`,
+    /// in bytes.
+    var largestEvent: Int { state.withLock { $0.largestEvent } }
+    func resetLargestEvent() { state.withLock { $0.largestEvent = 0 } }
 
     func sendRaw(_ text: String) { connection?.send(Data(text.utf8)) }
 
@@ -74,7 +79,10 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
         // A chat message from the benchmark carries "t=<send time in ns>" in its text: find it
         // over the raw bytes, without decoding the frame (generic Data searching cost
         // more CPU than the server's whole fan-out, on the cores the two share).
-        guard let sent = Self.sendTime(in: message) else { return }
+        guard let sent = Self.sendTime(in: message) else {
+            state.withLock { $0.largestEvent = max($0.largestEvent, message.count) }
+            return
+        }
         state.withLock { $0.chatLatencies.append(Double(arrived - sent) / 1e6) }
     }
 

@@ -15,6 +15,7 @@ final class ServerProcess {
 
     let process = Process()
     let url: String
+    private var stopped = false
     private let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-bench-\(UUID().uuidString)").path
 
     /// Starts `majlis serve`, with `extra` flags after the usual ones.
@@ -87,9 +88,11 @@ final class ServerProcess {
         return AccessToken.sign(claims, key: key, secret: secret)
     }
 
-    /// Stops the server and removes its data.
+    /// Stops the server and removes its data (once; later calls do nothing).
     func stop() {
-        process.terminate()
+        guard !stopped else { return }
+        stopped = true
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: data)
     }

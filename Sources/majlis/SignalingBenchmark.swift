@@ -1,4 +1,5 @@
 import Foundation
+import MajlisLab
 import MajlisProtocol
 import MajlisTransport
 import Synchronization
@@ -8,7 +9,7 @@ import Synchronization
 /// the server's memory per connection. Prints figures; asserts nothing.
 enum SignalingBenchmark {
     static let help = """
-        usage: majlis bench signaling [--clients N] [--arriving N] [--seat-ops N] [--seat-interval-ms MS] [--messages N] [--interval-ms MS] [--loops N]
+        usage: majlis bench signaling [--clients N] [--arriving N] [--seat-ops N] [--seat-interval-ms MS] [--messages N] [--interval-ms MS] [--loops N] [--no-yardstick]
         Starts `majlis serve` on a free loopback port, connects N clients (default 2000; at most --arriving, default
         500, between connecting and having joined) to one room and prints:
         join storm time, seat op round trip p50/p99 (N seat ops, default 200, each fanned out to every member;
@@ -17,6 +18,8 @@ enum SignalingBenchmark {
         resident memory per idle connection. Beside each timed phase, the server's own share (from its
         /healthz): from a request's arrival to the write of its answer and of each event it caused; the rest
         is the network and this load generator, which shares the machine's cores (--loops client threads).
+        Then the yardstick: the same load on a bare signaling server (it answers at once and writes each event to
+        every member, with nothing of Majlis in it), and both servers' p99 side by side.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -25,47 +28,96 @@ enum SignalingBenchmark {
             say(help)
             return 0
         }
-        let clientCount = try args.int("clients", default: 2000, range: 2...50_000)
-        let seatOps = try args.int("seat-ops", default: 200, range: 1...100_000)
-        let messages = try args.int("messages", default: 40, range: 1...10_000)
-        let interval = try args.int("interval-ms", default: 100, range: 0...10_000)
-        let seatInterval = try args.int("seat-interval-ms", default: 50, range: 0...10_000)
-        let loops = try args.int("loops", default: 2, range: 1...16)
-        let arriving = try args.int("arriving", default: 500, range: 1...50_000)
+        let settings = Settings(
+            clients: try args.int("clients", default: 2000, range: 2...50_000),
+            seatOps: try args.int("seat-ops", default: 200, range: 1...100_000),
+            messages: try args.int("messages", default: 40, range: 1...10_000),
+            interval: try args.int("interval-ms", default: 100, range: 0...10_000),
+            seatInterval: try args.int("seat-interval-ms", default: 50, range: 0...10_000),
+            loops: try args.int("loops", default: 2, range: 1...16),
+            arriving: try args.int("arriving", default: 500, range: 1...50_000))
+        let yardstick = !args.flag("no-yardstick")
         try args.rejectUnknown()
         raiseFileLimit()
 
         let server = try ServerProcess()
         defer { server.stop() }
         let baseline = server.residentKiB()
+        say("majlis bench signaling: \(settings.clients) clients, one room, server pid \(server.pid)")
+        var mark = server.writeDelays()
+        let majlis = try measure(url: server.url, settings) { phase in
+            if phase == .storm {
+                let loaded = server.residentKiB()
+                say(String(format: "server memory: %.1f MiB before, %.1f MiB with %d members: %.1f KiB per idle connection",
+                           Double(baseline) / 1024, Double(loaded) / 1024, settings.clients, Double(loaded - baseline) / Double(settings.clients)))
+                mark = server.writeDelays()
+            } else {
+                say(share(server.writeDelays(), since: &mark))
+            }
+        }
+        guard yardstick else { return 0 }
+
+        // The same load on a bare signaling server, in the same run.
+        server.stop()
+        let bare = try BareSignalingServer(seatEventBytes: majlis.seatEventBytes)
+        defer { bare.stop() }
+        say("bare signaling server (the yardstick: answers at once, writes each event to every member; no rooms, rights, store or room threads), same load:")
+        var bareMark: (answers: DelayHistogram, events: DelayHistogram)? = bare.writeDelays
+        let yard = try measure(url: bare.url, settings) { phase in
+            if phase == .storm { bareMark = bare.writeDelays } else { say(share(bare.writeDelays, since: &bareMark)) }
+        }
+        say("majlis / bare server, p99:")
+        say(String(format: "  seat op, paced: %.2f / %.2f ms; back to back: %.2f / %.2f ms; chat fan-out: %.2f / %.2f ms",
+                   percentile(majlis.paced, 0.99), percentile(yard.paced, 0.99), percentile(majlis.flat, 0.99), percentile(yard.flat, 0.99),
+                   percentile(majlis.chat, 0.99), percentile(yard.chat, 0.99)))
+        return 0
+    }
+
+    struct Settings {
+        var clients, seatOps, messages, interval, seatInterval, loops, arriving: Int
+    }
+
+    enum Phase { case storm, paced, flat, chat }
+
+    /// What one server measured.
+    struct Figures {
+        var paced: [Double] = []
+        var flat: [Double] = []
+        var chat: [Double] = []
+        /// The size of the largest seat event the members heard.
+        var seatEventBytes = 0
+    }
+
+    /// Runs the phases against the server at `url` and prints each figure; `after` is called
+    /// once each phase is done (to print the server's own share of it).
+    static func measure(url: String, _ settings: Settings, after: (Phase) -> Void) throws -> Figures {
         // The members' connections share `loops` client threads; the owner and the twenty members
         // who time seat ops get a thread of their own, as each real user has their own phone.
-        let clientLoops = try (0..<loops).map { _ in try WebSocketClient() }
+        let clientLoops = try (0..<settings.loops).map { _ in try WebSocketClient() }
         let controlLoop = try WebSocketClient()
         defer {
             clientLoops.forEach { $0.stop() }
             controlLoop.stop()
         }
-
         let token = ServerProcess.token
+        var figures = Figures()
 
         // The owner creates the room.
         let owner = BenchClient(user: "owner", token: token("owner"))
-        owner.connection = try controlLoop.connect(url: server.url, delegate: owner)
+        owner.connection = try controlLoop.connect(url: url, delegate: owner)
         try owner.waitUntilSignedIn()
         _ = try owner.call(#"{"id":%ID%,"op":"room.create","args":{"room":"bench","title":"Bench","seatCount":8}}"#)
 
         // Join storm.
-        say("majlis bench signaling: \(clientCount) clients, one room, server pid \(server.pid)")
         let start = DispatchTime.now()
         var clients: [BenchClient] = []
         let joinedBefore = BenchClient.joinedCount.load(ordering: .relaxed)
-        for index in 1..<clientCount {
+        for index in 1..<settings.clients {
             // At most `arriving` clients are between connecting and having joined, as a crowd
             // arrives over seconds: thousands of handshakes at once outlast a client's 5 s wait
             // for the server's upgrade answer before the server has read them all.
             var waited = 0
-            while index - 1 - (BenchClient.joinedCount.load(ordering: .relaxed) - joinedBefore) >= arriving {
+            while index - 1 - (BenchClient.joinedCount.load(ordering: .relaxed) - joinedBefore) >= settings.arriving {
                 waited += 1
                 if waited % 1000 == 0 {
                     if let failed = clients.first(where: { $0.failure != nil }) {
@@ -76,18 +128,17 @@ enum SignalingBenchmark {
                 usleep(1000)
             }
             let client = BenchClient(user: "u\(index)", token: token("u\(index)"), joinRoom: "bench")
-            let loop = index <= 20 ? controlLoop : clientLoops[index % loops]
-            client.connection = try loop.connect(url: server.url, delegate: client)
+            let loop = index <= 20 ? controlLoop : clientLoops[index % settings.loops]
+            client.connection = try loop.connect(url: url, delegate: client)
             clients.append(client)
         }
         try BenchClient.waitAll(clients, timeout: 300) { $0.joined }
         let stormSeconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         // Let the server finish announcing the joins and settle before measuring.
         Thread.sleep(forTimeInterval: 3)
-        let loaded = server.residentKiB()
-        say(String(format: "join storm: %d clients connected, said hello and joined in %.2f s (%.0f joins/s, at most %d arriving at once)", clientCount, stormSeconds, Double(clientCount) / stormSeconds, arriving))
-        say(String(format: "server memory: %.1f MiB before, %.1f MiB with %d members: %.1f KiB per idle connection",
-                   Double(baseline) / 1024, Double(loaded) / 1024, clientCount, Double(loaded - baseline) / Double(clientCount)))
+        say(String(format: "join storm: %d clients connected, said hello and joined in %.2f s (%.0f joins/s, at most %d arriving at once)",
+                   settings.clients, stormSeconds, Double(settings.clients) / stormSeconds, settings.arriving))
+        after(.storm)
 
         // Seat ops under load: every op fans a seat.updated out to every member. Twenty members take
         // turns (take a seat, leave it), so no one connection runs into its request rate limit.
@@ -95,7 +146,7 @@ enum SignalingBenchmark {
         // (each op sent as soon as the previous one is answered, queueing behind its broadcast).
         func seatRun(pace: Int) throws -> [Double] {
             var times: [Double] = []
-            for index in 0..<seatOps {
+            for index in 0..<settings.seatOps {
                 let turn = index / 2
                 let client = clients[turn % min(20, clients.count)]
                 let op = index % 2 == 0
@@ -109,47 +160,47 @@ enum SignalingBenchmark {
         // The crowd's threads stand for 2,000 phones elsewhere: while seat ops are timed they run at
         // a lower priority, so the shared cores go first to the server and the timed clients.
         clientLoops.forEach { $0.setNiceness(10) }
-        var mark = server.writeDelays()
-        let paced = try seatRun(pace: seatInterval)
+        owner.resetLargestEvent()
+        figures.paced = try seatRun(pace: settings.seatInterval)
+        figures.seatEventBytes = owner.largestEvent
         say(String(format: "seat op round trip, one op every %d ms (%d ops, %d members): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
-                   seatInterval, seatOps, clientCount, percentile(paced, 0.5), percentile(paced, 0.99), paced.max() ?? 0))
-        say(serverShare(since: &mark))
-        let flat = try seatRun(pace: 0)
+                   settings.seatInterval, settings.seatOps, settings.clients, percentile(figures.paced, 0.5), percentile(figures.paced, 0.99), figures.paced.max() ?? 0))
+        after(.paced)
+        figures.flat = try seatRun(pace: 0)
         say(String(format: "seat op round trip, back to back (%d ops, %d members): p50 %.2f ms, p99 %.2f ms, max %.2f ms (%.0f ops/s)",
-                   seatOps, clientCount, percentile(flat, 0.5), percentile(flat, 0.99), flat.max() ?? 0,
-                   Double(seatOps) / (flat.reduce(0, +) / 1000)))
-        say(serverShare(since: &mark))
+                   settings.seatOps, settings.clients, percentile(figures.flat, 0.5), percentile(figures.flat, 0.99), figures.flat.max() ?? 0,
+                   Double(settings.seatOps) / (figures.flat.reduce(0, +) / 1000)))
+        after(.flat)
         clientLoops.forEach { $0.setNiceness(0) }
         Thread.sleep(forTimeInterval: 1)
 
         // Chat fan-out: each message carries its send time; every member records its arrival.
         for client in clients { client.resetChat() }
-        mark = server.writeDelays()
-        for index in 0..<messages {
+        for index in 0..<settings.messages {
             let sender = clients[index % clients.count]
             let sentAt = MonotonicClock.nanoseconds()
             sender.sendRaw(#"{"id":\#(index + 1_000_000),"op":"chat.send","args":{"room":"bench","text":"t=\#(sentAt)","clientMsgId":"b\#(index)"}}"#)
-            if interval > 0 { Thread.sleep(forTimeInterval: Double(interval) / 1000) }
+            if settings.interval > 0 { Thread.sleep(forTimeInterval: Double(settings.interval) / 1000) }
         }
-        try BenchClient.waitAll(clients, timeout: 120) { $0.chatCount >= messages }
-        let latencies = clients.flatMap { $0.chatLatencies }
+        try BenchClient.waitAll(clients, timeout: 120) { $0.chatCount >= settings.messages }
+        figures.chat = clients.flatMap { $0.chatLatencies }
         say(String(format: "chat fan-out (%d messages x %d members = %d deliveries): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
-                   messages, clients.count, latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? 0))
-        say(serverShare(since: &mark))
-        return 0
+                   settings.messages, clients.count, figures.chat.count, percentile(figures.chat, 0.5), percentile(figures.chat, 0.99), figures.chat.max() ?? 0))
+        after(.chat)
+        return figures
+    }
 
-        /// The server's own part of the phase just timed: from each request's arrival to the write
-        /// of its answer and of every event it caused (from /healthz), the rest being the network
-        /// and the load generator's clients.
-        func serverShare(since mark: inout (answers: DelayHistogram, events: DelayHistogram)?) -> String {
-            guard let before = mark, let now = server.writeDelays() else { return "  server's share: not available" }
-            mark = now
-            let answers = now.answers.subtracting(before.answers)
-            let events = now.events.subtracting(before.events)
-            return String(format: "  server's share, arrival to write: answers p50 %.2f ms, p99 %.2f ms; events to every member p50 %.2f ms, p99 %.2f ms (%d writes)",
-                          Double(answers.percentile(0.5)) / 1000, Double(answers.percentile(0.99)) / 1000,
-                          Double(events.percentile(0.5)) / 1000, Double(events.percentile(0.99)) / 1000, events.count)
-        }
+    /// The server's own part of the phase just timed: from each request's arrival to the write
+    /// of its answer and of every event it caused, the rest being the network and the load
+    /// generator's clients.
+    static func share(_ now: (answers: DelayHistogram, events: DelayHistogram)?, since mark: inout (answers: DelayHistogram, events: DelayHistogram)?) -> String {
+        guard let before = mark, let now else { return "  server's share: not available" }
+        mark = now
+        let answers = now.answers.subtracting(before.answers)
+        let events = now.events.subtracting(before.events)
+        return String(format: "  server's share, arrival to write: answers p50 %.2f ms, p99 %.2f ms; events to every member p50 %.2f ms, p99 %.2f ms (%d writes)",
+                      Double(answers.percentile(0.5)) / 1000, Double(answers.percentile(0.99)) / 1000,
+                      Double(events.percentile(0.5)) / 1000, Double(events.percentile(0.99)) / 1000, events.count)
     }
 
     static func percentile(_ values: [Double], _ fraction: Double) -> Double {

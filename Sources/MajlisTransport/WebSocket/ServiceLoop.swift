@@ -311,11 +311,17 @@ final class ServiceLoop: @unchecked Sendable {
                     connection.broken = true
                 }
             case .message(let message):
-                scratch.removeAll(keepingCapacity: true)
-                scratch.append(contentsOf: repeatElement(0, count: pre))
-                scratch.append(contentsOf: message.data)
-                let written = scratch.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, message.data.count, LWS_WRITE_TEXT) }
-                if written < message.data.count {
+                // The message after lws's headroom, copied in one move (a broadcast writes
+                // thousands of these back to back).
+                let count = message.data.count
+                if scratch.count < pre + count { scratch = [UInt8](repeating: 0, count: max(pre + count, 2 * scratch.count)) }
+                let written = scratch.withUnsafeMutableBufferPointer { buffer in
+                    message.data.withUnsafeBytes { bytes in
+                        if let source = bytes.baseAddress { (buffer.baseAddress! + pre).update(from: source.assumingMemoryBound(to: UInt8.self), count: count) }
+                    }
+                    return lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_TEXT)
+                }
+                if written < count {
                     connection.broken = true
                 } else {
                     let delay = Int((MonotonicClock.nanoseconds() &- message.since) / 1000)
