@@ -15,12 +15,13 @@ import Darwin
 /// threads call `schedule(_:)`, which records the connection under `pending`'s lock and wakes the
 /// loop with `lws_cancel_service`; the loop then asks lws for a writable callback.
 final class ServiceLoop: @unchecked Sendable {
-    // Audited: `context`, `eventLoop`, `exchanges`, `arriving` and `scratch` are used only on the service thread
+    // Audited: `context`, `exchanges`, `arriving` and `scratch` are used only on the service thread
     // (and by `start` before the thread exists; checked in debug builds by `assertOnServiceThread`);
-    // `pending`, `clientQueue` and `running` are behind their own locks.
+    // `eventLoop` is set before the thread exists and only read after; `pending`, `clientQueue`
+    // and `running` are behind their own locks.
     var context: OpaquePointer?
     /// The context's own event loop (epoll), or nil where it runs on libwebsockets' poll loop.
-    /// Set before the thread starts; the thread clears it only once it has destroyed the context.
+    /// Set before the thread starts, and not changed after (destroyed with the context).
     nonisolated(unsafe) var eventLoop: UnsafeMutableRawPointer?
     private var thread: Thread?
     /// Connections with something to write: `urgent` (answers to requests) go before `bulk`
@@ -101,7 +102,6 @@ final class ServiceLoop: @unchecked Sendable {
                 if eventLoop != nil { write(takeWork(urgent: false)) }
             }
             majlis_lws_destroy(context, eventLoop)
-            eventLoop = nil
             context = nil
             finished.signal()
         }
