@@ -23,7 +23,7 @@ enum SignalingBenchmark {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments)
+        var args = try Arguments(arguments, switches: ["no-yardstick"])
         if args.wantsHelp {
             say(help)
             return 0
