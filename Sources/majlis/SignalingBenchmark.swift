@@ -12,7 +12,7 @@ enum SignalingBenchmark {
         usage: majlis bench signaling [--clients N] [--arriving N] [--seat-ops N] [--seat-interval-ms MS] [--messages N] [--interval-ms MS] [--loops N] [--no-yardstick]
         Starts `majlis serve` on a free loopback port, connects N clients (default 2000; at most --arriving, default
         500, between connecting and having joined) to one room and prints:
-        join storm time, seat op round trip p50/p99 (N seat ops, default 200, each fanned out to every member;
+        join storm time, seat op round trip p50/p99 (N seat ops, default 200, taken and left in pairs, each fanned out to every member;
         paced one per 50 ms, then back to back),
         chat fan-out latency p50/p99 to every member (default 40 messages, one per 100 ms), and the server's
         resident memory per idle connection. Beside each timed phase, the server's own share (from its
@@ -30,7 +30,8 @@ enum SignalingBenchmark {
         }
         let settings = Settings(
             clients: try args.int("clients", default: 2000, range: 2...50_000),
-            seatOps: try args.int("seat-ops", default: 200, range: 1...100_000),
+            // Takes and leaves in pairs, so each run leaves every seat as it found it.
+            seatOps: (try args.int("seat-ops", default: 200, range: 1...100_000) + 1) / 2 * 2,
             messages: try args.int("messages", default: 40, range: 1...10_000),
             interval: try args.int("interval-ms", default: 100, range: 0...10_000),
             seatInterval: try args.int("seat-interval-ms", default: 50, range: 0...10_000),
@@ -56,6 +57,13 @@ enum SignalingBenchmark {
             }
         }
         guard yardstick else { return 0 }
+        // The bare server runs in this process, beside the clients: it needs a descriptor for
+        // each of their connections too.
+        let needed = 2 * settings.clients + 256
+        guard needed <= openFileLimit() else {
+            say("bare signaling server (the yardstick): not run, it would need \(needed) file descriptors in this process and the limit is \(openFileLimit())")
+            return 0
+        }
 
         // The same load on a bare signaling server, in the same run.
         server.stop()
