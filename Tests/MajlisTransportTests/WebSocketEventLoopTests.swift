@@ -28,19 +28,9 @@ final class HeardMessages: WebSocketDelegate, Sendable {
         #endif
         let heard = HeardMessages()
         let clientSide = try client.connect(url: "ws://127.0.0.1:\(server.port)/v1/signal", delegate: heard)
-        let serverSide = try #require(await wait { accepted.opened.withLock { $0.first } })
+        let serverSide = try #require(await eventually { accepted.opened.withLock { $0.first } })
         serverSide.send(Data("hello".utf8))
-        #expect(await wait { heard.messages.withLock { $0.first } } == Data("hello".utf8))
+        #expect(await eventually { heard.messages.withLock { $0.first } } == Data("hello".utf8))
         clientSide.close(code: 1000, reason: "done")
-    }
-
-    /// Polls `value` until it gives something (up to 30 s).
-    private func wait<T>(_ value: () -> T?) async -> T? {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let found = value() { return found }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return nil
     }
 }

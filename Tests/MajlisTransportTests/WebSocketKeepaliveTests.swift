@@ -25,25 +25,15 @@ final class OpenedConnections: WebSocketDelegate, Sendable {
         let client = try WebSocketClient()
         defer { client.stop() }
         let clientSide = try client.connect(url: "ws://127.0.0.1:\(server.port)/v1/signal", delegate: OpenedConnections())
-        let serverSide = try #require(await wait { accepted.opened.withLock { $0.first } })
+        let serverSide = try #require(await eventually { accepted.opened.withLock { $0.first } })
 
         now.store(50_000, ordering: .relaxed)
         serverSide.ping()
-        #expect(await wait { serverSide.lastReceived == 50_000 ? true : nil } == true)
+        #expect(await eventually { serverSide.lastReceived == 50_000 ? true : nil } == true)
 
         let before = clientSide.lastReceived
         try await Task.sleep(for: .milliseconds(2))
         clientSide.ping()
-        #expect(await wait { clientSide.lastReceived > before ? true : nil } == true)
-    }
-
-    /// Polls `value` until it gives something (up to 30 s).
-    private func wait<T>(_ value: () -> T?) async -> T? {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let found = value() { return found }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return nil
+        #expect(await eventually { clientSide.lastReceived > before ? true : nil } == true)
     }
 }
