@@ -8,6 +8,4 @@ struct MemberRecord: Sendable, Equatable {
     var grants: Grants
     /// Unix ms.
     var joinedAt: Int64
-    /// When the member's connection dropped; nil while connected.
-    var awaySince: Int64?
 }

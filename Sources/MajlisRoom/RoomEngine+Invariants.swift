@@ -33,6 +33,7 @@ extension RoomEngine {
             if seated.contains(request.user) { problems.append("request \(request.id) of seated \(request.user)") }
             if !requesters.insert(request.user).inserted { problems.append("\(request.user) has two requests") }
         }
+        if away.keys.contains(where: { members[$0] == nil }) { problems.append("a non-member is away") }
         if pendingJoined.contains(where: { members[$0] == nil }) { problems.append("a pending join of a non-member") }
         if pendingLeft.contains(where: { members[$0] != nil }) { problems.append("a pending leave of a member") }
         if attributes.count > limits.attributeKeys { problems.append("too many attributes") }

@@ -5,7 +5,7 @@ extension RoomEngine {
         guard caller.grants.join else { throw ProtocolError(.forbidden, "your token does not grant join") }
         if var record = members[caller.id] {
             // Already a member (a second join, or back after a drop): no new member event.
-            record.awaySince = nil
+            away[caller.id] = nil
             record.grants = caller.grants
             let name = claimName(caller.name, for: caller.id, releasing: record.name)
             if record.name != name {
@@ -97,6 +97,7 @@ extension RoomEngine {
             nameHolders[DisplayName.comparisonKey(name)] = nil
         }
         members[user] = nil
+        away[user] = nil
         joinOrder.removeAll { $0 == user }
         chatBuckets[user] = nil
         if coalescing {
@@ -238,12 +239,12 @@ extension RoomEngine {
 
     /// The member's connection dropped: membership and seat wait `limits.resumeGrace` for a resume.
     public mutating func disconnect(_ user: String, now: Int64) {
-        members[user]?.awaySince = now
+        if members[user] != nil { away[user] = now }
     }
 
     /// The member came back (resume) before the grace period ended.
     public mutating func reconnect(_ user: String) {
-        members[user]?.awaySince = nil
+        away[user] = nil
     }
 
     /// Removes a member for good (the connection left without `room.leave`, e.g. `bye`).

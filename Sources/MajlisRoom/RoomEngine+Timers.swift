@@ -18,9 +18,11 @@ extension RoomEngine {
             }
         }
         bans = bans.filter { $0.value > now }
-        for user in joinOrder {
-            guard let away = members[user]?.awaySince, away + limits.resumeGrace <= now else { continue }
-            removeMember(user, reason: "timeout", kicked: false, now: now, out: &out)
+        let expired = away.filter { $0.value + limits.resumeGrace <= now }
+        if !expired.isEmpty {
+            for user in joinOrder where expired[user] != nil {
+                removeMember(user, reason: "timeout", kicked: false, now: now, out: &out)
+            }
         }
         flushMembersIfDue(now: now, out: &out)
         return out
@@ -31,7 +33,7 @@ extension RoomEngine {
         var times: [Int64] = invites.values.map(\.expiresAt)
         times += requests.values.map { $0.createdAt + limits.requestLifetime }
         times += chatMutes.values
-        times += members.values.compactMap { $0.awaySince.map { $0 + limits.resumeGrace } }
+        if let earliest = away.values.min() { times.append(earliest + limits.resumeGrace) }
         if !pendingJoined.isEmpty || !pendingLeft.isEmpty { times.append(lastMembersFlush + limits.membersChangedInterval) }
         return times.min()
     }

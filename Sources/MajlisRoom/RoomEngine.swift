@@ -35,6 +35,9 @@ public struct RoomEngine: Sendable {
     /// Users whose chat is muted, and until when.
     var chatMutes: [String: Int64] = [:]
     var members: [String: MemberRecord] = [:]
+    /// Members whose connection dropped, and since when (Unix ms): kept apart from `members`
+    /// so finding the next resume deadline costs the away members, not the whole room.
+    var away: [String: Int64] = [:]
     /// Member ids in join order.
     var joinOrder: [String] = []
     /// Which member holds each display name (by `DisplayName.comparisonKey`): a later member
