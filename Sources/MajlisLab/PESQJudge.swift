@@ -15,7 +15,9 @@ public enum PESQJudge {
     public static func scores(reference: [Int16], degraded: [[Int16]]) throws -> [Double] {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-pesq-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
+        // MAJLIS_PESQ_KEEP=1 keeps what was judged (the reference and each degraded signal, 16 kHz).
+        let keep = ProcessInfo.processInfo.environment["MAJLIS_PESQ_KEEP"] == "1"
+        defer { if !keep { try? FileManager.default.removeItem(atPath: work) } }
         func write(_ samples: [Int16], _ name: String) throws -> String {
             let path = "\(work)/\(name).wav"
             try WAVFile.write(Resampler.resample(PCMBuffer(sampleRate: 48_000, channels: 1, int16: samples), to: 16_000), to: path)
@@ -25,6 +27,7 @@ public enum PESQJudge {
         for (index, signal) in degraded.enumerated() { arguments.append(try write(signal, "degraded-\(index)")) }
         let result = try SpeechSample.run("python3", arguments)
         let scores = result.output.split(separator: "\n").compactMap { Double($0) }
+        if keep { print("PESQ judge: kept \(work) (scores \(scores))") }
         guard result.status == 0, scores.count == degraded.count else {
             throw SpeechSample.Failure(description: "the PESQ judge failed (is `pesq` installed? scripts/install-deps --test): \(result.output)")
         }

@@ -39,7 +39,7 @@ import Testing
             #expect(trial.speaker.redundancy > 0, "the speaker turned redundancy on")
             #expect(
                 scores[1] >= 2 * scores[0],
-                "Majlis \(scores[1]) vs plain Opus \(scores[0]); mouth to ear \(trial.mouthToEar ?? -1) ms; listener \(trial.listener); speaker \(trial.speaker)")
+                "Majlis \(scores[1]) vs plain Opus \(scores[0]) (MAJLIS_PESQ_KEEP=1 keeps the judged files); mouth to ear \(trial.mouthToEar ?? -1) ms; listener \(trial.listener); speaker \(trial.speaker); heard \(heard.count) samples")
         }
     }
 
