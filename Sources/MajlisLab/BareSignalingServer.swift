@@ -55,7 +55,8 @@ public final class BareSignalingServer: Sendable {
                 event = head + String(repeating: "x", count: max(0, seatEventBytes - head.utf8.count - 3)) + #""}}"#
             case "chat.send":
                 let text = ((request["args"] as? [String: Any])?["text"] as? String) ?? ""
-                event = #"{"room":"bench","seq":\#(seq.add(1, ordering: .relaxed).newValue),"event":"chat.message","data":{"text":"\#(text)"}}"#
+                let quoted = (try? JSONSerialization.data(withJSONObject: text, options: .fragmentsAllowed)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
+                event = #"{"room":"bench","seq":\#(seq.add(1, ordering: .relaxed).newValue),"event":"chat.message","data":{"text":\#(quoted)}}"#
             default:
                 return
             }
