@@ -27,6 +27,9 @@ public final class BareForwarder: @unchecked Sendable {
     private let batch = UDPBatch(capacity: 256)
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
+    /// The forwarding thread's CPU clock, once it runs.
+    private let cpuClock = Atomic<Int32>(-1)
+    private let started = DispatchSemaphore(value: 0)
     /// Copies sent, the forwarding thread's CPU seconds and each copy's receive-to-send time,
     /// once stopped.
     private let result = Mutex<(forwarded: Int, cpu: Double, latency: LatencyHistogram)>((0, 0, LatencyHistogram()))
@@ -42,19 +45,28 @@ public final class BareForwarder: @unchecked Sendable {
                 outbound: try SRTPTransform(key: member.key, direction: .outbound))
         }
         let thread = Thread { [self] in
+            var clock = clockid_t()
+            if pthread_getcpuclockid(pthread_self(), &clock) == 0 { cpuClock.store(clock, ordering: .relaxed) }
+            started.signal()
             var forwarded = 0
             while running.load(ordering: .relaxed) {
                 guard let (length, from) = socket.receive(into: &buffer), length >= 12 else { continue }
                 forwarded += forward(length: length, from: from, arrived: MonotonicClock.nanoseconds())
             }
-            var spec = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-            let cpu = Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+            let cpu = cpuSeconds
             result.withLock { [latency] in $0 = (forwarded, cpu, latency) }
             finished.signal()
         }
         thread.name = "bare-forwarder"
         thread.start()
+        started.wait()
+    }
+
+    /// The CPU seconds the forwarding thread used so far (read from any thread, while it runs).
+    public var cpuSeconds: Double {
+        var spec = timespec()
+        guard clock_gettime(cpuClock.load(ordering: .relaxed), &spec) == 0 else { return 0 }
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     public var address: UDPAddress { UDPAddress(host: "127.0.0.1", port: socket.port)! }

@@ -14,14 +14,15 @@ import Glibc
 /// server (send to receive, on loopback).
 enum MediaBenchmark {
     static let help = """
-        usage: majlis bench media [--speakers K] [--listeners N] [--webrtc-listeners W] [--seconds S]
+        usage: majlis bench media [--speakers K] [--listeners N] [--webrtc-listeners W] [--seconds S] [--turns T]
         Starts `majlis serve`, seats K speakers (default 4) and joins N native listeners (default 100) and W
         WebRTC listeners (default 0; ICE-lite, DTLS-SRTP, a receive track per seat, as a browser); each speaker
         sends one 100-byte SRTP packet every 20 ms for S seconds (default 10). Prints packets forwarded per
-        second of server CPU time and the send-to-receive latency p50/p99 through the server; then runs the
-        same load through a bare forwarder (the same SRTP work, nothing else) and prints Majlis's rate as a
-        fraction of it, and both forwarders' own receive-to-send time per copy: yardsticks measured in the
-        same run, on the same machine.
+        second of server CPU time and the send-to-receive latency p50/p99 through the server. The same load
+        also runs through a bare forwarder (the same SRTP work, nothing else), the two taking T turns each
+        (default 5, alternating, S/T seconds a turn), and Majlis's rate is printed as a fraction of the bare
+        one's, with both forwarders' own receive-to-send time per copy: yardsticks measured in the same run,
+        on the same machine.
         """
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
@@ -36,6 +37,8 @@ enum MediaBenchmark {
         let listenerCount = try args.int("listeners", default: 100, range: 0...2000)
         let webrtcCount = try args.int("webrtc-listeners", default: 0, range: 0...2000)
         let seconds = try args.int("seconds", default: 10, range: 1...600)
+        let turns = try args.int("turns", default: 5, range: 1...60)
+        guard seconds * 1_000 / turns >= 1_500 else { throw Arguments.Failure(description: "--seconds / --turns must leave each turn 1.5 s or more") }
         try args.rejectUnknown()
         raiseFileLimit()
         let server = try ServerProcess()
@@ -109,12 +112,13 @@ enum MediaBenchmark {
         // Made now, so that its thread runs at the server's priority, not the load's.
         let bare = try BareForwarder(members: members.map { (member, _) in (member.ssrc, UDPAddress(host: "127.0.0.1", port: member.socket.port)!, member.key) })
         yieldToServer()
-        /// Every speaker sends one stamped packet every 20 ms for `seconds`; returns the rounds.
-        func drive() -> Int {
+        /// Every speaker sends one stamped packet every 20 ms for `milliseconds`, then waits for
+        /// the last copies to arrive; returns the packets each speaker sent.
+        func drive(milliseconds: Int) -> Int {
             let start = now()
             var rounds = 0
             var next = start
-            while now() - start < UInt64(seconds) * 1_000_000_000 {
+            while now() - start < UInt64(milliseconds) * 1_000_000 {
                 next += 20_000_000
                 rounds += 1
                 for speaker in speakers {
@@ -129,15 +133,36 @@ enum MediaBenchmark {
             usleep(300_000)
             return rounds
         }
-        let cpuBefore = server.cpuSeconds()
-        let rounds = drive()
-        let cpu = server.cpuSeconds() - cpuBefore
-        phase.store(1, ordering: .relaxed)
-
-        // The yardstick: the same load through a bare forwarder (native receivers only).
-        for speaker in speakers { speaker.server = bare.address }
-        let bareRounds = drive()
-        let (_, bareCPU, bareLatency) = bare.stop()
+        // The load alternates between Majlis and the bare forwarder (native receivers only), so
+        // that a slow spell of the shared machine falls on both, not on one. Each forwarder's CPU
+        // is counted over its own turns only. (A turn is longer than a second: the gap it leaves
+        // in each stream is wider than any the router asks to have sent again.)
+        let turn = seconds * 1_000 / turns
+        var rounds = 0
+        var bareRounds = 0
+        var cpu = 0.0
+        var bareCPU = 0.0
+        var turnRatios: [Double] = []
+        let majlisAddresses = speakers.map(\.server)
+        for _ in 0..<turns {
+            phase.store(0, ordering: .relaxed)
+            for (speaker, address) in zip(speakers, majlisAddresses) { speaker.server = address }
+            let cpuBefore = server.cpuSeconds()
+            let sentHere = drive(milliseconds: turn)
+            let cpuHere = server.cpuSeconds() - cpuBefore
+            phase.store(1, ordering: .relaxed)
+            for speaker in speakers { speaker.server = bare.address }
+            let bareBefore = bare.cpuSeconds
+            let bareSentHere = drive(milliseconds: turn)
+            let bareHere = bare.cpuSeconds - bareBefore
+            rounds += sentHere
+            bareRounds += bareSentHere
+            cpu += cpuHere
+            bareCPU += bareHere
+            // Copies per CPU-second of each, as sent (the receivers' count is the whole run's).
+            turnRatios.append((Double(sentHere) / max(cpuHere, 0.001)) / max(Double(bareSentHere) / max(bareHere, 0.001), 1e-9))
+        }
+        let (_, _, bareLatency) = bare.stop()
         running.store(false, ordering: .relaxed)
         done.wait()
         let (latencies, bareReceived) = collected.withLock { ($0[0], $0[1].count) }
@@ -153,7 +178,8 @@ enum MediaBenchmark {
         let bareRate = Double(bareReceived) / max(bareCPU, 0.001)
         say(String(format: "bare forwarder (same load and SRTP; no rooms, rights, reports or repair; native receivers only): %d of %d received, CPU %.2f s: %.0f forwarded packets per CPU-second",
                    bareReceived, bareExpected, bareCPU, bareRate))
-        say(String(format: "majlis / bare forwarder: %.2f", majlisRate / max(bareRate, 1)))
+        say(String(format: "majlis / bare forwarder: %.2f (%d turns each, alternating; per turn %.2f to %.2f)", majlisRate / max(bareRate, 1), turns,
+                   turnRatios.min() ?? 0, turnRatios.max() ?? 0))
         if let media = server.health()?["media"] {
             say(String(format: "server-added latency (receive to send of each copy, measured in the server): p50 %.3f ms, p99 %.3f ms, max %.3f ms",
                        Double(media["forwardLatencyP50"]?.intValue ?? 0) / 1000, Double(media["forwardLatencyP99"]?.intValue ?? 0) / 1000,
