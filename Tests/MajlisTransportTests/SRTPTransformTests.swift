@@ -27,6 +27,20 @@ import Testing
         }
     }
 
+    /// Every payload length a datagram can carry, across the keystream's 16-byte blocks and the
+    /// 1,024-byte chunks it is made in.
+    @Test func producesWhatLibsrtpProducesForEveryLength() throws {
+        let ours = try SRTPTransform(key: key, direction: .outbound)
+        let theirs = try SRTPSession(key: key, direction: .outbound)
+        let reader = try SRTPTransform(key: key, direction: .inbound)
+        for (step, length) in (Array(0..<64) + Array(stride(from: 64, through: 1_400, by: 13)) + [1_003, 1_004, 1_005, 1_019, 1_020, 1_021]).enumerated() {
+            let plain = rtp(UInt16(step), payload: (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ length) })
+            let mine = try ours.protect(rtp: plain)
+            #expect(mine == (try theirs.protect(rtp: plain)), "payload of \(length) bytes")
+            #expect(try reader.unprotect(srtp: mine) == plain)
+        }
+    }
+
     @Test func readsWhatLibsrtpProducesAndRefusesForgeriesAndReplays() throws {
         let sender = try SRTPSession(key: key, direction: .outbound)
         let ours = try SRTPTransform(key: key, direction: .inbound)

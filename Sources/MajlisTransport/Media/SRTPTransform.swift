@@ -1,8 +1,10 @@
 import CCrypto
 
 /// SRTP and SRTCP (RFC 3711) with the suite AES_CM_128_HMAC_SHA1_80, written over OpenSSL's
-/// libcrypto: one AES-128-CTR context and one HMAC-SHA1 context per direction of traffic, made
-/// once, so protecting a packet allocates nothing. The media router uses it (Debian's libsrtp2
+/// libcrypto: one AES-128 context and one HMAC-SHA1 context per direction of traffic, made
+/// once, so protecting a packet allocates nothing. The counter-mode keystream is the AES
+/// encryption of the packet's counter blocks, all in one call on a context that is never
+/// re-keyed (re-initialising a CTR context for every packet's IV cost more than the AES). The media router uses it (Debian's libsrtp2
 /// is built on NSS, which makes a new crypto context for every packet); it interoperates with
 /// `SRTPSession` (libsrtp2) byte for byte.
 ///
@@ -24,17 +26,22 @@ public final class SRTPTransform {
     }
 
     private struct Context {
+        /// AES-128 in ECB mode, no padding: it turns counter blocks into keystream.
         let cipher: OpaquePointer
         let mac: OpaquePointer
-        let salt: [UInt8]
+        /// The session salt, 14 bytes and two zero bytes (the IV's block counter), as two
+        /// big-endian words.
+        let salt: (high: UInt64, low: UInt64)
     }
 
     public let direction: SRTPSession.Direction
     private let rtp: Context
     private let rtcp: Context
     private var streams: [UInt32: Stream] = [:]
-    private var iv = [UInt8](repeating: 0, count: 16)
-    private var digest = [UInt8](repeating: 0, count: 20)
+    /// Counter blocks, then their keystream (`chunkBlocks` each), then the last HMAC.
+    private let scratch: UnsafeMutableRawPointer
+    private static let chunkBlocks = 64
+    private var digest: UnsafeMutablePointer<UInt8> { (scratch + 2 * Self.chunkBlocks * 16).assumingMemoryBound(to: UInt8.self) }
     static let tagLength = 10
     private static let windowSize: UInt64 = 512
 
@@ -59,8 +66,10 @@ public final class SRTPTransform {
             let encryption = try derive(labels.0, 16)
             let authentication = try derive(labels.1, 20)
             let salt = try derive(labels.2, 14)
-            guard let cipher = EVP_CIPHER_CTX_new(), EVP_EncryptInit_ex(cipher, EVP_aes_128_ctr(), nil, encryption, nil) == 1 else {
-                throw MediaError.srtp("cannot set up AES-128-CTR")
+            guard let cipher = EVP_CIPHER_CTX_new(), EVP_EncryptInit_ex(cipher, EVP_aes_128_ecb(), nil, encryption, nil) == 1,
+                EVP_CIPHER_CTX_set_padding(cipher, 0) == 1
+            else {
+                throw MediaError.srtp("cannot set up AES-128")
             }
             guard let algorithm = EVP_MAC_fetch(nil, "HMAC", nil), let mac = EVP_MAC_CTX_new(algorithm) else {
                 throw MediaError.srtp("cannot set up HMAC")
@@ -75,8 +84,13 @@ public final class SRTPTransform {
                 }
             }
             guard initialized == 1 else { throw MediaError.srtp("cannot key HMAC-SHA1") }
-            return Context(cipher: cipher, mac: mac, salt: salt)
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for position in 0..<8 { high = high << 8 | UInt64(salt[position]) }
+            for position in 8..<14 { low = low << 8 | UInt64(salt[position]) }
+            return Context(cipher: cipher, mac: mac, salt: (high, low << 16))
         }
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: 2 * Self.chunkBlocks * 16 + 64, alignment: 16)
         rtp = try context((0, 1, 2))
         rtcp = try context((3, 4, 5))
     }
@@ -86,21 +100,49 @@ public final class SRTPTransform {
             EVP_CIPHER_CTX_free(context.cipher)
             EVP_MAC_CTX_free(context.mac)
         }
+        scratch.deallocate()
     }
 
     // MARK: Primitives
 
-    /// XORs the keystream for (`ssrc`, `index`) over `data`.
+    /// XORs the keystream for (`ssrc`, `index`) over `data`: AES of the counter blocks IV,
+    /// IV + 1, ... where IV = salt ^ (ssrc << 64) ^ (index << 16) (RFC 3711 4.1.1).
     private func crypt(_ context: Context, ssrc: UInt32, index: UInt64, _ data: UnsafeMutableRawPointer, _ count: Int) -> Bool {
-        guard count > 0 else { return true }
-        for position in 0..<14 { iv[position] = context.salt[position] }
-        iv[14] = 0
-        iv[15] = 0
-        for byte in 0..<4 { iv[4 + byte] ^= UInt8(truncatingIfNeeded: ssrc >> (24 - 8 * UInt32(byte))) }
-        for byte in 0..<6 { iv[8 + byte] ^= UInt8(truncatingIfNeeded: index >> (40 - 8 * UInt64(byte))) }
-        var written: Int32 = 0
-        let pointer = data.assumingMemoryBound(to: UInt8.self)
-        return EVP_EncryptInit_ex(context.cipher, nil, nil, nil, iv) == 1 && EVP_EncryptUpdate(context.cipher, pointer, &written, pointer, Int32(count)) == 1
+        let high = context.salt.high ^ UInt64(ssrc)
+        let low = context.salt.low ^ (index << 16)
+        let counters = scratch
+        let keystream = scratch + Self.chunkBlocks * 16
+        var block = 0
+        var done = 0
+        while done < count {
+            let blocks = min(Self.chunkBlocks, (count - done + 15) / 16)
+            for slot in 0..<blocks {
+                // The block counter is the IV's last 16 bits, zero in the IV itself.
+                counters.storeBytes(of: high.bigEndian, toByteOffset: slot * 16, as: UInt64.self)
+                counters.storeBytes(of: (low | UInt64(block + slot)).bigEndian, toByteOffset: slot * 16 + 8, as: UInt64.self)
+            }
+            var written: Int32 = 0
+            guard EVP_EncryptUpdate(context.cipher, keystream.assumingMemoryBound(to: UInt8.self), &written,
+                                    counters.assumingMemoryBound(to: UInt8.self), Int32(blocks * 16)) == 1,
+                written == Int32(blocks * 16)
+            else { return false }
+            let length = min(blocks * 16, count - done)
+            let target = data + done
+            var position = 0
+            while position + 8 <= length {
+                let word = target.loadUnaligned(fromByteOffset: position, as: UInt64.self) ^ keystream.load(fromByteOffset: position, as: UInt64.self)
+                target.storeBytes(of: word, toByteOffset: position, as: UInt64.self)
+                position += 8
+            }
+            while position < length {
+                let byte = target.load(fromByteOffset: position, as: UInt8.self) ^ keystream.load(fromByteOffset: position, as: UInt8.self)
+                target.storeBytes(of: byte, toByteOffset: position, as: UInt8.self)
+                position += 1
+            }
+            block += blocks
+            done += length
+        }
+        return true
     }
 
     /// HMAC-SHA1 of `data` followed by the 4 bytes of `trailer`, into `digest`.
@@ -110,7 +152,7 @@ public final class SRTPTransform {
         guard EVP_MAC_init(context.mac, nil, 0, nil) == 1, EVP_MAC_update(context.mac, data.assumingMemoryBound(to: UInt8.self), count) == 1
         else { return false }
         let updated = withUnsafeBytes(of: &suffix) { EVP_MAC_update(context.mac, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), 4) }
-        return updated == 1 && EVP_MAC_final(context.mac, &digest, &length, 20) == 1
+        return updated == 1 && EVP_MAC_final(context.mac, digest, &length, 20) == 1
     }
 
     private func tagMatches(_ tag: UnsafeRawPointer) -> Bool {
@@ -126,6 +168,13 @@ public final class SRTPTransform {
             return Int(sequence) - Int(stream.highest) > 32_768 ? stream.rollover &- 1 : stream.rollover
         }
         return Int(stream.highest) - 32_768 > Int(sequence) ? stream.rollover &+ 1 : stream.rollover
+    }
+
+    /// The rollover counter of a packet this side sends as `sequence`, noted in `stream`.
+    private static func send(_ sequence: UInt16, on stream: inout Stream) -> UInt32 {
+        let rollover = guessRollover(stream, sequence)
+        note(&stream, sequence: sequence, rollover: rollover)
+        return rollover
     }
 
     private static func note(_ stream: inout Stream, sequence: UInt16, rollover: UInt32) {
@@ -160,10 +209,7 @@ public final class SRTPTransform {
         guard length + Self.tagLength <= buffer.count else { throw MediaError.srtp("no room for the SRTP tag") }
         let ssrc = Self.word(bytes, 8)
         let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
-        var stream = streams[ssrc] ?? Stream()
-        let rollover = Self.guessRollover(stream, sequence)
-        Self.note(&stream, sequence: sequence, rollover: rollover)
-        streams[ssrc] = stream
+        let rollover = Self.send(sequence, on: &streams[ssrc, default: Stream()])
         let index = UInt64(rollover) << 16 | UInt64(sequence)
         guard crypt(rtp, ssrc: ssrc, index: index, base + header, length - header), authenticate(rtp, base, length, trailer: rollover) else {
             throw MediaError.srtp("SRTP protect failed")
@@ -253,7 +299,7 @@ public final class SRTPTransform {
     private func authenticateControl(_ data: UnsafeRawPointer, _ count: Int) -> Bool {
         var length = 0
         return EVP_MAC_init(rtcp.mac, nil, 0, nil) == 1 && EVP_MAC_update(rtcp.mac, data.assumingMemoryBound(to: UInt8.self), count) == 1
-            && EVP_MAC_final(rtcp.mac, &digest, &length, 20) == 1
+            && EVP_MAC_final(rtcp.mac, digest, &length, 20) == 1
     }
 
     /// The RTCP packet inside an SRTCP packet; throws on a bad tag or a replay.
