@@ -2,9 +2,11 @@ import Foundation
 import MajlisProtocol
 
 /// Encodes what the server sends. Each event is encoded once and the same bytes go to every
-/// recipient.
+/// recipient. Values are written out as they are encoded (`StreamingJSONEncoder`); one that
+/// cannot be streamed goes through `JSONEncoder`.
 enum WireEncoder {
     static func encode(_ value: some Encodable) -> Data {
+        if let streamed = try? StreamingJSONEncoder.encode(value) { return streamed }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
         do {
