@@ -46,8 +46,12 @@ enum SignalingBenchmark {
         let baseline = server.residentKiB()
         say("majlis bench signaling: \(settings.clients) clients, one room, server pid \(server.pid)")
         var mark = server.writeDelays()
+        let cpuBefore = server.cpuSeconds()
         let majlis = try measure(url: server.url, settings) { phase in
             if phase == .storm {
+                let cpu = server.cpuSeconds() - cpuBefore
+                say(String(format: "server CPU for the storm (hellos, joins, snapshots, members.changed to everyone): %.2f s, %.0f µs per join",
+                           cpu, cpu * 1e6 / Double(settings.clients)))
                 let loaded = server.residentKiB()
                 say(String(format: "server memory: %.1f MiB before, %.1f MiB with %d members: %.1f KiB per idle connection",
                            Double(baseline) / 1024, Double(loaded) / 1024, settings.clients, Double(loaded - baseline) / Double(settings.clients)))
