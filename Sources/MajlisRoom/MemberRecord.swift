@@ -8,4 +8,6 @@ struct MemberRecord: Sendable, Equatable {
     var grants: Grants
     /// Unix ms.
     var joinedAt: Int64
+    /// Where the member stands in the join order: larger for later joins.
+    var joinIndex: Int
 }

@@ -38,6 +38,36 @@ extension RoomEngine {
         if pendingLeft.contains(where: { members[$0] != nil }) { problems.append("a pending leave of a member") }
         if attributes.count > limits.attributeKeys { problems.append("too many attributes") }
         if admins.contains(owner) { problems.append("the owner is listed as an admin") }
+        if serverAdmins != Set(members.values.filter(\.grants.admin).map(\.id)) {
+            problems.append("the server admins are not the members with the admin grant")
+        }
+        if zip(joinOrder, joinOrder.dropFirst()).contains(where: { (members[$0]?.joinIndex ?? 0) >= (members[$1]?.joinIndex ?? 0) }) {
+            problems.append("join indexes do not rise along the join order")
+        }
+        if snapshot(for: owner, now: 0).members.map(\.id) != listedByWalkingEveryone() {
+            problems.append("a snapshot lists other members than a walk over every member does")
+        }
         return problems
+    }
+
+    /// Who a snapshot lists, found the slow way: owner, admins, then the seated and server
+    /// admins, each group in join order, then the first others.
+    private func listedByWalkingEveryone() -> [String] {
+        let seated = Set(seats.compactMap(\.user))
+        var groups: [[String]] = [[], [], []]
+        var others: [String] = []
+        for id in joinOrder {
+            guard let record = members[id] else { continue }
+            if id == owner {
+                groups[0].append(id)
+            } else if admins.contains(id) {
+                groups[1].append(id)
+            } else if seated.contains(id) || record.grants.admin {
+                groups[2].append(id)
+            } else if others.count < limits.snapshotOtherMembers {
+                others.append(id)
+            }
+        }
+        return groups.flatMap { $0 } + others
     }
 }

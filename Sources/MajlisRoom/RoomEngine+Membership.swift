@@ -7,6 +7,7 @@ extension RoomEngine {
             // Already a member (a second join, or back after a drop): no new member event.
             away[caller.id] = nil
             record.grants = caller.grants
+            if caller.grants.admin { serverAdmins.insert(caller.id) } else { serverAdmins.remove(caller.id) }
             let name = claimName(caller.name, for: caller.id, releasing: record.name)
             if record.name != name {
                 record.name = name
@@ -25,9 +26,13 @@ extension RoomEngine {
         if members.count >= limit && caller.id != owner && !caller.grants.admin {
             throw ProtocolError(.roomFull, "room \(id) is full (\(limit) members)")
         }
-        let record = MemberRecord(id: caller.id, name: claimName(caller.name, for: caller.id, releasing: nil), avatar: "", grants: caller.grants, joinedAt: now)
+        let record = MemberRecord(
+            id: caller.id, name: claimName(caller.name, for: caller.id, releasing: nil), avatar: "", grants: caller.grants, joinedAt: now,
+            joinIndex: nextJoinIndex)
+        nextJoinIndex += 1
         members[caller.id] = record
         joinOrder.append(caller.id)
+        if caller.grants.admin { serverAdmins.insert(caller.id) }
         if isCoalescingMembers {
             pendingLeft.removeAll { $0 == caller.id }
             pendingJoined.append(caller.id)
@@ -43,23 +48,25 @@ extension RoomEngine {
     /// busy room stays cheap.
     /// `asModerator`: show what moderators see (the request queue) to a caller who is none.
     public func snapshot(for user: String, now: Int64, asModerator: Bool = false) -> RoomSnapshot {
-        let seated = Set(seats.compactMap(\.user))
-        var ranked: [(rank: Int, member: Member)] = []
+        // The listed few are found by their own indexes (owner, admins, seats, server admins),
+        // and the others by walking the join order only as far as the first ones not listed.
+        var listed = Set<String>()
+        var ranked: [(rank: Int, joinIndex: Int, member: Member)] = []
+        func rank(_ id: String, _ rank: Int) {
+            guard let record = members[id], listed.insert(id).inserted else { return }
+            ranked.append((rank, record.joinIndex, member(record, now: now)))
+        }
+        rank(owner, 0)
+        for admin in admins { rank(admin, 1) }
+        for seat in seats { if let seated = seat.user { rank(seated, 2) } }
+        for admin in serverAdmins { rank(admin, 2) }
         var others: [Member] = []
         for id in joinOrder {
-            guard let record = members[id] else { continue }
-            if id == owner {
-                ranked.append((0, member(record, now: now)))
-            } else if admins.contains(id) {
-                ranked.append((1, member(record, now: now)))
-            } else if seated.contains(id) || record.grants.admin {
-                ranked.append((2, member(record, now: now)))
-            } else if others.count < limits.snapshotOtherMembers {
-                others.append(member(record, now: now))
-            }
+            if others.count >= limits.snapshotOtherMembers { break }
+            guard !listed.contains(id), let record = members[id] else { continue }
+            others.append(member(record, now: now))
         }
-        // A stable sort keeps join order within each rank.
-        let first = ranked.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element.member)
+        let first = ranked.sorted { ($0.rank, $0.joinIndex) < ($1.rank, $1.joinIndex) }.map(\.member)
         let moderator = asModerator || isModerator(user)
         let ownRequest = requestOrder.lazy.compactMap { self.requests[$0] }.first { $0.user == user }
         return RoomSnapshot(
@@ -98,6 +105,7 @@ extension RoomEngine {
         }
         members[user] = nil
         away[user] = nil
+        serverAdmins.remove(user)
         joinOrder.removeAll { $0 == user }
         chatBuckets[user] = nil
         if coalescing {
@@ -135,6 +143,7 @@ extension RoomEngine {
         emit(.room, .roomEnded(reason: reason), &out)
         for user in joinOrder { out.effects.append(.memberRemoved(user: user, kicked: false, reason: "ended")) }
         members = [:]
+        serverAdmins = []
         nameHolders = [:]
         joinOrder = []
         requests = [:]

@@ -40,6 +40,10 @@ public struct RoomEngine: Sendable {
     var away: [String: Int64] = [:]
     /// Member ids in join order.
     var joinOrder: [String] = []
+    /// The join position the next new member gets (`MemberRecord.joinIndex`).
+    var nextJoinIndex = 0
+    /// Members whose token grants server-wide admin (listed first in snapshots).
+    var serverAdmins: Set<String> = []
     /// Which member holds each display name (by `DisplayName.comparisonKey`): a later member
     /// with the same name is shown with its user id, so no one can pass for another.
     var nameHolders: [String: String] = [:]
