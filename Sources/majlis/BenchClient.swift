@@ -13,9 +13,11 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
         var failed: String?
         var answers: [Int64: UInt64] = [:]
         /// The request `call` waits for, and what it waits on.
-        var waiter: (id: Int64, answered: DispatchSemaphore)?
+        var waiter: (id: Int64, answered: DispatchSemaphore, keepsFrame: Bool)?
         var chatLatencies: [Double] = []
         var largestEvent = 0
+        /// Answers to `request`, whole, by id.
+        var frames: [Int64: Data] = [:]
     }
 
     static let sendTimeMarker = Array(#""text":"t="#.utf8)
@@ -73,6 +75,7 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
                     if ok { Self.joinedCount.add(1, ordering: .relaxed) }
                 default:
                     state.answers[re] = arrived
+                    if let waiter = state.waiter, waiter.id == re, waiter.keepsFrame { state.frames[re] = message }
                     if let waiter = state.waiter, waiter.id == re { waiter.answered.signal() }
                 }
             }
@@ -148,20 +151,33 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     /// ms, from the send to the answer's arrival on the connection's thread. The caller sleeps
     /// until then (polling would take a core's share from the server it measures).
     func call(_ template: String, timeout: Double = 30) throws -> Double {
+        try exchange(template, timeout: timeout, keepingFrame: false).milliseconds
+    }
+
+    /// Sends a request (its `%ID%` replaced) and waits for the answer; returns its `data`.
+    func request(_ template: String, timeout: Double = 30) throws -> JSONValue {
+        let frame = try exchange(template, timeout: timeout, keepingFrame: true).frame
+        guard let frame, let answer = try? JSONDecoder().decode(JSONValue.self, from: frame), let data = answer["data"] else {
+            throw Arguments.Failure(description: "\(user): an answer without data")
+        }
+        return data
+    }
+
+    private func exchange(_ template: String, timeout: Double, keepingFrame: Bool) throws -> (milliseconds: Double, frame: Data?) {
         let id = nextId.add(1, ordering: .relaxed).newValue
         let answered = DispatchSemaphore(value: 0)
-        state.withLock { $0.waiter = (id, answered) }
+        state.withLock { $0.waiter = (id, answered, keepingFrame) }
         let message = template.replacingOccurrences(of: "%ID%", with: String(id))
         let start = MonotonicClock.nanoseconds()
         sendRaw(message)
         let outcome = answered.wait(timeout: .now() + timeout)
-        let (arrived, failure) = state.withLock { state in
+        let (arrived, frame, failure) = state.withLock { state in
             state.waiter = nil
-            return (state.answers.removeValue(forKey: id), state.failed)
+            return (state.answers.removeValue(forKey: id), state.frames.removeValue(forKey: id), state.failed)
         }
         if let failure { throw Arguments.Failure(description: "\(user): \(failure)") }
         guard outcome == .success, let arrived else { throw Arguments.Failure(description: "\(user): no answer to request \(id)") }
-        return Double(arrived - start) / 1e6
+        return (Double(arrived - start) / 1e6, frame)
     }
 
     /// Polls until every client satisfies `done`, or one failed, or the timeout passed.

@@ -44,22 +44,28 @@ enum MediaBenchmark {
         let server = try ServerProcess()
         defer { server.stop() }
 
-        // Join everyone through the SDK's signaling client; speakers take seats.
+        // Everyone joins, and speakers take seats, over connections that share one client
+        // thread (as the signaling benchmark's crowd does): a thread per member would make each
+        // `speaker.levels` the server sends wake one up, on the server's account, which the
+        // phones of a real room do not cost it.
         let url = server.url
-        let members = try blocking { () async throws -> [(RawMediaClient, Bool)] in
-            var result: [(RawMediaClient, Bool)] = []
-            for index in 0..<(speakerCount + listenerCount) {
-                let speaker = index < speakerCount
-                let user = speaker ? "s\(index)" : "l\(index)"
-                let client = LiveSignalingClient(url: url, token: ServerProcess.token(user))
-                _ = try await client.connect()
-                let joined = try await client.request("room.join", ["room": "bench", "create": true])
-                if speaker { _ = try await client.request("seat.take", ["room": "bench", "index": .int(Int64(index))]) }
-                guard let settings = MediaSettings(joined["media"]) else { throw Arguments.Failure(description: "the join answer had no media settings") }
-                result.append((try RawMediaClient(settings: settings, receiveTimeoutMilliseconds: 200), speaker))
-            }
-            return result
+        let signaling = try WebSocketClient()
+        defer { signaling.stop() }
+        var connections: [BenchClient] = []
+        var members: [(RawMediaClient, Bool)] = []
+        for index in 0..<(speakerCount + listenerCount) {
+            let speaker = index < speakerCount
+            let user = speaker ? "s\(index)" : "l\(index)"
+            let client = BenchClient(user: user, token: ServerProcess.token(user))
+            client.connection = try signaling.connect(url: url, delegate: client)
+            connections.append(client)
+            try client.waitUntilSignedIn()
+            let joined = try client.request(#"{"id":%ID%,"op":"room.join","args":{"room":"bench","create":true}}"#)
+            if speaker { _ = try client.call(#"{"id":%ID%,"op":"seat.take","args":{"room":"bench","index":\#(index)}}"#) }
+            guard let settings = MediaSettings(joined["media"]) else { throw Arguments.Failure(description: "the join answer had no media settings") }
+            members.append((try RawMediaClient(settings: settings, receiveTimeoutMilliseconds: 200), speaker))
         }
+        defer { withExtendedLifetime(connections) {} }
         for (member, _) in members where !member.bind() { throw Arguments.Failure(description: "a media binding got no answer") }
         let browsers = try blocking { () async throws -> [WebRTCClient] in
             var result: [WebRTCClient] = []
