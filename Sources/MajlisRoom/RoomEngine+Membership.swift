@@ -44,12 +44,12 @@ extension RoomEngine {
     }
 
     /// The whole room as `user` sees it. Lists moderators and seated members, then the first
-    /// `limits.snapshotOtherMembers` others; costs little per unlisted member, so joining a
-    /// busy room stays cheap.
+    /// `limits.snapshotOtherMembers` others; costs nothing per unlisted member, so joining a
+    /// busy room costs what joining a small one does.
     /// `asModerator`: show what moderators see (the request queue) to a caller who is none.
     public func snapshot(for user: String, now: Int64, asModerator: Bool = false) -> RoomSnapshot {
-        // The listed few are found by their own indexes (owner, admins, seats, server admins),
-        // and the others by walking the join order only as far as the first ones not listed.
+        // The listed few are found through the owner, admins, seats and server admins, and the
+        // others by walking the join order only as far as the first ones not listed.
         var listed = Set<String>()
         var ranked: [(rank: Int, joinIndex: Int, member: Member)] = []
         func rank(_ id: String, _ rank: Int) {

@@ -75,8 +75,10 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
                     if ok { Self.joinedCount.add(1, ordering: .relaxed) }
                 default:
                     state.answers[re] = arrived
-                    if let waiter = state.waiter, waiter.id == re, waiter.keepsFrame { state.frames[re] = message }
-                    if let waiter = state.waiter, waiter.id == re { waiter.answered.signal() }
+                    if let waiter = state.waiter, waiter.id == re {
+                        if waiter.keepsFrame { state.frames[re] = message }
+                        waiter.answered.signal()
+                    }
                 }
             }
             return
@@ -102,12 +104,10 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
                 position += 1
                 digits += 1
             }
-            let okTrue = Array(#","ok":true"#.utf8)
-            let okFalse = Array(#","ok":false"#.utf8)
-            let rest = UnsafeRawBufferPointer(rebasing: bytes[position...])
             guard digits > 0 else { return nil }
-            if rest.starts(with: okTrue) { return (re, true) }
-            if rest.starts(with: okFalse) { return (re, false) }
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[position...])
+            if rest.starts(with: #","ok":true"#.utf8) { return (re, true) }
+            if rest.starts(with: #","ok":false"#.utf8) { return (re, false) }
             return nil
         }
     }

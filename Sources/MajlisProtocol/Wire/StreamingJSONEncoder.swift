@@ -46,7 +46,7 @@ public enum StreamingJSONEncoder {
             return (open.count - 1, nextId)
         }
 
-        /// Closes every container deeper than `level`.
+        /// Closes the innermost containers until `level` of them are open.
         func close(to level: Int) {
             while open.count > level {
                 bytes.append(open.removeLast().close)

@@ -4,9 +4,9 @@ import CCrypto
 /// libcrypto: one AES-128 context and one HMAC-SHA1 context per direction of traffic, made
 /// once, so protecting a packet allocates nothing. The counter-mode keystream is the AES
 /// encryption of the packet's counter blocks, all in one call on a context that is never
-/// re-keyed (re-initialising a CTR context for every packet's IV cost more than the AES). The media router uses it (Debian's libsrtp2
-/// is built on NSS, which makes a new crypto context for every packet); it interoperates with
-/// `SRTPSession` (libsrtp2) byte for byte.
+/// re-keyed (re-initialising a CTR context for every packet's IV cost more than the AES). The
+/// media router uses it (Debian's libsrtp2 is built on NSS, which makes a new crypto context for
+/// every packet); it interoperates with `SRTPSession` (libsrtp2) byte for byte.
 ///
 /// Keeps per-SSRC state (rollover counter, highest sequence number, replay window) for any
 /// number of SSRCs. Not thread-safe: one thread at a time.
