@@ -104,10 +104,10 @@ final class MediaRouter: @unchecked Sendable {
     var counted: MediaCounters { outbox.withLock { $0.counters } }
 
     /// Receive-to-send time of every forwarded copy since the start, in microseconds (as of the
-    /// router's last quiet moment or tick).
+    /// last publication: at a quiet moment or tick, at most four times a second).
     var forwardingLatency: (p50: Int, p99: Int, max: Int, count: Int) { outbox.withLock { $0.latency } }
 
-    /// Every forwarding latency since the start (as of the last publication, four times a second).
+    /// Every forwarding latency since the start (as of the last publication, as above).
     var forwardingHistogram: LatencyHistogram { outbox.withLock { $0.forwarding } }
 
     /// Loss and jitter of members' legs since the start.
@@ -214,6 +214,10 @@ final class MediaRouter: @unchecked Sendable {
         var nextReport = nextLevels + 750
         var nextQuality = nextLevels + 1_750
         var nextOverdue = nextLevels
+        // The latency histogram (10,001 buckets) is published at most four times a second of
+        // monotonic time: a quiet moment comes after every burst of packets, and copying it
+        // then cost more than the percentiles it feeds.
+        var nextLatency = MonotonicClock.milliseconds()
         while running.load(ordering: .relaxed) {
             let datagram = socket.receive(into: &received)
             if inboxFilled.load(ordering: .acquiring) {
@@ -238,8 +242,12 @@ final class MediaRouter: @unchecked Sendable {
             var timers = output
             core.tick(now: now, output: &timers)
             let levels = core.takeLevels(top: 5)
-            let latency = output.latency
-            let published = (latency.percentile(0.5), latency.percentile(0.99), latency.maximum, latency.count)
+            var latency: LatencyHistogram?
+            if MonotonicClock.milliseconds() >= nextLatency, output.latency.count != outbox.withLock({ $0.forwarding.count }) {
+                nextLatency = MonotonicClock.milliseconds() + 250
+                latency = output.latency
+            }
+            let published = latency.map { ($0.percentile(0.5), $0.percentile(0.99), $0.maximum, $0.count) }
             outbox.withLock { outbox in
                 for (room, heard) in levels {
                     for level in heard {
@@ -248,8 +256,10 @@ final class MediaRouter: @unchecked Sendable {
                             user: level.user, level: max(level.level, earlier?.level ?? 0), vad: level.vad || earlier?.vad == true)
                     }
                 }
-                outbox.latency = published
-                outbox.forwarding = latency
+                if let latency, let published {
+                    outbox.latency = published
+                    outbox.forwarding = latency
+                }
             }
             if now >= nextReport {
                 nextReport = now + 1_000
