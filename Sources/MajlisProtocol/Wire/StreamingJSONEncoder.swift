@@ -82,28 +82,19 @@ public enum StreamingJSONEncoder {
             close(to: depth)
         }
 
-        func writeNull() { bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+        func writeNull() { bytes.append(contentsOf: "null".utf8) }
 
-        func write(_ value: Bool) {
-            bytes.append(contentsOf: value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
+        func write(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
 
         func write(integer value: some FixedWidthInteger) {
             if value < 0 { bytes.append(UInt8(ascii: "-")) }
             var magnitude = UInt64(value.magnitude)
-            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, least significant first
-            let count = withUnsafeMutableBytes(of: &digits) { raw -> Int in
-                var count = 0
-                repeat {
-                    raw[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                    magnitude /= 10
-                    count += 1
-                } while magnitude > 0
-                return count
-            }
-            withUnsafeBytes(of: &digits) { raw in
-                for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(raw[position]) }
-            }
+            let start = bytes.count
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            bytes[start...].reverse()
         }
 
         /// A number as Swift writes it (the shortest text that reads back the same), without a

@@ -218,6 +218,7 @@ final class MediaRouter: @unchecked Sendable {
         // monotonic time: a quiet moment comes after every burst of packets, and copying it
         // then cost more than the percentiles it feeds.
         var nextLatency = MonotonicClock.milliseconds()
+        var publishedCount = 0
         while running.load(ordering: .relaxed) {
             let datagram = socket.receive(into: &received)
             if inboxFilled.load(ordering: .acquiring) {
@@ -243,8 +244,9 @@ final class MediaRouter: @unchecked Sendable {
             core.tick(now: now, output: &timers)
             let levels = core.takeLevels(top: 5)
             var latency: LatencyHistogram?
-            if MonotonicClock.milliseconds() >= nextLatency, output.latency.count != outbox.withLock({ $0.forwarding.count }) {
+            if output.latency.count != publishedCount, MonotonicClock.milliseconds() >= nextLatency {
                 nextLatency = MonotonicClock.milliseconds() + 250
+                publishedCount = output.latency.count
                 latency = output.latency
             }
             let published = latency.map { ($0.percentile(0.5), $0.percentile(0.99), $0.maximum, $0.count) }
