@@ -45,6 +45,7 @@ public final class BareForwarder: @unchecked Sendable {
                 outbound: try SRTPTransform(key: member.key, direction: .outbound))
         }
         let thread = Thread { [self] in
+            Thread.current.name = "bare-forwarder"
             var clock = clockid_t()
             if pthread_getcpuclockid(pthread_self(), &clock) == 0 { cpuClock.store(clock, ordering: .relaxed) }
             started.signal()
@@ -57,7 +58,6 @@ public final class BareForwarder: @unchecked Sendable {
             result.withLock { [latency] in $0 = (forwarded, cpu, latency) }
             finished.signal()
         }
-        thread.name = "bare-forwarder"
         thread.start()
         started.wait()
     }

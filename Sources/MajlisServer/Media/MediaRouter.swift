@@ -88,10 +88,10 @@ final class MediaRouter: @unchecked Sendable {
     func start() {
         running.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
+            Thread.current.name = "majlis-media"  // from inside, as ServiceLoop's
             run()
             finished.signal()
         }
-        thread.name = "majlis-media"
         thread.start()
     }
 

@@ -56,8 +56,10 @@ final class WebhookDispatcher: Sendable {
 
     func start() {
         state.withLock { $0.running = true }
-        let thread = Thread { [self] in run() }
-        thread.name = "majlis-webhooks"
+        let thread = Thread { [self] in
+            Thread.current.name = "majlis-webhooks"  // from inside, as ServiceLoop's
+            run()
+        }
         thread.start()
     }
 

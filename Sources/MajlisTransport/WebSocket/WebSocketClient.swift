@@ -19,7 +19,7 @@ public final class WebSocketClient: Sendable {
         loop.context = context
         loop.eventLoop = eventLoop
         self.loop = loop
-        loop.start(name: "majlis-ws-client")
+        loop.start(name: "majlis-wsclient")
     }
 
     /// Connects to `url` (`ws://host:port/path` or `wss://...`). The delegate hears of the open,

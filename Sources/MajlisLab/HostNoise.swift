@@ -1,0 +1,86 @@
+import Foundation
+import MajlisTransport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The benchmarks' third yardstick: what the machine itself does to a fixed piece of computing,
+/// measured on an idle machine before any load starts. A server's latency tail cannot be shorter
+/// than the tail this machine adds to its own work, and on a virtual machine the thread's CPU
+/// clock counts the time the host takes the core away, so it also bounds how steady a
+/// per-CPU-second figure can be.
+///
+/// The piece is pure arithmetic (no memory, no system calls), sized to take `microseconds` on a
+/// busy core. It is timed twice: on a thread that never sleeps, and right after the thread wakes
+/// from a 1 ms sleep, as a server's thread wakes for each packet or request.
+public struct HostNoise: Sendable {
+    /// The piece's size: its time on a busy core when calibrated, µs.
+    public let microseconds: Int
+    /// Wall time of the piece on a busy thread, µs.
+    public let busy: LatencyHistogram
+    /// Wall time of the piece right after a wake-up, µs.
+    public let woken: LatencyHistogram
+    /// The thread's CPU time for the same pieces after a wake-up, µs.
+    public let wokenCPU: LatencyHistogram
+
+    /// Runs `samples` pieces each way on the calling thread (about 1.6 ms a sample, with the
+    /// default size).
+    public static func measure(microseconds: Int = 300, samples: Int = 2_000) -> HostNoise {
+        let iterations = calibrate(microseconds: microseconds)
+        var busy = LatencyHistogram()
+        for _ in 0..<samples {
+            let start = MonotonicClock.nanoseconds()
+            compute(iterations)
+            busy.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
+        }
+        var woken = LatencyHistogram()
+        var wokenCPU = LatencyHistogram()
+        for _ in 0..<samples {
+            usleep(1_000)
+            let start = MonotonicClock.nanoseconds()
+            let cpuStart = threadCPUNanoseconds()
+            compute(iterations)
+            wokenCPU.record(microseconds: Int((threadCPUNanoseconds() &- cpuStart) / 1_000))
+            woken.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
+        }
+        return HostNoise(microseconds: microseconds, busy: busy, woken: woken, wokenCPU: wokenCPU)
+    }
+
+    /// One line for a benchmark's output.
+    public var summary: String {
+        "host, idle, before the load: a \(microseconds) µs piece of arithmetic took p50 \(busy.percentile(0.5)) / p99 \(busy.percentile(0.99)) µs "
+            + "on a busy thread, p50 \(woken.percentile(0.5)) / p99 \(woken.percentile(0.99)) / max \(woken.maximum) µs right after waking from a 1 ms sleep "
+            + "(thread CPU time p99 \(wokenCPU.percentile(0.99)) µs)"
+    }
+
+    /// Iterations of `compute` that take about `microseconds` on this thread (the fastest of
+    /// several tries, so a stall while calibrating does not shrink the piece).
+    private static func calibrate(microseconds: Int) -> Int {
+        let trial = 100_000
+        var fastest = UInt64.max
+        for _ in 0..<20 {
+            let start = MonotonicClock.nanoseconds()
+            compute(trial)
+            fastest = min(fastest, MonotonicClock.nanoseconds() &- start)
+        }
+        return max(1, Int(Double(trial) * Double(microseconds) * 1_000 / Double(max(fastest, 1))))
+    }
+
+    /// Where `compute` leaves its result, so the optimizer keeps the work.
+    private static let sink = Atomic<UInt64>(0)
+
+    /// A chain of dependent multiplications: the same cost on every run, no memory traffic.
+    private static func compute(_ iterations: Int) {
+        var value = sink.load(ordering: .relaxed) | 1
+        for _ in 0..<iterations { value = value &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+        sink.store(value, ordering: .relaxed)
+    }
+
+    private static func threadCPUNanoseconds() -> UInt64 {
+        var spec = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 else { return 0 }
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+}
