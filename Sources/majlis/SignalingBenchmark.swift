@@ -11,7 +11,7 @@ enum SignalingBenchmark {
     static let help = """
         usage: majlis bench signaling [--clients N] [--arriving N] [--seat-ops N] [--seat-interval-ms MS] [--messages N] [--interval-ms MS] [--loops N] [--no-yardstick]
         First times a 300 µs piece of arithmetic on the idle machine, on a busy thread and right after a 1 ms sleep:
-        the latency tail the machine itself adds, which no server's p99 here can go below.
+        the latency tail the machine itself adds, below which a server's tail for as much work cannot go.
         Then starts `majlis serve` on a free loopback port, connects N clients (default 2000; at most --arriving, default
         500, between connecting and having joined) to one room and prints:
         join storm time, seat op round trip p50/p99 (N seat ops, default 200, taken and left in pairs, each fanned out to every member;
