@@ -32,19 +32,34 @@ public final class RawMediaClient: @unchecked Sendable {
     }
 
     /// Proves ownership of the address (answering the server's challenge for a new address);
-    /// returns whether the server answered, signed, with this socket's port.
-    public func bind(receivesRED: Bool = false) -> Bool {
+    /// returns whether the server answered, signed, with this socket's port. A request that got
+    /// no answer within the receive timeout is sent again (a binding is idempotent), up to
+    /// `attempts` requests, and a datagram that is not an answer to this binding (media or a
+    /// report still arriving from an earlier one) is passed over, up to 64 of them.
+    public func bind(receivesRED: Bool = false, attempts: Int = 4) -> Bool {
         var binding = MediaBinding(ssrc: ssrc, key: key, receivesRED: receivesRED)
-        for _ in 0..<2 {
-            socket.send(binding.request(transactionId: MediaBinding.transactionId()), to: server)
-            guard let (length, _) = socket.receive(into: &buffer) else { return false }
+        var requests = 0
+        var passedOver = 0
+        var send = true
+        while true {
+            if send {
+                guard requests < attempts else { return false }
+                socket.send(binding.request(transactionId: MediaBinding.transactionId()), to: server)
+                requests += 1
+            }
+            guard let (length, _) = socket.receive(into: &buffer) else {
+                send = true
+                continue
+            }
             switch binding.receive(Array(buffer.prefix(length))) {
             case .bound(let port): return port == UInt16(socket.port)
-            case .challenged: continue
-            case .ignored: return false
+            case .challenged: send = true  // again, now carrying the nonce
+            case .ignored:
+                passedOver += 1
+                guard passedOver <= 64 else { return false }
+                send = false
             }
         }
-        return false
     }
 
     /// Sends `payload` as the next Opus packet, with a voice level of -30 dBov.
