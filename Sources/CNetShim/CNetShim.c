@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CNetShim.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -29,4 +31,13 @@ int majlis_send_batch(int fd, const unsigned char *buffers, int stride, const in
         total += sent;
     }
     return total;
+}
+
+int majlis_set_thread_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}
+
+int majlis_set_thread_realtime(int priority) {
+    struct sched_param parameters = {.sched_priority = priority};
+    return pthread_setschedparam(pthread_self(), priority > 0 ? SCHED_FIFO : SCHED_OTHER, &parameters);
 }

@@ -45,7 +45,8 @@ public final class BareForwarder: @unchecked Sendable {
                 outbound: try SRTPTransform(key: member.key, direction: .outbound))
         }
         let thread = Thread { [self] in
-            Thread.current.name = "bare-forwarder"
+            ThreadName.set("bare-forwarder")
+            ThreadScheduling.setRealtime(true)  // as the router's thread asks (no budget: a benchmark's)
             var clock = clockid_t()
             if pthread_getcpuclockid(pthread_self(), &clock) == 0 { cpuClock.store(clock, ordering: .relaxed) }
             started.signal()

@@ -194,7 +194,7 @@ enum MediaBenchmark {
         if let media = server.health()?["media"] {
             say(String(format: "server-added latency (receive to send of each copy, measured in the server): p50 %.3f ms, p99 %.3f ms, max %.3f ms",
                        Double(media["forwardLatencyP50"]?.intValue ?? 0) / 1000, Double(media["forwardLatencyP99"]?.intValue ?? 0) / 1000,
-                       Double(media["forwardLatencyMax"]?.intValue ?? 0) / 1000))
+                       Double(media["forwardLatencyMax"]?.intValue ?? 0) / 1000) + (media["realtime"]?.boolValue == true ? " (forwarding thread real-time)" : " (forwarding thread ordinary)"))
         }
         say(String(format: "bare forwarder's own receive to send of each copy (the same measure): p50 %.3f ms, p99 %.3f ms, max %.3f ms",
                    Double(bareLatency.percentile(0.5)) / 1000, Double(bareLatency.percentile(0.99)) / 1000, Double(bareLatency.maximum) / 1000))

@@ -204,6 +204,16 @@ import Testing
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let health = try JSONDecoder().decode(JSONValue.self, from: data)
         #expect(health["status"] == "ok")
+        // The forwarding thread is real-time exactly where a thread of this process may be.
+        #expect(health["media"]?["realtime"]?.boolValue != nil)
+        let mayBeRealtime = await offPool { () -> Bool in
+            defer { ThreadScheduling.setRealtime(false) }
+            return ThreadScheduling.setRealtime(true)
+        }
+        #expect(await eventually {
+            guard let (data, _) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.server.port)/healthz")!) else { return false }
+            return (try? JSONDecoder().decode(JSONValue.self, from: data))?["media"]?["realtime"]?.boolValue == mayBeRealtime
+        })
     }
 
     @Test func healthzCountsHowLongAnswersAndEventsTookToBeWritten() async throws {

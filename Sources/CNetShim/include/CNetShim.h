@@ -8,4 +8,11 @@
 int majlis_send_batch(int fd, const unsigned char *buffers, int stride, const int *lengths,
                       const struct sockaddr_in *addresses, int count);
 
+/// Names the calling thread (pthread_setname_np; at most 15 bytes). Returns 0 or an errno.
+int majlis_set_thread_name(const char *name);
+
+/// Schedules the calling thread first-in-first-out at real-time `priority` (1-99), or, with 0,
+/// as an ordinary thread again. Returns 0 or an errno (EPERM where the process may not).
+int majlis_set_thread_realtime(int priority);
+
 #endif

@@ -68,6 +68,7 @@ final class MediaRouter: @unchecked Sendable {
     private let nextSSRC: Atomic<UInt32>
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+    private let realtimeNow = Atomic<Bool>(false)
 
     /// The router's time in milliseconds (nil: the monotonic clock, read as each datagram
     /// arrives): when consent lapses, when packets are overdue, when reports are due. Forwarding
@@ -88,7 +89,7 @@ final class MediaRouter: @unchecked Sendable {
     func start() {
         running.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
-            Thread.current.name = "majlis-media"  // from inside, as ServiceLoop's
+            ThreadName.set("majlis-media")
             run()
             finished.signal()
         }
@@ -106,6 +107,9 @@ final class MediaRouter: @unchecked Sendable {
     /// Receive-to-send time of every forwarded copy since the start, in microseconds (as of the
     /// last publication: at a quiet moment or tick, at most four times a second).
     var forwardingLatency: (p50: Int, p99: Int, max: Int, count: Int) { outbox.withLock { $0.latency } }
+
+    /// Whether the forwarding thread is real-time now (see `run`).
+    var isRealtime: Bool { realtimeNow.load(ordering: .relaxed) }
 
     /// Every forwarding latency since the start (as of the last publication, as above).
     var forwardingHistogram: LatencyHistogram { outbox.withLock { $0.forwarding } }
@@ -210,6 +214,13 @@ final class MediaRouter: @unchecked Sendable {
     // MARK: Router thread
 
     private func run() {
+        // A copy that waits for a core reaches its listener late, and on a busy machine (a
+        // fan-out of chat to thousands on the service thread, other processes) that wait is most
+        // of a packet's time here. So the thread asks to be real-time, given a core as soon as a
+        // packet arrives, where the process may; and the budget makes it ordinary again while it
+        // uses more than half a core (a flood), so it never takes the machine from the rest.
+        var budget: RealtimeBudget? = ThreadScheduling.setRealtime(true) ? RealtimeBudget() : nil
+        realtimeNow.store(budget != nil, ordering: .relaxed)
         var nextLevels = (clock?() ?? MonotonicClock.milliseconds()) + 250
         var nextReport = nextLevels + 750
         var nextQuality = nextLevels + 1_750
@@ -240,6 +251,9 @@ final class MediaRouter: @unchecked Sendable {
             }
             guard now >= nextLevels || datagram == nil else { continue }
             nextLevels = now + 250
+            if let change = budget?.observe(now: MonotonicClock.milliseconds(), cpu: ThreadScheduling.cpuMilliseconds()) {
+                realtimeNow.store(ThreadScheduling.setRealtime(change) && change, ordering: .relaxed)
+            }
             var timers = output
             core.tick(now: now, output: &timers)
             let levels = core.takeLevels(top: 5)

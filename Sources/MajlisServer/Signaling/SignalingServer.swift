@@ -200,6 +200,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 var forwardLatencyP50: Int
                 var forwardLatencyP99: Int
                 var forwardLatencyMax: Int
+                /// Whether the forwarding thread runs at real-time priority now.
+                var realtime: Bool
             }
             struct Delays: Encodable {
                 /// Microseconds, since the start.
@@ -231,7 +233,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             let latency = context.media.forwardingLatency
             let media = Media(
                 forwarded: counted.forwarded, dropped: counted.droppedBadPacket + counted.droppedUnbound + counted.droppedNotAllowed,
-                retransmitted: counted.retransmitted, forwardLatencyP50: latency.p50, forwardLatencyP99: latency.p99, forwardLatencyMax: latency.max)
+                retransmitted: counted.retransmitted, forwardLatencyP50: latency.p50, forwardLatencyP99: latency.p99, forwardLatencyMax: latency.max,
+                realtime: context.media.isRealtime)
             let delays = webSocket.withLock { $0?.writeDelays } ?? (answers: DelayHistogram(), events: DelayHistogram())
             let health = Health(
                 node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,

@@ -57,7 +57,7 @@ final class WebhookDispatcher: Sendable {
     func start() {
         state.withLock { $0.running = true }
         let thread = Thread { [self] in
-            Thread.current.name = "majlis-webhooks"  // from inside, as ServiceLoop's
+            ThreadName.set("majlis-webhooks")
             run()
         }
         thread.start()

@@ -90,9 +90,7 @@ final class ServiceLoop: @unchecked Sendable {
     func start(name: String) {
         running.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
-            // Named from inside: a name set before `start()` does not reach the kernel on Linux,
-            // and `top -H` and `/proc` should show which thread is which.
-            Thread.current.name = name
+            ThreadName.set(name)
             threadId.store(majlis_thread_id(), ordering: .relaxed)
             while running.load(ordering: .sequentiallyConsistent) {
                 // On an event loop, a broadcast is written a chunk at a time between turns of the
