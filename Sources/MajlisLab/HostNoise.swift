@@ -43,18 +43,7 @@ public struct HostNoise: Sendable {
             compute(iterations)
             busy.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
         }
-        var woken = LatencyHistogram()
-        var wokenCPU = LatencyHistogram()
-        for _ in 0..<samples {
-            usleep(1_000)
-            let start = MonotonicClock.nanoseconds()
-            let cpuStart = threadCPUNanoseconds()
-            compute(iterations)
-            wokenCPU.record(microseconds: Int((threadCPUNanoseconds() &- cpuStart) / 1_000))
-            woken.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
-        }
-        var loaded = LatencyHistogram()
-        var loadedCPU = LatencyHistogram()
+        let woken = afterWaking(iterations, samples: samples)
         let spinning = Atomic<Bool>(true)
         let stopped = DispatchGroup()
         for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
@@ -65,17 +54,10 @@ public struct HostNoise: Sendable {
                 stopped.leave()
             }
         }
-        for _ in 0..<samples {
-            usleep(1_000)
-            let start = MonotonicClock.nanoseconds()
-            let cpuStart = threadCPUNanoseconds()
-            compute(iterations)
-            loadedCPU.record(microseconds: Int((threadCPUNanoseconds() &- cpuStart) / 1_000))
-            loaded.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
-        }
+        let loaded = afterWaking(iterations, samples: samples)
         spinning.store(false, ordering: .relaxed)
         stopped.wait()
-        return HostNoise(microseconds: microseconds, busy: busy, woken: woken, wokenCPU: wokenCPU, loaded: loaded, loadedCPU: loadedCPU)
+        return HostNoise(microseconds: microseconds, busy: busy, woken: woken.wall, wokenCPU: woken.cpu, loaded: loaded.wall, loadedCPU: loaded.cpu)
     }
 
     /// Two lines for a benchmark's output.
@@ -110,9 +92,19 @@ public struct HostNoise: Sendable {
         sink.store(value, ordering: .relaxed)
     }
 
-    private static func threadCPUNanoseconds() -> UInt64 {
-        var spec = timespec()
-        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 else { return 0 }
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    /// `samples` pieces, each right after a 1 ms sleep: their wall times and the thread's CPU
+    /// times, µs.
+    private static func afterWaking(_ iterations: Int, samples: Int) -> (wall: LatencyHistogram, cpu: LatencyHistogram) {
+        var wall = LatencyHistogram()
+        var cpu = LatencyHistogram()
+        for _ in 0..<samples {
+            usleep(1_000)
+            let start = MonotonicClock.nanoseconds()
+            let cpuStart = ThreadScheduling.cpuMilliseconds()
+            compute(iterations)
+            cpu.record(microseconds: Int((ThreadScheduling.cpuMilliseconds() - cpuStart) * 1_000))
+            wall.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
+        }
+        return (wall, cpu)
     }
 }
