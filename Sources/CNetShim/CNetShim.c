@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CNetShim.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -40,4 +41,20 @@ int majlis_set_thread_name(const char *name) {
 int majlis_set_thread_realtime(int priority) {
     struct sched_param parameters = {.sched_priority = priority};
     return pthread_setschedparam(pthread_self(), priority > 0 ? SCHED_FIFO : SCHED_OTHER, &parameters);
+}
+
+int majlis_set_thread_idle(int tid, int idle) {
+    struct sched_param parameters = {.sched_priority = 0};
+    return sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &parameters) == 0 ? 0 : errno;
+}
+
+int majlis_pin_thread(int tid, int core) {
+    cpu_set_t cores;
+    CPU_ZERO(&cores);
+    if (core < 0) {
+        for (int index = 0; index < CPU_SETSIZE; index++) CPU_SET(index, &cores);
+    } else {
+        CPU_SET(core, &cores);
+    }
+    return sched_setaffinity(tid, sizeof(cores), &cores) == 0 ? 0 : errno;
 }

@@ -20,6 +20,9 @@ public final class BareSignalingServer: Sendable {
 
     public var url: String { "ws://127.0.0.1:\(server.port)/v1/signal" }
 
+    /// The service thread's kernel id (0 before it runs).
+    public var serviceThreadId: Int32 { server.serviceThreadId }
+
     public func stop() { server.stop() }
 
     /// From each request's arrival to the write of its answer and of each event it caused.

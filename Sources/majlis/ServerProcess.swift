@@ -72,6 +72,13 @@ final class ServerProcess {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
     }
 
+    /// The kernel id of the child's thread named `name` (Linux /proc), if there is one.
+    func threadId(named name: String) -> Int32? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+        return tasks.first { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) == name }
+            .flatMap { Int32($0) }
+    }
+
     /// CPU time (user and system) the child has used, in seconds: from its process CPU clock,
     /// which counts to the nanosecond, as the bare forwarder's thread clock does (`/proc`'s
     /// figure is rounded to 10 ms, a twentieth of a benchmark turn's CPU time).

@@ -50,7 +50,7 @@ enum SignalingBenchmark {
         say("majlis bench signaling: \(settings.clients) clients, one room, server pid \(server.pid)")
         var mark = server.writeDelays()
         let cpuBefore = server.cpuSeconds()
-        let majlis = try measure(url: server.url, settings) { phase in
+        let majlis = try measure(url: server.url, settings, serverThread: { server.threadId(named: "majlis-ws") }) { phase in
             if phase == .storm {
                 let cpu = server.cpuSeconds() - cpuBefore
                 say(String(format: "server CPU for the storm (hellos, joins, snapshots, members.changed to everyone): %.2f s, %.0f µs per join",
@@ -78,7 +78,7 @@ enum SignalingBenchmark {
         defer { bare.stop() }
         say("bare signaling server (the yardstick: answers at once, writes each event to every member; no rooms, rights, store or room threads), same load:")
         var bareMark: (answers: DelayHistogram, events: DelayHistogram)? = bare.writeDelays
-        let yard = try measure(url: bare.url, settings) { phase in
+        let yard = try measure(url: bare.url, settings, serverThread: { bare.serviceThreadId }) { phase in
             if phase == .storm { bareMark = bare.writeDelays } else { say(share(bare.writeDelays, since: &bareMark)) }
         }
         say("majlis / bare server, p99:")
@@ -104,8 +104,9 @@ enum SignalingBenchmark {
     }
 
     /// Runs the phases against the server at `url` and prints each figure; `after` is called
-    /// once each phase is done (to print the server's own share of it).
-    static func measure(url: String, _ settings: Settings, after: (Phase) -> Void) throws -> Figures {
+    /// once each phase is done (to print the server's own share of it). `serverThread`: the
+    /// kernel id of the server's service thread, if known.
+    static func measure(url: String, _ settings: Settings, serverThread: () -> Int32?, after: (Phase) -> Void) throws -> Figures {
         // The members' connections share `loops` client threads; the owner and the twenty members
         // who time seat ops get a thread of their own, as each real user has their own phone.
         let clientLoops = try (0..<settings.loops).map { _ in try WebSocketClient() }
@@ -172,9 +173,19 @@ enum SignalingBenchmark {
             }
             return times
         }
-        // The crowd's threads stand for 2,000 phones elsewhere: while seat ops are timed they run at
-        // a lower priority, so the shared cores go first to the server and the timed clients.
-        clientLoops.forEach { $0.setNiceness(10) }
+        // The crowd's threads stand for 2,000 phones elsewhere, and the timed clients' thread for
+        // phones of their own: while seat ops are timed the crowd runs only when no other thread
+        // wants a core (idle scheduling: `nice 10` does not make it give way at once), and the
+        // timed clients run on a core apart from the server's service thread, as a phone is not on
+        // the server's machine. (Either alone left a second mode at about one broadcast's time,
+        // 6 ms at 2,000 members, in the bare server's figures as in Majlis's.)
+        clientLoops.forEach { ThreadScheduling.setIdle(thread: $0.serviceThreadId, true) }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let server = serverThread()
+        if cores >= 2, let server {
+            ThreadScheduling.pin(thread: server, to: 0)
+            ThreadScheduling.pin(thread: controlLoop.serviceThreadId, to: cores - 1)
+        }
         owner.resetLargestEvent()
         figures.paced = try seatRun(pace: settings.seatInterval)
         figures.seatEventBytes = owner.largestEvent
@@ -186,7 +197,11 @@ enum SignalingBenchmark {
                    settings.seatOps, settings.clients, percentile(figures.flat, 0.5), percentile(figures.flat, 0.99), figures.flat.max() ?? 0,
                    Double(settings.seatOps) / (figures.flat.reduce(0, +) / 1000)))
         after(.flat)
-        clientLoops.forEach { $0.setNiceness(0) }
+        clientLoops.forEach { ThreadScheduling.setIdle(thread: $0.serviceThreadId, false) }
+        if cores >= 2, let server {
+            ThreadScheduling.pin(thread: server, to: nil)
+            ThreadScheduling.pin(thread: controlLoop.serviceThreadId, to: nil)
+        }
         Thread.sleep(forTimeInterval: 1)
 
         // Chat fan-out: each message carries its send time; every member records its arrival.

@@ -15,4 +15,12 @@ int majlis_set_thread_name(const char *name);
 /// as an ordinary thread again. Returns 0 or an errno (EPERM where the process may not).
 int majlis_set_thread_realtime(int priority);
 
+/// Schedules thread `tid` of this process as idle (`idle` 1: it runs only when no other thread
+/// wants the core) or as an ordinary thread again (0). Returns 0 or an errno.
+int majlis_set_thread_idle(int tid, int idle);
+
+/// Lets thread `tid` of this process run on core `core` only (or on every core, with -1).
+/// Returns 0 or an errno.
+int majlis_pin_thread(int tid, int core);
+
 #endif

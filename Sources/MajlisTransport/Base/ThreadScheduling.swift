@@ -20,6 +20,19 @@ public enum ThreadScheduling {
         majlis_set_thread_realtime(on ? priority : 0) == 0
     }
 
+    /// Makes thread `tid` of this process idle (it runs only when nothing else wants a core) or
+    /// ordinary again; whether that was allowed.
+    @discardableResult
+    public static func setIdle(thread tid: Int32, _ idle: Bool) -> Bool {
+        majlis_set_thread_idle(tid, idle ? 1 : 0) == 0
+    }
+
+    /// Lets thread `tid` of this process run only on `core` (nil: on any); whether it was allowed.
+    @discardableResult
+    public static func pin(thread tid: Int32, to core: Int?) -> Bool {
+        majlis_pin_thread(tid, Int32(core ?? -1)) == 0
+    }
+
     /// The CPU time the calling thread has used, in milliseconds.
     public static func cpuMilliseconds() -> Double {
         var spec = timespec()

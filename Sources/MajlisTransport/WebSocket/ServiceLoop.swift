@@ -119,6 +119,9 @@ final class ServiceLoop: @unchecked Sendable {
         #endif
     }
 
+    /// The service thread's kernel id (0 before it runs).
+    var serviceThreadId: Int32 { threadId.load(ordering: .relaxed) }
+
     /// Sets the scheduling priority (nice value) of the service thread.
     func setNiceness(_ value: Int32) {
         let id = threadId.load(ordering: .relaxed)

@@ -36,6 +36,9 @@ public final class WebSocketClient: Sendable {
         return connection
     }
 
+    /// The client's service thread's kernel id (0 before it runs), for scheduling it.
+    public var serviceThreadId: Int32 { loop.serviceThreadId }
+
     /// Sets the scheduling priority (nice value, -20...19) of the client's thread (Linux).
     public func setNiceness(_ value: Int32) {
         #if os(Linux)

@@ -16,6 +16,9 @@ public final class WebSocketServer: Sendable {
     }
 
     private let loop: ServiceLoop
+
+    /// The service thread's kernel id (0 before it runs), for scheduling it.
+    public var serviceThreadId: Int32 { loop.serviceThreadId }
     /// The port it listens on (the real one when 0 was asked for).
     public let port: Int
 
