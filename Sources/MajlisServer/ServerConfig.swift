@@ -17,6 +17,9 @@ public struct ServerConfig: Sendable {
     public var resumeGrace = 30
     /// Seconds between client pings; a connection silent for twice this is dropped.
     public var heartbeat = 20
+    /// Whether the thread that forwards voice asks for real-time scheduling (where the process
+    /// may; ordinary again while it takes over half a core).
+    public var mediaRealtime = false
     /// Seconds a new connection has to send `hello`.
     public var helloTimeout = 10
     /// Seconds a `rid` is remembered.

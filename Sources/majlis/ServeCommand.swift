@@ -13,7 +13,7 @@ enum ServeCommand {
                             [--max-connections-per-address N] [--max-rooms-per-user N]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
-                            [--webhook-timeout SECONDS] [--webhook-chat]
+                            [--webhook-timeout SECONDS] [--webhook-chat] [--media-realtime]
         Runs signaling (ws://HOST:PORT/v1/signal), the server API for the app's backend (/v1/rooms, described
         at /v1/openapi.yaml), the web app (http://HOST:PORT/, from --web, by default the Web folder of the
         source tree this binary was built in), GET /healthz, GET /metrics and the store (SQLite and the
@@ -22,6 +22,9 @@ enum ServeCommand {
         (default: the first key), in order per room, retried with backoff for --webhook-retention seconds
         (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
         --webhook-chat adds chat messages.
+        --media-realtime: the thread that forwards voice runs at real-time priority where the process may (root,
+        CAP_SYS_NICE, or RLIMIT_RTPRIO of 10 or more), and as an ordinary thread while it takes over half a core;
+        /healthz says which (media.realtime).
         Defaults: --listen 127.0.0.1:7880, --media-listen 127.0.0.1:7882, --data ./majlis-data,
         --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error), --log-format text
         (json: one object per line with time, level, message, and for rejected logins and joins, kicks, bans and
@@ -72,6 +75,7 @@ enum ServeCommand {
         config.webhooks.retention = try args.int("webhook-retention", default: 86_400, range: 1...(365 * 86_400))
         config.webhooks.timeout = Double(try args.int("webhook-timeout", default: 10, range: 1...600))
         config.webhooks.includeChat = args.flag("webhook-chat")
+        config.mediaRealtime = args.flag("media-realtime")
         if let web = config.webDirectory, !FileManager.default.fileExists(atPath: (web as NSString).appendingPathComponent("index.html")) {
             throw Arguments.Failure(description: "--web \(web) has no index.html")
         }

@@ -22,7 +22,7 @@ final class ServerProcess {
     init(extra: [String] = []) throws {
         let arguments = [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(Self.key):\(Self.secret)",
-            "--log-level", "error", "--max-connections-per-address", "100000",
+            "--log-level", "error", "--max-connections-per-address", "100000", "--media-realtime",
         ] + extra
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         process.executableURL = URL(fileURLWithPath: executable)

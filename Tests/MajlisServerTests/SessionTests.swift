@@ -204,8 +204,13 @@ import Testing
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let health = try JSONDecoder().decode(JSONValue.self, from: data)
         #expect(health["status"] == "ok")
-        // The forwarding thread is real-time exactly where a thread of this process may be.
-        #expect(health["media"]?["realtime"]?.boolValue != nil)
+        // The forwarding thread is ordinary unless configured real-time.
+        #expect(health["media"]?["realtime"] == false)
+    }
+
+    @Test func aRealtimeForwarderIsRealtimeWhereTheProcessMayBe() async throws {
+        let server = try TestServer { $0.mediaRealtime = true }
+        defer { server.destroy() }
         let mayBeRealtime = await offPool { () -> Bool in
             defer { ThreadScheduling.setRealtime(false) }
             return ThreadScheduling.setRealtime(true)

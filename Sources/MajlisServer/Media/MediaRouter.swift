@@ -69,15 +69,18 @@ final class MediaRouter: @unchecked Sendable {
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let realtimeNow = Atomic<Bool>(false)
+    private let realtime: Bool
 
     /// The router's time in milliseconds (nil: the monotonic clock, read as each datagram
     /// arrives): when consent lapses, when packets are overdue, when reports are due. Forwarding
     /// latency is always measured on the monotonic clock.
     private let clock: (@Sendable () -> Double)?
 
-    /// `clock`: the router's time (tests give one that moves only when they say).
-    init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?, clock: (@Sendable () -> Double)? = nil) throws(MediaError) {
+    /// `realtime`: whether the thread asks for real-time scheduling (see `run`). `clock`: the
+    /// router's time (tests give one that moves only when they say).
+    init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?, realtime: Bool = false, clock: (@Sendable () -> Double)? = nil) throws(MediaError) {
         self.identity = identity
+        self.realtime = realtime
         self.clock = clock
         core = MediaRouterCore(identity: identity)
         socket = try UDPSocket(host: host, port: port, receiveTimeoutMilliseconds: 10)
@@ -216,10 +219,11 @@ final class MediaRouter: @unchecked Sendable {
     private func run() {
         // A copy that waits for a core reaches its listener late, and on a busy machine (a
         // fan-out of chat to thousands on the service thread, other processes) that wait is most
-        // of a packet's time here. So the thread asks to be real-time, given a core as soon as a
-        // packet arrives, where the process may; and the budget makes it ordinary again while it
-        // uses more than half a core (a flood), so it never takes the machine from the rest.
-        var budget: RealtimeBudget? = ThreadScheduling.setRealtime(true) ? RealtimeBudget() : nil
+        // of a packet's time here. So, when configured, the thread asks to be real-time, given a
+        // core as soon as a packet arrives, where the process may; and the budget makes it ordinary
+        // again while it uses more than half a core (a flood), so it never takes the machine from
+        // the rest.
+        var budget: RealtimeBudget? = realtime && ThreadScheduling.setRealtime(true) ? RealtimeBudget() : nil
         realtimeNow.store(budget != nil, ordering: .relaxed)
         var nextLevels = (clock?() ?? MonotonicClock.milliseconds()) + 250
         var nextReport = nextLevels + 750

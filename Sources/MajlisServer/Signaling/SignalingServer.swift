@@ -52,7 +52,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         var routerClock: (@Sendable () -> Double)?
         if let monotonic { routerClock = { Double(monotonic()) } }
         let media = try MediaRouter(
-            host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity, clock: routerClock)
+            host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity, realtime: config.mediaRealtime,
+            clock: routerClock)
         context = ServerContext(config: config, store: store, media: media, logger: logger, clock: clock ?? ServerContext.systemClock)
         api = ServerAPI(context: context)
     }
