@@ -36,7 +36,7 @@ enum ServeCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments, switches: ["webhook-chat"])
+        var args = try Arguments(arguments, switches: ["webhook-chat", "media-realtime"])
         if args.wantsHelp {
             say(help)
             return 0
