@@ -122,13 +122,6 @@ final class ServiceLoop: @unchecked Sendable {
     /// The service thread's kernel id (0 before it runs).
     var serviceThreadId: Int32 { threadId.load(ordering: .relaxed) }
 
-    /// Sets the scheduling priority (nice value) of the service thread.
-    func setNiceness(_ value: Int32) {
-        let id = threadId.load(ordering: .relaxed)
-        guard id != 0 else { return }
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(id), value)
-    }
-
     /// Stops the loop, closes every connection and destroys the context; waits for the thread.
     func stop() {
         guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }

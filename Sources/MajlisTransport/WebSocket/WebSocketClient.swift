@@ -39,13 +39,6 @@ public final class WebSocketClient: Sendable {
     /// The client's service thread's kernel id (0 before it runs), for scheduling it.
     public var serviceThreadId: Int32 { loop.serviceThreadId }
 
-    /// Sets the scheduling priority (nice value, -20...19) of the client's thread (Linux).
-    public func setNiceness(_ value: Int32) {
-        #if os(Linux)
-        loop.setNiceness(value)
-        #endif
-    }
-
     /// Whether the service thread waits on an epoll loop of its own (see `WebSocketServer`).
     public var waitsOnEpoll: Bool { loop.eventLoop != nil }
 
