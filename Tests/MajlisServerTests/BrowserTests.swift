@@ -221,10 +221,25 @@ struct BrowserTests {
         try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] .avatar`).click()", [.int(Int64(index))])
         try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] [data-action=mute]`).click()", [.int(Int64(index))])
         try await host.wait(for: "the seat muted", "return window.majlis.state.seats[\(index)]?.muted === true")
-        // (What was in flight plays out and the decoder's concealment fades first.)
+        // What was in flight arrives, what the page holds plays out and the decoder's concealment
+        // fades; then nothing more arrives on the seat's track and nothing is heard from it. (A
+        // pause in the speech can look like silence while the page still holds speech to play,
+        // so the wait is for the packets to stop first.)
+        let packets = { (try? await host.run("return window.majlis.packetsReceived(arguments[0])", [.int(Int64(index))]).intValue) ?? -1 }
+        var last = await packets()
+        let stopped = await eventually {
+            try? await Task.sleep(for: .milliseconds(500))
+            let now = await packets()
+            defer { last = now }
+            return now == last && now >= 0
+        }
+        #expect(stopped, "packets kept arriving on the muted seat's track")
         try await host.wait(for: "silence from the muted seat", "return window.majlis.level(\(index)) < \(heard / 100)")
+        let before = await packets()
         let muted = try await Self.loudest(host, seat: index, seconds: 2)
-        print("after the host mute: RMS \(muted)")
+        let arrived = await packets() - before
+        print("after the host mute: RMS \(muted), \(arrived) packets on the seat's track")
+        #expect(arrived == 0)
         #expect(muted < heard / 10)
     }
 }

@@ -470,7 +470,7 @@ function render() {
 }
 
 // Hooks for tests and for debugging from the console.
-window.majlis = { state, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0, media: () => media, signal: () => signal, t: (key, values) => t(key, values), missingKeys };
+window.majlis = { state, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0, packetsReceived: async (seat) => (await media?.packetsReceived(seat)) ?? 0, media: () => media, signal: () => signal, t: (key, values) => t(key, values), missingKeys };
 
 setLanguage(language);
 if (params.get('token')) connect(params.get('token'), { mode: 'request' }).catch((error) => renderJoin(describe(error)));

@@ -86,6 +86,17 @@ export class Media {
     return (best * this.context.sampleRate) / analyser.fftSize;
   }
 
+  // How many RTP packets have arrived on seat `seat`'s track so far.
+  async packetsReceived(seat) {
+    const transceiver = this.pc?.getTransceivers().find((t) => this.seatOfMid.get(t.mid) === seat);
+    if (!transceiver) return 0;
+    let packets = 0;
+    (await transceiver.receiver.getStats()).forEach((report) => {
+      if (report.type === 'inbound-rtp') packets += report.packetsReceived;
+    });
+    return packets;
+  }
+
   setMic(on) {
     this.micOn = on;
     if (this.micTrack) this.micTrack.enabled = on;
