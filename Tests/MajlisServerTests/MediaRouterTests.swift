@@ -92,10 +92,18 @@ import Testing
             RTCPReportBlock(ssrc: speakerMedia.ssrc, fractionLost: 0, cumulativeLost: 0, highestSequence: 60, jitter: 0),
         ])])
         listenerMedia.socket.send(try listenerMedia.outbound.protect(rtcp: report), to: listenerMedia.server)
+        // The seated speaker's quality goes to everyone; the listener's to the listener alone.
         let bad = try await host.event("network.quality", timeout: 30) { $0["data"]?["user"] == "speaker" }
         #expect(bad["data"]?["up"] == "down")  // 33% lost
-        let good = try await host.event("network.quality", timeout: 30) { $0["data"]?["user"] == "listener" }
+        let good = try await listener.event("network.quality", timeout: 30) { $0["data"]?["user"] == "listener" }
         #expect(good["data"] == ["user": "listener", "up": "excellent", "down": "excellent"])
+        // A second round of reports reaches the listener: by then the first round was queued to
+        // the host, and the host's answer to a ping comes after it on its connection.
+        listenerMedia.socket.send(try listenerMedia.outbound.protect(rtcp: report), to: listenerMedia.server)
+        try await listener.event("network.quality", timeout: 30) { $0["data"]?["user"] == "listener" }
+        _ = try await host.request("ping")
+        #expect(!host.pendingEvents.contains { $0["ev"] == "network.quality" && $0["data"]?["user"] == "listener" })
+        #expect(!speaker.pendingEvents.contains { $0["ev"] == "network.quality" && $0["data"]?["user"] == "listener" })
     }
 
     /// Each leg is repaired on its own: the server rebuilds what its uplink lost from redundant
@@ -176,7 +184,7 @@ import Testing
             RTCPReportBlock(ssrc: 1, fractionLost: 0, cumulativeLost: 0, highestSequence: 0, jitter: 0,
                             lastSenderReport: UInt32(truncatingIfNeeded: ntp >> 16), delaySinceLastSenderReport: 0),
         ])])
-        let quality = try await host.event("network.quality", timeout: 30) { $0["data"]?["user"] == "far" }
+        let quality = try await far.event("network.quality", timeout: 30) { $0["data"]?["user"] == "far" }
         #expect(quality["data"]?["down"] == "poor" || quality["data"]?["down"] == "bad")
         #expect(quality["data"]?["up"] == quality["data"]?["down"])
     }

@@ -501,9 +501,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         roomsWithLevels = Set(levels.keys)
         // Network quality (every two seconds from the router), for members who sent or reported anything.
-        for (room, members) in context.media.takeQuality() {
-            guard let host = try? context.rooms.host(room, context: context) else { continue }
-            for member in members { host.broadcast(.networkQuality(user: member.user, up: member.up, down: member.down)) }
+        for (room, qualities) in context.media.takeQuality() {
+            (try? context.rooms.host(room, context: context))?.reportQuality(qualities)
         }
         sweeps += 1
         if sweeps % 16 == 8 {
