@@ -33,13 +33,21 @@ public final class ManualClock: KitClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = state.withLock { state -> Bool in
-                    let deadline = state.now + milliseconds
-                    if milliseconds <= 0 { return true }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                // A task cancelled before it got here had its `onCancel` run with no sleeper to
+                // wake: it must not sleep. (Checked under the lock `onCancel` takes, so a cancel
+                // comes either before this check or after the sleeper is there to be woken.)
+                enum Start { case ready, cancelled, asleep }
+                let start = state.withLock { state -> Start in
+                    if Task.isCancelled { return .cancelled }
+                    if milliseconds <= 0 { return .ready }
+                    state.sleepers.append(Sleeper(id: id, deadline: state.now + milliseconds, continuation: continuation))
+                    return .asleep
                 }
-                if ready { continuation.resume() }
+                switch start {
+                case .ready: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .asleep: break
+                }
             }
         } onCancel: {
             let cancelled = state.withLock { state -> Sleeper? in

@@ -370,10 +370,11 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
     /// Registers for the answer to `id`, then runs `send`, then waits (at most `timeout`). If the
     /// connection is already gone, the answer is `.lost` at once.
     private func awaitAnswer(id: Int64, timeout: Int64, on connection: WebSocketConnection, send: @escaping @Sendable () -> Void) async -> Answer {
+        // Like the heartbeat, the timer holds the client only once it fires.
+        let clock = clock
         let timer = Task { [weak self] in
-            guard let self else { return }
-            do { try await self.clock.sleep(milliseconds: timeout) } catch { return }
-            self.state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .timeout)
+            do { try await clock.sleep(milliseconds: timeout) } catch { return }
+            self?.state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .timeout)
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
