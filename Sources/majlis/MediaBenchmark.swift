@@ -17,7 +17,8 @@ enum MediaBenchmark {
         usage: majlis bench media [--speakers K] [--listeners N] [--webrtc-listeners W] [--seconds S] [--turns T]
         Starts `majlis serve`, seats K speakers (default 4) and joins N native listeners (default 100) and W
         WebRTC listeners (default 0; ICE-lite, DTLS-SRTP, a receive track per seat, as a browser); each speaker
-        sends one 100-byte SRTP packet every 20 ms for S seconds (default 30). Prints packets forwarded per
+        sends one 100-byte SRTP packet every 20 ms for S seconds (default 30), and each native listener sends
+        Majlis an RTCP receiver report every second, as clients do. Prints packets forwarded per
         second of server CPU time and the send-to-receive latency p50/p99 through the server. The same load
         also runs through a bare forwarder (the same SRTP work, nothing else), the two taking T turns each
         (default 15, alternating, S/T seconds a turn), and Majlis's rate is printed as a fraction of the bare
@@ -100,18 +101,34 @@ enum MediaBenchmark {
         let done = DispatchGroup()
         let halves = [receivers.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
                       receivers.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)]
+        let speakerSSRCs = Set(members.filter(\.1).map(\.0.ssrc))
         for half in halves {
             done.enter()
             Thread.detachNewThread {
                 yieldToServer()
                 var local: [[Double]] = [[], []]
+                // The newest sequence number each member heard from each speaker, for its reports.
+                var newest = [[UInt32: UInt16]](repeating: [:], count: half.count)
+                var nextReport = now() + 1_000_000_000
                 while running.load(ordering: .relaxed) {
-                    for member in half {
+                    for (index, member) in half.enumerated() {
                         while let packet = try? member.receive(wait: false) {
                             let arrived = now()
+                            newest[index][packet.ssrc] = packet.sequenceNumber
                             guard packet.payload.count >= 8 else { continue }
                             let sent = packet.payload.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                             local[phase.load(ordering: .relaxed)].append(Double(arrived &- sent) / 1e6)
+                        }
+                    }
+                    if now() >= nextReport {
+                        nextReport += 1_000_000_000
+                        // Listeners only: a speaker's SRTP context is its sending thread's.
+                        for (index, member) in half.enumerated() {
+                            guard let native = member as? RawMediaClient, !speakerSSRCs.contains(native.ssrc) else { continue }
+                            let blocks = newest[index].map {
+                                RTCPReportBlock(ssrc: $0.key, fractionLost: 0, cumulativeLost: 0, highestSequence: UInt32($0.value), jitter: 0)
+                            }
+                            try? native.sendControl([.receiverReport(ssrc: native.ssrc, reports: blocks)])
                         }
                     }
                     usleep(1_000)
