@@ -122,6 +122,32 @@ import Testing
         #expect(deliver(try second.packet(), from: second.address).count == 1)
     }
 
+    /// While someone speaks, the copies follow the room: a member who joins gets the next packet,
+    /// one who left gets none, and one who rejoined gets them at its new SSRC's key only.
+    @Test mutating func copiesFollowTheRoomAsMembersComeAndGo() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let first = try Member("a", ssrc: 200, port: 5001)
+        let late = try Member("b", ssrc: 300, port: 5002)
+        let again = try Member("a", ssrc: 201, port: 5003)
+        for command in [speaker.join, first.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
+        #expect(bind(speaker) && bind(first))
+        func copies() throws -> [UDPAddress] {
+            deliver(try speaker.packet(), from: speaker.address).map(\.to).filter { $0 != speaker.address }.sorted { $0.port < $1.port }
+        }
+        #expect(try copies() == [first.address])
+        core.apply(late.join)
+        #expect(try copies() == [first.address], "not bound yet")
+        #expect(bind(late))
+        #expect(try copies() == [first.address, late.address])
+        core.apply(.leave(room: "r", user: "b"))
+        #expect(try copies() == [first.address])
+        core.apply(again.join)
+        #expect(try copies().isEmpty, "the new SSRC is not bound yet, the old one is gone")
+        #expect(bind(again))
+        let copy = try #require(deliver(try speaker.packet(payload: [4, 4]), from: speaker.address).first { $0.to == again.address })
+        #expect(try RTPPacket(parsing: try again.inbound.unprotect(srtp: copy.bytes)).payload == [4, 4])
+    }
+
     @Test mutating func redReachesOnlyThoseWhoDecodeIt() throws {
         var speaker = try Member("s", ssrc: 100, port: 5000)
         let plain = try Member("p", ssrc: 200, port: 5001)
