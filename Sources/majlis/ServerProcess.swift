@@ -64,6 +64,11 @@ final class ServerProcess {
         return (answers, events)
     }
 
+    /// From room ops' arrival to the start of their work on their room's queue so far, from `/healthz`.
+    func queueWaits() -> DelayHistogram? {
+        health()?["signaling"]?["queued"]?["histogram"].flatMap { try? JSONValueDecoder().decode(DelayHistogram.self, from: $0) }
+    }
+
     /// The child's resident set size in KiB (Linux /proc).
     func residentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

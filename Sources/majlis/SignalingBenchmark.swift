@@ -49,6 +49,7 @@ enum SignalingBenchmark {
         let baseline = server.residentKiB()
         say("majlis bench signaling: \(settings.clients) clients, one room, server pid \(server.pid)")
         var mark = server.writeDelays()
+        var queueMark = server.queueWaits()
         let cpuBefore = server.cpuSeconds()
         let majlis = try measure(url: server.url, settings, serverThread: { server.threadId(named: "majlis-ws") }) { phase in
             if phase == .storm {
@@ -59,8 +60,15 @@ enum SignalingBenchmark {
                 say(String(format: "server memory: %.1f MiB before, %.1f MiB with %d members: %.1f KiB per idle connection",
                            Double(baseline) / 1024, Double(loaded) / 1024, settings.clients, Double(loaded - baseline) / Double(settings.clients)))
                 mark = server.writeDelays()
+                queueMark = server.queueWaits()
             } else {
                 say(share(server.writeDelays(), since: &mark))
+                if let before = queueMark, let now = server.queueWaits() {
+                    let waits = now.subtracting(before)
+                    queueMark = now
+                    say(String(format: "  of the answer's share, waiting for the room's queue: p50 %.2f ms, p99 %.2f ms (%d ops)",
+                               Double(waits.percentile(0.5)) / 1000, Double(waits.percentile(0.99)) / 1000, waits.count))
+                }
             }
         }
         guard yardstick else { return 0 }

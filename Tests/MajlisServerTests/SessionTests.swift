@@ -230,22 +230,25 @@ import Testing
         try await guest.call("room.join", room: "r")
         try await guest.call("seat.take", room: "r", ["index": 0])
         try await host.event("seat.updated")
-        func delays() async throws -> (answers: DelayHistogram, events: DelayHistogram) {
+        func delays() async throws -> (answers: DelayHistogram, events: DelayHistogram, queued: DelayHistogram) {
             let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.server.port)/healthz")!)
             let signaling = try #require(try JSONDecoder().decode(JSONValue.self, from: data)["signaling"])
             let decoder = JSONValueDecoder()
             return (try decoder.decode(DelayHistogram.self, from: try #require(signaling["answers"]?["histogram"])),
-                    try decoder.decode(DelayHistogram.self, from: try #require(signaling["events"]?["histogram"])))
+                    try decoder.decode(DelayHistogram.self, from: try #require(signaling["events"]?["histogram"])),
+                    try decoder.decode(DelayHistogram.self, from: try #require(signaling["queued"]?["histogram"])))
         }
         let before = try await delays()
         #expect(before.answers.count >= 5)  // two hellos, create, join, take
         #expect(before.events.count >= 2)  // the join and the seat, to the host at least
+        #expect(before.queued.count == 3)  // the room ops: create, join, take
         // One more seat op: one more answer, and its seat.updated to both members.
         try await guest.call("seat.leave", room: "r")
         try await host.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == nil }
         let after = try await delays()
         #expect(after.answers.subtracting(before.answers).count == 1)
         #expect(after.events.subtracting(before.events).count == 2)
+        #expect(after.queued.subtracting(before.queued).count == 1)
     }
 
     /// Heartbeats on a test clock: a connection that has heard nothing from its peer for twice

@@ -28,6 +28,7 @@ final class ServerMetrics: Sendable {
     private let ops = Mutex<[String: Op]>([:])
     private let counters = Mutex<[Counter: Int]>([:])
     private let webhookDelays = Mutex(DelayHistogram())
+    private let queueWaits = Mutex(DelayHistogram())
 
     /// An op answered: `result` is `ok` or the error code.
     func recordOp(_ op: String, result: String, since start: UInt64) {
@@ -51,6 +52,15 @@ final class ServerMetrics: Sendable {
     func webhookDelivered(afterMilliseconds milliseconds: Int64) {
         webhookDelays.withLock { $0.record(microseconds: Int(max(0, milliseconds)) * 1000) }
     }
+
+    /// A request's work began on its room's queue; it arrived at `start` (monotonic ns).
+    func reachedRoomQueue(since start: UInt64) {
+        let microseconds = Int((MonotonicClock.nanoseconds() &- start) / 1000)
+        queueWaits.withLock { $0.record(microseconds: microseconds) }
+    }
+
+    /// From requests' arrival to the start of their work on their room's queue, since the start.
+    var roomQueueWaits: DelayHistogram { queueWaits.withLock { $0 } }
 
     /// From events to their delivery, since the start.
     var webhookDelivery: DelayHistogram { webhookDelays.withLock { $0 } }

@@ -34,6 +34,9 @@ extension SignalingServer {
         page.histogram(
             "majlis_signaling_write_delay_seconds", "From the arrival of the request behind a message to its write on the socket.",
             [([("kind", "answer")], delays.answers), ([("kind", "event")], delays.events)])
+        page.histogram(
+            "majlis_room_queue_wait_seconds", "From a room op's arrival to the start of its work on its room's queue.",
+            [([], metrics.roomQueueWaits)])
 
         let media = context.media.counted
         page.counter("majlis_media_packets_forwarded_total", "Media packets forwarded (one per listener).", [([], Double(media.forwarded))])

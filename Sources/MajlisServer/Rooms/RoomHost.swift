@@ -73,6 +73,7 @@ final class RoomHost: @unchecked Sendable {
                 }
                 return
             }
+            if let receivedAt { metrics.reachedRoomQueue(since: receivedAt) }
             let now = context.now()
             let ridSince = now - Int64(context.config.ridLifetime) * 1000
             if let rid, let remembered = try? context.store.rememberedReply(user: caller.id, rid: rid, since: ridSince) {

@@ -220,6 +220,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 /// From a request's arrival to the write of its answer, and of each event it caused.
                 var answers: Delays
                 var events: Delays
+                /// From a room op's arrival to the start of its work on the room's queue.
+                var queued: Delays
             }
             struct Health: Encodable {
                 var status = "ok"
@@ -239,7 +241,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             let delays = webSocket.withLock { $0?.writeDelays } ?? (answers: DelayHistogram(), events: DelayHistogram())
             let health = Health(
                 node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,
-                signaling: Signaling(answers: Delays(delays.answers), events: Delays(delays.events)))
+                signaling: Signaling(
+                    answers: Delays(delays.answers), events: Delays(delays.events), queued: Delays(context.metrics.roomQueueWaits)))
             return HTTPResponse(status: 200, body: Array(WireEncoder.encode(health)))
         default:
             return HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
