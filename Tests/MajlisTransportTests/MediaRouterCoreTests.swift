@@ -279,6 +279,41 @@ import Testing
         #expect(core.takeQuality()["r"]?.map(\.user) == ["s"])
     }
 
+    /// A speaker is told the worst loss its listeners report; a listener that stopped reporting
+    /// (its network gone, say) stops counting after a few seconds.
+    @Test mutating func aListenersReportedLossCountsUntilItFallsSilent() throws {
+        var speaker = try Member("s", ssrc: 100, port: 5000)
+        let lossy = try Member("a", ssrc: 200, port: 5001)
+        let clear = try Member("b", ssrc: 300, port: 5002)
+        for command in [speaker.join, lossy.join, clear.join, .setSpeakers(room: "r", seats: ["s": 0])] { core.apply(command) }
+        #expect(bind(speaker) && bind(lossy) && bind(clear))
+        func report(_ member: Member, lost: UInt8) throws {
+            let block = RTCPReportBlock(ssrc: speaker.ssrc, fractionLost: lost, cumulativeLost: 0, highestSequence: UInt32(speaker.sequence), jitter: 0)
+            _ = deliver(try member.outbound.protect(rtcp: RTCPPacket.serializeCompound([.receiverReport(ssrc: member.ssrc, reports: [block])])), from: member.address)
+        }
+        /// A second of speech, the listeners' reports, and the loss the speaker is then told of.
+        func second(lossyReports: Bool) throws -> Double {
+            for _ in 0..<50 {
+                now += 20
+                _ = deliver(try speaker.packet(), from: speaker.address)
+            }
+            if lossyReports { try report(lossy, lost: 64) }  // a quarter lost
+            try report(clear, lost: 0)
+            core.sendReports(now: now, output: &output)
+            let toSpeaker = try #require(output.take().first { $0.to == speaker.address })
+            guard case .senderReport(_, _, _, _, _, let blocks) = try RTCPPacket.parseCompound(try speaker.inbound.unprotect(srtcp: toSpeaker.bytes)).first else {
+                Issue.record("no sender report")
+                return -1
+            }
+            return Double(try #require(blocks.first { $0.ssrc == speaker.ssrc }).fractionLost) / 256
+        }
+        #expect(try second(lossyReports: true) == 0.25)
+        // The lossy listener falls silent: its last report still counts for a few seconds, then not.
+        var told: [Double] = []
+        for _ in 0..<7 { told.append(try second(lossyReports: false)) }
+        #expect(told == [0.25, 0.25, 0.25, 0.25, 0.25, 0, 0])
+    }
+
     /// A speaker's uplink losing a burst mid-speech is asked for what it sent while the burst
     /// lasts (not once a packet after it shows the gap); a speaker that paused is not.
     @Test mutating func aBurstOnTheUplinkIsAskedForWhileItLasts() throws {

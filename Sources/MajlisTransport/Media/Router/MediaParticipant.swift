@@ -30,6 +30,8 @@ final class MediaParticipant {
     var upHighest: UInt16 = 0
     var upJitter: Double = 0
     var downLoss: Double?
+    /// When its last receiver report came (router milliseconds).
+    var downLossAt = 0.0
     var roundTrip: Double?
     /// The worst of the intervals since the last quality report (nil: nothing measured).
     var worstUp: (loss: Double, jitter: Double)?

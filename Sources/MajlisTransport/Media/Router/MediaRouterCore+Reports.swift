@@ -42,6 +42,7 @@ extension MediaRouterCore {
             }
         }
         member.downLoss = loss
+        member.downLossAt = now
         member.worstDown = (max(member.worstDown?.loss ?? 0, loss), max(member.worstDown?.jitter ?? 0, jitter))
     }
 
@@ -67,6 +68,11 @@ extension MediaRouterCore {
         }
     }
 
+    /// How long (ms) a member's last receiver report counts towards the loss speakers are told
+    /// of: clients report every second, so a member silent for longer (its network gone, say)
+    /// no longer makes every speaker protect against the loss it last saw.
+    static let reportLifetime = 5_000.0
+
     /// Once a second: closes each member's reporting interval and sends it an RTCP sender
     /// report (for the round trip) whose report block on its own stream gives the loss its
     /// listeners see: its uplink and the worst downlink in the room, combined. That is what
@@ -82,7 +88,9 @@ extension MediaRouterCore {
             } else {
                 participant.upLoss = nil
             }
-            if let loss = participant.downLoss { worstDown[participant.room, default: []].append((participant.ssrc, loss)) }
+            if let loss = participant.downLoss, now - participant.downLossAt <= Self.reportLifetime {
+                worstDown[participant.room, default: []].append((participant.ssrc, loss))
+            }
         }
         let ntp = MonotonicClock.ntpTime(now)
         for participant in participants.values {
