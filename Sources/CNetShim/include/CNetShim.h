@@ -19,7 +19,8 @@ int majlis_set_thread_realtime(int priority);
 /// wants the core) or as an ordinary thread again (0). Returns 0 or an errno.
 int majlis_set_thread_idle(int tid, int idle);
 
-/// Lets thread `tid` of this process run on core `core` only (or on every core, with -1).
+/// Lets thread `tid` (of any process, where allowed) run on core `core` only (or on every core,
+/// with -1).
 /// Returns 0 or an errno.
 int majlis_pin_thread(int tid, int core);
 

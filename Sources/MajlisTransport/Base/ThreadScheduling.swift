@@ -27,7 +27,8 @@ public enum ThreadScheduling {
         majlis_set_thread_idle(tid, idle ? 1 : 0) == 0
     }
 
-    /// Lets thread `tid` of this process run only on `core` (nil: on any); whether it was allowed.
+    /// Lets thread `tid` (of any process, where allowed: the benchmark pins its server's) run only
+    /// on `core` (nil: on any); whether it was allowed.
     @discardableResult
     public static func pin(thread tid: Int32, to core: Int?) -> Bool {
         majlis_pin_thread(tid, Int32(core ?? -1)) == 0
