@@ -35,7 +35,7 @@ func majlisWebSocketCallback(
         var address = [CChar](repeating: 0, count: 64)
         lws_get_peer_simple(wsi, &address, address.count)
         let connection = WebSocketConnection(
-            id: ServiceLoop.makeConnectionId(), peer: cString(address), loop: loop, delegate: loop.serverDelegate)
+            id: ServiceLoop.makeConnectionId(), peer: cString(address), isClient: false, loop: loop, delegate: loop.serverDelegate)
         connection.wsi = wsi
         connection.established = true
         lws_set_opaque_user_data(wsi, Unmanaged.passRetained(connection).toOpaque())

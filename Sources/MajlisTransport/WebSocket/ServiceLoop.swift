@@ -258,13 +258,41 @@ final class ServiceLoop: @unchecked Sendable {
     /// What a WebSocket ping carries (the pong echoes it).
     static let pingPayload = Array("majlis".utf8)
 
+    /// The most bytes of queued messages one write of a server connection carries.
+    static let coalescedBytes = 64 << 10
+
+    /// The length of an unmasked WebSocket frame's header for a payload of `length` bytes
+    /// (RFC 6455 section 5.2).
+    static func frameHeaderLength(_ length: Int) -> Int {
+        length < 126 ? 2 : length <= 0xFFFF ? 4 : 10
+    }
+
+    /// Writes the header of one final, unmasked text frame of `length` bytes at `target`;
+    /// returns its length.
+    static func writeFrameHeader(length: Int, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        target[0] = 0x81  // FIN, text
+        if length < 126 {
+            target[1] = UInt8(length)
+            return 2
+        }
+        if length <= 0xFFFF {
+            target[1] = 126
+            target[2] = UInt8(length >> 8)
+            target[3] = UInt8(length & 0xFF)
+            return 4
+        }
+        target[1] = 127
+        for byte in 0..<8 { target[2 + byte] = UInt8(UInt64(length) >> (56 - 8 * UInt64(byte)) & 0xFF) }
+        return 10
+    }
+
     /// Writes queued items while the socket takes them. Only in the connection's own writable
     /// callback (`inOwnCallback`) may it close the connection (by returning -1); elsewhere a close
     /// request waits for that callback.
     func flush(_ connection: WebSocketConnection, wsi: OpaquePointer, inOwnCallback: Bool) -> Int32 {
         assertOnServiceThread()
         enum Step {
-            case message(WebSocketConnection.Outgoing)
+            case messages([WebSocketConnection.Outgoing])
             case ping
             case close(UInt16, String)
             case wait
@@ -282,9 +310,21 @@ final class ServiceLoop: @unchecked Sendable {
                     return .ping
                 }
                 if !state.outbox.isEmpty {
-                    let message = state.outbox.removeFirst()
-                    state.outboxBytes -= message.data.count
-                    return .message(message)
+                    // A server's frames are framed here, and all that is queued (up to
+                    // `coalescedBytes`) goes in one write: a room's events often come several at
+                    // a time (levels and qualities, a seat change and its members), and a write
+                    // costs the same for one small frame as for several. A client's are masked,
+                    // which lws does, one frame per write.
+                    var count = 1
+                    var bytes = state.outbox[0].data.count
+                    while !connection.isClient, count < state.outbox.count, bytes + state.outbox[count].data.count <= Self.coalescedBytes {
+                        bytes += state.outbox[count].data.count
+                        count += 1
+                    }
+                    state.outboxBytes -= bytes
+                    let taken = Array(state.outbox.prefix(count))
+                    state.outbox.removeFirst(count)
+                    return .messages(taken)
                 }
                 if let request = state.closeRequest {
                     // Not while an oversized message is still arriving: closing then resets the
@@ -306,23 +346,34 @@ final class ServiceLoop: @unchecked Sendable {
                 if buffer.withUnsafeMutableBufferPointer({ lws_write(wsi, $0.baseAddress! + pre, Self.pingPayload.count, LWS_WRITE_PING) }) < 0 {
                     connection.broken = true
                 }
-            case .message(let message):
-                // The message after lws's headroom, copied in one move (a broadcast writes
-                // thousands of these back to back).
-                let count = message.data.count
-                if scratch.count < pre + count { scratch = [UInt8](repeating: 0, count: max(pre + count, 2 * scratch.count)) }
+            case .messages(let messages):
+                let total = connection.isClient ? messages[0].data.count : messages.reduce(0) { $0 + Self.frameHeaderLength($1.data.count) + $1.data.count }
+                if scratch.count < pre + total { scratch = [UInt8](repeating: 0, count: max(pre + total, 2 * scratch.count)) }
                 let written = scratch.withUnsafeMutableBufferPointer { buffer in
-                    message.data.withUnsafeBytes { bytes in
-                        if let source = bytes.baseAddress { (buffer.baseAddress! + pre).update(from: source.assumingMemoryBound(to: UInt8.self), count: count) }
+                    // Copied in after lws's headroom, each in one move (a broadcast writes
+                    // thousands of these back to back).
+                    var offset = pre
+                    for message in messages {
+                        if !connection.isClient { offset += Self.writeFrameHeader(length: message.data.count, to: buffer.baseAddress! + offset) }
+                        message.data.withUnsafeBytes { bytes in
+                            if let source = bytes.baseAddress {
+                                (buffer.baseAddress! + offset).update(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+                            }
+                        }
+                        offset += message.data.count
                     }
-                    return lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_TEXT)
+                    // LWS_WRITE_HTTP writes the bytes as they are, whole frames here.
+                    return lws_write(wsi, buffer.baseAddress! + pre, total, connection.isClient ? LWS_WRITE_TEXT : LWS_WRITE_HTTP)
                 }
-                if written < count {
+                if written < total {
                     connection.broken = true
                 } else {
-                    let delay = Int((MonotonicClock.nanoseconds() &- message.since) / 1000)
+                    let now = MonotonicClock.nanoseconds()
                     writeDelays.withLock { delays in
-                        if message.urgent { delays.answers.record(microseconds: delay) } else { delays.events.record(microseconds: delay) }
+                        for message in messages {
+                            let delay = Int((now &- message.since) / 1000)
+                            if message.urgent { delays.answers.record(microseconds: delay) } else { delays.events.record(microseconds: delay) }
+                        }
                     }
                 }
             case .close(let code, let reason):

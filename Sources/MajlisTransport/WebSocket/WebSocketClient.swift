@@ -31,7 +31,7 @@ public final class WebSocketClient: Sendable {
         let tls = scheme == "wss"
         let port = components.port ?? (tls ? 443 : 80)
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        let connection = WebSocketConnection(id: ServiceLoop.makeConnectionId(), peer: "\(host):\(port)", loop: loop, delegate: delegate)
+        let connection = WebSocketConnection(id: ServiceLoop.makeConnectionId(), peer: "\(host):\(port)", isClient: true, loop: loop, delegate: delegate)
         loop.connect(connection, host: host, port: port, path: path, tls: tls)
         return connection
     }

@@ -29,6 +29,8 @@ public final class WebSocketConnection: Sendable {
     public let id: UInt64
     /// The peer's address, when known.
     public let peer: String
+    /// Whether this end is the client (whose frames are masked).
+    let isClient: Bool
     let state: Mutex<State>
     let loop: ServiceLoop
     nonisolated(unsafe) var wsi: OpaquePointer?
@@ -51,9 +53,10 @@ public final class WebSocketConnection: Sendable {
     /// The most bytes a connection may have queued before it is closed as too slow (4008).
     public static let maxQueuedBytes = 8 << 20
 
-    init(id: UInt64, peer: String, loop: ServiceLoop, delegate: (any WebSocketDelegate)?) {
+    init(id: UInt64, peer: String, isClient: Bool, loop: ServiceLoop, delegate: (any WebSocketDelegate)?) {
         self.id = id
         self.peer = peer
+        self.isClient = isClient
         self.loop = loop
         self.state = Mutex(State(lastReceived: loop.clock()))
         self.delegateBox = Mutex(delegate)
