@@ -253,7 +253,7 @@ final class MediaRouter: @unchecked Sendable {
                 var output = output
                 core.askOverdue(now: now, output: &output)
             }
-            guard now >= nextLevels || datagram == nil else { continue }
+            guard now >= nextLevels else { continue }
             nextLevels = now + 250
             if let change = budget?.observe(now: MonotonicClock.milliseconds(), cpu: ThreadScheduling.cpuMilliseconds()) {
                 realtimeNow.store(ThreadScheduling.setRealtime(change) && change, ordering: .relaxed)
