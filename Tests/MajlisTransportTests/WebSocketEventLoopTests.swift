@@ -69,4 +69,33 @@ final class HeardMessages: WebSocketDelegate, Sendable {
         #expect(!connection.isClosed)
         connection.close(code: 1000, reason: "done")
     }
+
+    /// A message that is not UTF-8 closes a client's connection with 1007 and is not delivered,
+    /// however long it is. (lws 4.1's own check corrupted the client's heap, and crashed the app,
+    /// for a frame over about 10 KB.)
+    @Test func aClientClosesOnAMessageThatIsNotUTF8WhateverItsLength() async throws {
+        final class Closes: WebSocketDelegate, Sendable {
+            let opened = Mutex<[WebSocketConnection]>([])
+            let codes = Mutex<[UInt16?]>([])
+            func webSocketDidOpen(_ connection: WebSocketConnection) { opened.withLock { $0.append(connection) } }
+            func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) { codes.withLock { $0.append(code) } }
+            func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {}
+        }
+        let server = Closes()
+        let webSocketServer = try WebSocketServer(host: "127.0.0.1", port: 0, delegate: server, http: { $0.respond(HTTPResponse(status: 404, body: [])) })
+        defer { webSocketServer.stop() }
+        let client = try WebSocketClient()
+        defer { client.stop() }
+        for (index, length) in [100, 20_000, 60_000].enumerated() {
+            let heard = HeardMessages()
+            let connection = try client.connect(url: "ws://127.0.0.1:\(webSocketServer.port)/v1/signal", delegate: heard)
+            let serverSide = try #require(await eventually { server.opened.withLock { $0.count > index ? $0[index] : nil } })
+            var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            bytes[length / 2] = 0xFF
+            serverSide.send(Data(bytes))
+            #expect(await eventually { server.codes.withLock { $0.count > index ? $0[index] : nil } } == 1007)
+            #expect(connection.isClosed)
+            #expect(heard.messages.withLock { $0.isEmpty })
+        }
+    }
 }

@@ -429,6 +429,15 @@ final class ServiceLoop: @unchecked Sendable {
         if complete {
             let message = connection.receiveBuffer
             connection.receiveBuffer = Data()
+            // A client checks a message's UTF-8 here, not in lws: lws 4.1's client corrupts its
+            // heap when it closes for bad UTF-8 in a frame longer than about 10 KB. (A server's
+            // lws checks as the frame arrives, and closes cleanly.)
+            if connection.isClient && String(validating: message, as: UTF8.self) == nil {
+                connection.state.withLock { $0.closeRequest = (1007, "bad utf8") }
+                var reason = Array("bad utf8".utf8)
+                reason.withUnsafeMutableBufferPointer { lws_close_reason(wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, $0.baseAddress, $0.count) }
+                return -1
+            }
             connection.messageReceivedAt = MonotonicClock.nanoseconds()
             connection.delegate?.webSocket(connection, didReceive: message)
         }
