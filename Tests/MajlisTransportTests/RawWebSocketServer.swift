@@ -1,0 +1,71 @@
+import CCrypto
+import Foundation
+import MajlisTransport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A WebSocket server written by hand for one connection: it completes the handshake, sends
+/// the bytes it was given as they are, closes its side and waits for the client to go.
+final class RawWebSocketServer: Sendable {
+    let port: Int
+    let finished = Atomic<Bool>(false)
+
+    init(sending frames: [[UInt8]]) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        guard bound, listen(listener, 1) == 0 else {
+            close(listener)
+            throw MediaError.socket("could not listen for the raw WebSocket server")
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in
+            defer { self.finished.store(true, ordering: .releasing) }
+            let connection = accept(listener, nil, nil)
+            close(listener)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var request: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !String(decoding: request, as: UTF8.self).contains("\r\n\r\n") {
+                let count = recv(connection, &buffer, buffer.count, 0)
+                guard count > 0 else { return }
+                request += buffer.prefix(count)
+            }
+            let key = String(decoding: request, as: UTF8.self).split(separator: "\r\n")
+                .first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+                .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
+            let answer = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(Self.acceptKey(key))\r\n\r\n"
+            for bytes in [Array(answer.utf8)] + frames {
+                var sent = 0
+                while sent < bytes.count {
+                    let count = bytes[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    guard count > 0 else { return }
+                    sent += count
+                }
+            }
+            // Closes its side, and reads until the client closes too (or 2 s pass).
+            shutdown(connection, Int32(SHUT_WR))
+            while recv(connection, &buffer, buffer.count, 0) > 0 {}
+        }
+    }
+
+    /// The handshake's Sec-WebSocket-Accept for `key` (RFC 6455 section 4.2.2).
+    static func acceptKey(_ key: String) -> String {
+        let input = Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)
+        var digest = [UInt8](repeating: 0, count: 20)
+        var size: UInt32 = 0
+        _ = EVP_Digest(input, input.count, &digest, &size, EVP_sha1(), nil)
+        return Data(digest).base64EncodedString()
+    }
+}
