@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "MajlisKitExampleTests", dependencies: ["MajlisKit"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
         .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio"]),
-        .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol", "CCrypto"]),
+        .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "CCrypto"]),
         // The command line's pure parts: keyboard decoding and the terminal screen's layout.
         .testTarget(name: "MajlisCommandTests", dependencies: ["majlis", "MajlisKit"]),
         .testTarget(

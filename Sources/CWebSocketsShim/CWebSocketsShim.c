@@ -1,7 +1,13 @@
 #include "CWebSocketsShim.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 #if defined(__linux__) && __has_include(<ev.h>)
 #include <ev.h>
 #define MAJLIS_HAVE_LIBEV 1
@@ -146,7 +152,7 @@ struct lws *majlis_lws_client_connect(struct lws_context *context, const char *h
     info.protocol = NULL;
     info.local_protocol_name = "majlis";
     info.opaque_user_data = opaque;
-    info.ssl_connection = use_tls ? (LCCSCF_USE_SSL | LCCSCF_ALLOW_SELFSIGNED | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK) : 0;
+    info.ssl_connection = use_tls ? LCCSCF_USE_SSL : 0;
     return lws_client_connect_via_info(&info);
 }
 
@@ -207,4 +213,27 @@ int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *co
 
 int majlis_lws_message_complete(struct lws *wsi) {
     return lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0;
+}
+
+int majlis_tls_certificate_fingerprint(const char *path, unsigned char *out) {
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    X509 *certificate = PEM_read_X509(file, NULL, NULL, NULL);
+    fclose(file);
+    if (!certificate) return 0;
+    unsigned int length = 0;
+    int ok = X509_digest(certificate, EVP_sha256(), out, &length) == 1 && length == 32;
+    X509_free(certificate);
+    return ok;
+}
+
+int majlis_tls_trust_pinned(void *store_context, const unsigned char *fingerprint) {
+    X509_STORE_CTX *context = store_context;
+    X509 *server = X509_STORE_CTX_get0_cert(context);
+    unsigned char digest[32];
+    unsigned int length = 0;
+    if (!server || X509_digest(server, EVP_sha256(), digest, &length) != 1 || length != 32) return 0;
+    if (CRYPTO_memcmp(digest, fingerprint, 32) != 0) return 0;
+    X509_STORE_CTX_set_error(context, X509_V_OK);
+    return 1;
 }

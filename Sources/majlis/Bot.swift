@@ -19,7 +19,7 @@ final class Bot: Sendable {
 
     /// Runs until the duration ends, a signal or end of input arrives, or something fails.
     func runBlocking() -> Int32 {
-        let signaling = LiveSignalingClient(url: options.url, token: options.token)
+        let signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
         let recorder = RecordingSink()
         let media: any MediaEngine
         do {

@@ -9,7 +9,7 @@ enum JoinCommand {
     static let help = """
         usage: majlis join --url ws://HOST:PORT/v1/signal --token TOKEN --room ROOM [--create] [--mode free|request]
                            [--seat N | --request] [--mic FILE.wav | --mic tone:HZ] [--record FILE.wav]
-                           [--say TEXT] [--duration SECONDS] [--events] [--tui]
+                           [--say TEXT] [--duration SECONDS] [--events] [--tui] [--trust-cert FILE.pem]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
         seat N, counted from 1 as every screen shows them (--events prints the protocol's index, from 0);
         --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo)
@@ -20,6 +20,9 @@ enum JoinCommand {
         --tui shows the room in the terminal instead (in the language of LANG: English, Chinese or Arabic),
         playing it through the machine's sound server (PulseAudio or PipeWire) and sending its microphone,
         unless --mic or --record replace them.
+        Over wss:// the server's certificate must be vouched for by the system's certificate authorities,
+        or be the one in --trust-cert (a development server's self-signed certificate, as `majlis serve`
+        prints it).
         Exit status: 0 on a clean run; 1 with a one-line reason on any failure.
         """
 
@@ -47,6 +50,7 @@ enum JoinCommand {
         let tui = args.flag("tui")
         let mic = args.string("mic")
         let record = args.string("record")
+        let trustedCertificate = args.string("trust-cert")
         try args.rejectUnknown()
         guard let mode = RoomMode(rawValue: modeName) else { throw Arguments.Failure(description: "--mode must be free or request") }
         var seat: Int?
@@ -65,6 +69,12 @@ enum JoinCommand {
         if URL(string: url)?.path.isEmpty != false {
             throw Arguments.Failure(description: "--url needs the path /v1/signal: \(url.hasSuffix("/") ? String(url.dropLast()) : url)/v1/signal")
         }
+        if let trustedCertificate {
+            guard url.hasPrefix("wss://") else { throw Arguments.Failure(description: "--trust-cert is for wss:// servers") }
+            guard FileManager.default.isReadableFile(atPath: trustedCertificate) else {
+                throw Arguments.Failure(description: "--trust-cert \(trustedCertificate): cannot read it")
+            }
+        }
         if let record {
             let directory = (record as NSString).deletingLastPathComponent
             guard FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
@@ -75,7 +85,7 @@ enum JoinCommand {
 
         let options = JoinOptions(
             url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
-            say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record)
+            say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate)
         if tui { return try TerminalUI.run(options) }
         return Bot(options: options).runBlocking()
     }
@@ -97,4 +107,12 @@ struct JoinOptions: Sendable {
     var mic: String?
     /// A WAV file to write what was heard to.
     var record: String?
+    /// A PEM certificate to trust over wss besides the system's authorities.
+    var trustedCertificate: String?
+
+    var signalingOptions: LiveSignalingClient.Options {
+        var options = LiveSignalingClient.Options()
+        options.trustedCertificate = trustedCertificate
+        return options
+    }
 }

@@ -129,7 +129,7 @@ enum ServeCommand {
         let url = "\(config.tlsCertificate == nil ? "ws" : "wss")://\(config.host):\(server.port)/v1/signal"
         let media = server.mediaAddress
         if let devSecret {
-            say(developmentBanner(secret: devSecret, url: url, data: config.dataDirectory))
+            say(developmentBanner(secret: devSecret, url: url, data: config.dataDirectory, certificate: config.tlsCertificate))
         }
         say("majlis ready: \(url) media udp \(media)")
         if config.webDirectory != nil {
@@ -157,18 +157,21 @@ enum ServeCommand {
 
     /// What development mode prints: the key, its secret, and commands that work as pasted
     /// (the full path of this binary, room `majlis`: a host who creates it in request mode, a guest).
-    static func developmentBanner(secret: String, url: String, data: String) -> String {
+    /// With TLS, the commands trust the server's certificate (`certificate`, often self-signed in
+    /// development).
+    static func developmentBanner(secret: String, url: String, data: String, certificate: String? = nil) -> String {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let grants = Grants(join: true, create: true, admin: false, publish: true, chat: true)
         func token(_ user: String, _ name: String) -> String {
             TokenCommand.mint(key: DevelopmentSecret.key, secret: secret, user: user, name: name, room: nil, grants: grants, ttl: 86_400)
         }
         let secretFile = (data as NSString).appendingPathComponent(DevelopmentSecret.fileName)
+        let trust = certificate.map { " --trust-cert \(URL(fileURLWithPath: $0).standardizedFileURL.path)" } ?? ""
         return """
             development mode: API key "\(DevelopmentSecret.key)", secret \(secret) (kept in \(secretFile); tokens stay valid across restarts)
               a token:     \(executable) token --key \(DevelopmentSecret.key) --secret \(secret) --user USER --name NAME --grants join,create,publish,chat
-              host (Huda): \(executable) join --tui --url \(url) --token \(token("huda", "Huda")) --room majlis --create --mode request
-              guest (Omar): \(executable) join --tui --url \(url) --token \(token("omar", "Omar")) --room majlis
+              host (Huda): \(executable) join --tui --url \(url)\(trust) --token \(token("huda", "Huda")) --room majlis --create --mode request
+              guest (Omar): \(executable) join --tui --url \(url)\(trust) --token \(token("omar", "Omar")) --room majlis
             """
     }
 

@@ -38,7 +38,7 @@ final class TerminalUI: Sendable {
         self.options = options
         let environment = ProcessInfo.processInfo.environment
         presenter = VoiceRoomPresenter(language: Language(localeIdentifier: environment["LC_ALL"] ?? environment["LANG"] ?? "en"))
-        signaling = LiveSignalingClient(url: options.url, token: options.token)
+        signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
         sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil)
         media = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
         room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)

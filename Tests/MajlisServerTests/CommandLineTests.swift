@@ -100,6 +100,8 @@ import Testing
             (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--mode", "request"], "add --create"),
             (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--mic", "tone:440"], "--seat N or --request"),
             (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--record", "/nonexistent/heard.wav"], "cannot write in /nonexistent"),
+            (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--trust-cert", "/etc/hostname"], "--trust-cert is for wss://"),
+            (["join", "--url", "wss://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--trust-cert", "/nonexistent.pem"], "cannot read it"),
         ]
         for (arguments, expected) in cases {
             let result = try run(arguments)
@@ -149,6 +151,31 @@ import Testing
         #expect(again.banner.contains("secret \(secret) "))
         let back = try await TestClient.connect(again.url)
         #expect(try await back.request("hello", ["token": .string(token)])["ok"] == true)
+    }
+
+    /// With TLS, the join commands a development server prints trust its certificate and work as
+    /// pasted; without that trust a client refuses a certificate no authority vouches for.
+    @Test func aTLSServerPrintsJoinCommandsThatTrustItsCertificate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tls = try SelfSignedCertificate(in: directory, name: "server")
+        let server = try MajlisProcess(
+            arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory.appendingPathComponent("data").path,
+                        "--tls-cert", tls.certificate, "--tls-key", tls.key])
+        defer { server.terminate() }
+        #expect(server.url.hasPrefix("wss://"))
+        let line = try #require(server.banner.split(separator: "\n").first { $0.contains("host (Huda):") })
+        let join = Array(line.split(separator: " ").map(String.init).drop { $0 != "join" }).filter { $0 != "--tui" }
+        let trust = try #require(join.firstIndex(of: "--trust-cert"))
+        #expect(URL(fileURLWithPath: join[trust + 1]).resolvingSymlinksInPath() == URL(fileURLWithPath: tls.certificate).resolvingSymlinksInPath())
+        let joined = try run(join + ["--duration", "1"])
+        #expect(joined.status == 0, "\(joined.error)")
+        var untrusting = join
+        untrusting.removeSubrange(trust...(trust + 1))
+        let refused = try run(untrusting + ["--duration", "1"])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("unreachable"), "\(refused.error)")
     }
 
     /// Out of file descriptors but a reserve, the server hangs up new connections at once instead

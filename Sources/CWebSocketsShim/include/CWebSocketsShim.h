@@ -38,6 +38,8 @@ void majlis_lws_destroy(struct lws_context *context, void *event_loop);
 
 /// Starts a client connection; `opaque` becomes the connection's opaque user data.
 /// Must be called on the context's service thread. Returns NULL when it could not start.
+/// Over TLS the server's certificate must verify against the system's certificate authorities
+/// and name the host, unless the connection trusts it by fingerprint (majlis_tls_trust_pinned).
 struct lws *majlis_lws_client_connect(struct lws_context *context, const char *host, int port,
                                       const char *path, int use_tls, void *opaque);
 
@@ -50,6 +52,15 @@ int majlis_lws_http_query(struct lws *wsi, char *out, int capacity);
 /// should be closed.
 int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type, const char *extra_headers,
                             const unsigned char *body, size_t body_len);
+
+/// Writes the SHA-256 fingerprint (32 bytes) of the first certificate in the PEM file at `path`
+/// to `out`; returns 1, or 0 when the file holds no certificate.
+int majlis_tls_certificate_fingerprint(const char *path, unsigned char *out);
+
+/// In a client's certificate check (`store_context` an X509_STORE_CTX): when the server's own
+/// certificate has the SHA-256 `fingerprint`, clears the check's error and returns 1 (trusted);
+/// otherwise returns 0 and leaves the check as it was.
+int majlis_tls_trust_pinned(void *store_context, const unsigned char *fingerprint);
 
 /// 1 when the data delivered in the current RECEIVE callback completes a message.
 int majlis_lws_message_complete(struct lws *wsi);

@@ -30,6 +30,10 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         /// Give up reconnecting after this many milliseconds.
         public var reconnectFor: Int64 = 120_000
         public var client = HelloArgs.ClientInfo(sdk: "majlis-swift", version: "0.1.0", platform: LiveSignalingClient.platform)
+        /// A PEM file holding a server certificate to trust over `wss` besides those the system's
+        /// certificate authorities vouch for (a development server's self-signed one). Any other
+        /// certificate, or one for another host, fails the connection before the token is sent.
+        public var trustedCertificate: String?
         public init() {}
     }
 
@@ -196,9 +200,9 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         }
         let connection: WebSocketConnection
         do {
-            connection = try socketClient.connect(url: url, delegate: self)
+            connection = try socketClient.connect(url: url, delegate: self, trusting: options.trustedCertificate)
         } catch {
-            return .failure(.misuse("bad server URL \(url)"))
+            return .failure(.misuse("\(error)"))
         }
         state.withLock { $0.connection = connection }
         let (token, resume, id) = state.withLock { state -> (String, String?, Int64) in

@@ -24,14 +24,27 @@ public final class WebSocketClient: Sendable {
 
     /// Connects to `url` (`ws://host:port/path` or `wss://...`). The delegate hears of the open,
     /// each message, and the close (or the failure to connect).
-    public func connect(url: String, delegate: any WebSocketDelegate) throws -> WebSocketConnection {
+    ///
+    /// Over `wss` the server's certificate must be vouched for by the system's certificate
+    /// authorities and name the host, or be the certificate in the PEM file `trusting` (a
+    /// development server's self-signed one, say): otherwise the connection fails.
+    public func connect(url: String, delegate: any WebSocketDelegate, trusting certificateFile: String? = nil) throws -> WebSocketConnection {
         guard let components = URLComponents(string: url), let scheme = components.scheme, scheme == "ws" || scheme == "wss",
             let host = components.host
         else { throw WebSocketServer.StartError(description: "not a ws:// or wss:// URL: \(url)") }
         let tls = scheme == "wss"
         let port = components.port ?? (tls ? 443 : 80)
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        let connection = WebSocketConnection(id: ServiceLoop.makeConnectionId(), peer: "\(host):\(port)", isClient: true, loop: loop, delegate: delegate)
+        var trusted: [UInt8]?
+        if let certificateFile {
+            var fingerprint = [UInt8](repeating: 0, count: 32)
+            guard majlis_tls_certificate_fingerprint(certificateFile, &fingerprint) == 1 else {
+                throw WebSocketServer.StartError(description: "no PEM certificate could be read from \(certificateFile)")
+            }
+            trusted = fingerprint
+        }
+        let connection = WebSocketConnection(
+            id: ServiceLoop.makeConnectionId(), peer: "\(host):\(port)", isClient: true, trustedCertificate: trusted, loop: loop, delegate: delegate)
         loop.connect(connection, host: host, port: port, path: path, tls: tls)
         return connection
     }

@@ -31,6 +31,9 @@ public final class WebSocketConnection: Sendable {
     public let peer: String
     /// Whether this end is the client (whose frames are masked).
     let isClient: Bool
+    /// A client's: the SHA-256 fingerprint of a server certificate it trusts besides those the
+    /// system's certificate authorities vouch for.
+    let trustedCertificate: [UInt8]?
     let state: Mutex<State>
     let loop: ServiceLoop
     nonisolated(unsafe) var wsi: OpaquePointer?
@@ -53,10 +56,11 @@ public final class WebSocketConnection: Sendable {
     /// The most bytes a connection may have queued before it is closed as too slow (4008).
     public static let maxQueuedBytes = 8 << 20
 
-    init(id: UInt64, peer: String, isClient: Bool, loop: ServiceLoop, delegate: (any WebSocketDelegate)?) {
+    init(id: UInt64, peer: String, isClient: Bool, trustedCertificate: [UInt8]? = nil, loop: ServiceLoop, delegate: (any WebSocketDelegate)?) {
         self.id = id
         self.peer = peer
         self.isClient = isClient
+        self.trustedCertificate = trustedCertificate
         self.loop = loop
         self.state = Mutex(State(lastReceived: loop.clock()))
         self.delegateBox = Mutex(delegate)
