@@ -1,6 +1,6 @@
 import CCrypto
 import Foundation
-import MajlisTransport
+import MajlisTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,19 +14,12 @@ final class RawWebSocketServer: Sendable {
     let finished = Atomic<Bool>(false)
 
     init(sending frames: [[UInt8]]) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard bound, listen(listener, 1) == 0 else {
+        let (listener, port) = try LoopbackSocket.bind()
+        guard listen(listener, 1) == 0 else {
             close(listener)
-            throw MediaError.socket("could not listen for the raw WebSocket server")
+            throw LoopbackSocket.Failure(description: "could not listen for the raw WebSocket server")
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread.detachNewThread { [self] in
             defer { self.finished.store(true, ordering: .releasing) }
             let connection = accept(listener, nil, nil)
