@@ -237,3 +237,7 @@ int majlis_tls_trust_pinned(void *store_context, const unsigned char *fingerprin
     X509_STORE_CTX_set_error(context, X509_V_OK);
     return 1;
 }
+
+const char *majlis_tls_verify_error(void *store_context) {
+    return X509_verify_cert_error_string(X509_STORE_CTX_get_error((X509_STORE_CTX *)store_context));
+}

@@ -191,8 +191,10 @@ final class Bot: Sendable {
         switch error {
         case .server(let refusal) where [.unauthorized, .tokenExpired, .forbidden].contains(refusal.code):
             return "bad token: \(refusal.message)"
-        case .notConnected, .closed(nil, _):
+        case .notConnected:
             return "server unreachable at \(options.url)"
+        case .closed(nil, let reason):
+            return "cannot connect to \(options.url): \(reason)" + (options.trustedCertificate == nil ? "; a server's own certificate is trusted with --trust-cert FILE.pem" : "")
         default:
             return describe(error)
         }

@@ -110,7 +110,8 @@ final class TerminalUI: Sendable {
     private func connectFailure(_ error: MajlisError) -> String {
         switch error {
         case .server(let refusal): return "\(presenter.describe(error)) (\(refusal.message))"
-        case .notConnected, .closed(nil, _): return "\(presenter.text(.notConnected)): \(options.url)"
+        case .notConnected: return "\(presenter.text(.notConnected)): \(options.url)"
+        case .closed(nil, let reason): return "\(presenter.text(.notConnected)): \(options.url) (\(reason))"
         default: return presenter.describe(error)
         }
     }

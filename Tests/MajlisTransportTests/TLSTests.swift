@@ -52,6 +52,7 @@ final class ConnectionRecord: WebSocketDelegate, Sendable {
             #expect(await eventually { record.closed.load(ordering: .acquiring) ? true : nil } == true, "trusting \(trusting ?? "the system")")
             let opened = record.opened.load(ordering: .acquiring)
             #expect(!opened)
+            #expect(connection.rejectedCertificate?.contains("self-signed") == true, "\(connection.rejectedCertificate ?? "no reason")")
         }
         #expect(echo.heard.withLock { $0.isEmpty })
 

@@ -62,6 +62,10 @@ int majlis_tls_certificate_fingerprint(const char *path, unsigned char *out);
 /// otherwise returns 0 and leaves the check as it was.
 int majlis_tls_trust_pinned(void *store_context, const unsigned char *fingerprint);
 
+/// In a client's certificate check (`store_context` an X509_STORE_CTX): OpenSSL's words for
+/// why the certificate did not verify.
+const char *majlis_tls_verify_error(void *store_context);
+
 /// 1 when the data delivered in the current RECEIVE callback completes a message.
 int majlis_lws_message_complete(struct lws *wsi);
 

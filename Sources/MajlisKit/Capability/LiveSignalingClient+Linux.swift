@@ -465,6 +465,9 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
     public func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
         state.withLock { state in
             if state.connection === connection, let code, Self.isFinal(code) { state.closeInfo = (code, reason) }
+            if state.connection === connection, code == nil, let problem = connection.rejectedCertificate {
+                state.closeInfo = (nil, "the server's certificate is not trusted (\(problem))")
+            }
         }
         connectionEnded(connection, code: code, reason: reason)
     }

@@ -81,8 +81,12 @@ func majlisWebSocketCallback(
     case LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION:
         // `user` is OpenSSL's X509_STORE_CTX and `length` whether the certificate verified. One
         // that did not is still trusted when it is the one the connection was told to trust.
-        guard length == 0, let user, let trusted = connection()?.trustedCertificate else { return 0 }
-        return trusted.withUnsafeBufferPointer { majlis_tls_trust_pinned(user, $0.baseAddress) } == 1 ? 0 : 1
+        guard length == 0, let user, let connection = connection() else { return 0 }
+        if let trusted = connection.trustedCertificate, trusted.withUnsafeBufferPointer({ majlis_tls_trust_pinned(user, $0.baseAddress) }) == 1 {
+            return 0
+        }
+        connection.rejectedCertificate = String(cString: majlis_tls_verify_error(user))
+        return 1
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         guard let opaque = lws_get_opaque_user_data(wsi) else { return 0 }
         lws_set_opaque_user_data(wsi, nil)

@@ -44,6 +44,9 @@ public final class WebSocketConnection: Sendable {
     nonisolated(unsafe) var established = false
     /// Set on the service thread when a write failed: the connection is closed at its next callback.
     nonisolated(unsafe) var broken = false
+    /// Set on the service thread when a client refused the server's certificate: OpenSSL's words
+    /// for why (read it once the connection has closed).
+    public internal(set) nonisolated(unsafe) var rejectedCertificate: String?
     /// Service thread: a message over the limit is arriving; it is thrown away, and the connection
     /// closed with 1009 once it has ended.
     nonisolated(unsafe) var discardingOversize = false
