@@ -111,7 +111,7 @@ final class TerminalUI: Sendable {
         switch error {
         case .server(let refusal): return "\(presenter.describe(error)) (\(refusal.message))"
         case .notConnected: return "\(presenter.text(.notConnected)): \(options.url)"
-        case .closed(nil, let reason): return "\(presenter.text(.notConnected)): \(options.url) (\(reason))"
+        case .closed(nil, let reason): return "\(presenter.text(.notConnected)): \(reason) · \(options.url)"
         default: return presenter.describe(error)
         }
     }
