@@ -9,6 +9,9 @@ let package = Package(
     targets: [
         .target(name: "FuzzDriver"),
         .executableTarget(name: "FuzzRequest", dependencies: ["FuzzDriver", .product(name: "MajlisProtocol", package: "Majlis")]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzDriver", .product(name: "MajlisProtocol", package: "Majlis")]),
+        .executableTarget(
+            name: "FuzzHTTP", dependencies: ["FuzzDriver", .product(name: "MajlisTransport", package: "Majlis")]),
         .executableTarget(name: "FuzzMediaPackets", dependencies: ["FuzzDriver", .product(name: "MajlisProtocol", package: "Majlis")]),
         .executableTarget(
             name: "FuzzSRTP",

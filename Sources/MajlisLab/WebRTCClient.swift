@@ -83,6 +83,7 @@ public final class WebRTCClient: @unchecked Sendable {
                 for datagram in dtls.retransmitIfDue() { socket.send(datagram, to: server) }
                 continue
             }
+            if answerServerCheck(length: length) { continue }
             guard MediaPacketKind(buffer.prefix(length)) == .dtls else { continue }
             for datagram in dtls.receive(Array(buffer.prefix(length))) { socket.send(datagram, to: server) }
         }
@@ -102,10 +103,21 @@ public final class WebRTCClient: @unchecked Sendable {
             socket.send(ICELite.request(transactionId: MediaBinding.transactionId(), remote: remote, localUfrag: ice.ufrag, nominate: nominate), to: server)
             for _ in 0..<100 {
                 guard let (length, _) = socket.receive(into: &buffer) else { break }
+                if answerServerCheck(length: length) { continue }
                 if ICELite.isSuccess(Array(buffer.prefix(length)), remote: remote) { return true }
             }
         }
         return false
+    }
+
+    /// Answers the server's own check (sent to prove this address can receive before media
+    /// comes here) if `buffer[0..<length]` is one, as a browser's ICE agent does; whether it was.
+    private func answerServerCheck(length: Int) -> Bool {
+        guard let server, MediaPacketKind(buffer.prefix(length)) == .stun else { return false }
+        let packet = Array(buffer.prefix(length))
+        guard let request = try? STUNMessage(parsing: packet), let check = ICELite.check(packet, request: request, local: ice) else { return false }
+        socket.send(ICELite.success(transactionId: check.transactionId, from: server, local: ice), to: server)
+        return true
     }
 
     /// Sends `payload` as the next Opus packet (with a voice level of -30 dBov when the audio
@@ -123,6 +135,7 @@ public final class WebRTCClient: @unchecked Sendable {
     public func receive(wait: Bool = true) throws -> RTPPacket? {
         guard let inbound else { throw Failure(description: "not connected") }
         while let (length, _) = socket.receive(into: &buffer, wait: wait) {
+            if answerServerCheck(length: length) { continue }
             guard MediaPacketKind(buffer.prefix(length)) == .rtp else { continue }
             return try RTPPacket(parsing: inbound.unprotect(srtp: Array(buffer.prefix(length))))
         }

@@ -53,6 +53,15 @@ extension RoomEngine {
         if working.count > limits.attributeKeys {
             throw ProtocolError(.tooLarge, "a room holds at most \(limits.attributeKeys) attributes")
         }
+        if !caller.grants.admin, !setKeys.isEmpty {
+            func owned(_ records: [String: AttributeRecord]) -> Int {
+                records.reduce(0) { $0 + ($1.value.owner == caller.id ? $1.key.utf8.count + $1.value.value.utf8.count : 0) }
+            }
+            let after = owned(working)
+            if after > limits.attributeBytesPerMember && after > owned(attributes) {
+                throw ProtocolError(.tooLarge, "one member may own at most \(limits.attributeBytesPerMember) bytes of attributes in a room")
+            }
+        }
         if atomic && !failed.isEmpty {
             throw ProtocolError(.conflict, "owned by someone else: \(failed.joined(separator: ", "))")
         }

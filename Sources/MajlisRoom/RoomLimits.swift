@@ -13,6 +13,9 @@ public struct RoomLimits: Sendable, Equatable {
     public var attributeKeys = 128
     public var attributeKeyBytes = 128
     public var attributeValueBytes = 8192
+    /// Bytes of keys and values one member may own in a room's attributes (a server admin is
+    /// not limited).
+    public var attributeBytesPerMember = 65_536
     /// How long a seat invite and a seat request stay valid, in milliseconds.
     public var inviteLifetime: Int64 = 60_000
     public var requestLifetime: Int64 = 300_000

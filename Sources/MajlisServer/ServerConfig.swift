@@ -34,8 +34,18 @@ public struct ServerConfig: Sendable {
     public var roomLimits = RoomLimits()
     /// Open connections one IP address may have.
     public var maxConnectionsPerAddress = 256
-    /// Rooms one user may own (a server admin's token is not limited).
+    /// Seconds an HTTP request may take to arrive, headers and body (408 after).
+    public var requestSeconds = 30
+    /// Browser origins (`https://app.example.com`) whose pages may open a WebSocket here,
+    /// besides the server's own; `*` lets any in.
+    public var allowedOrigins: [String] = []
+    /// Rooms one user may own (a server admin's token is not limited), created or handed over.
     public var maxRoomsPerUser = 20
+    /// Rooms one user may be in at once.
+    public var maxRoomsPerConnection = 10
+    /// WebRTC offers a connection may send per second, after a burst of `offerBurst`.
+    public var offersPerSecond = 1.0
+    public var offerBurst = 5
     /// Chat history kept: at most this many messages per room, none older than this many days.
     public var historyMessages = 10_000
     public var historyDays = 90

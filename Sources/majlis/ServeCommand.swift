@@ -53,6 +53,10 @@ enum ServeCommand {
         config.resumeGrace = try args.int("resume-grace", default: 30, range: 0...86_400)
         config.heartbeat = try args.int("heartbeat", default: 20, range: 1...3600)
         config.maxConnectionsPerAddress = try args.int("max-connections-per-address", default: 256, range: 1...1_000_000)
+        config.allowedOrigins = args.string("allow-origin")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []
+        for origin in config.allowedOrigins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
+            throw Arguments.Failure(description: "--allow-origin \(origin) must be an origin like https://app.example.com (or *)")
+        }
         config.maxRoomsPerUser = try args.int("max-rooms-per-user", default: 20, range: 1...1_000_000)
         config.historyMessages = try args.int("history-messages", default: 10_000, range: 1...100_000_000)
         config.historyDays = try args.int("history-days", default: 90, range: 1...36_500)

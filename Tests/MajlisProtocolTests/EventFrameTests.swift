@@ -24,6 +24,8 @@ import Testing
             let frame = EventFrame(room: "r", seq: event.changesRoomState ? 7 : nil, event: event)
             let data = try JSONEncoder().encode(frame)
             #expect(try JSONDecoder().decode(EventFrame.self, from: data) == frame)
+            // As the SDK reads it: parsed once, decoded from the value.
+            #expect(try JSONValueDecoder().decode(EventFrame.self, from: JSONParser().parse(data)) == frame)
         }
     }
 

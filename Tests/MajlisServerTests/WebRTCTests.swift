@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func badOffersGetClearErrorsAndTheRoomCarriesOn() async throws {
-        let server = try TestServer()
+        let server = try TestServer { $0.offerBurst = 20 }  // several offers in a row, each refused for what it is
         defer { server.destroy() }
         let host = try await TestClient.signedIn(server, user: "host")
         let guest = try await TestClient.signedIn(server, user: "guest")

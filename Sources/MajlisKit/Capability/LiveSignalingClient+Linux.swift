@@ -439,12 +439,12 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
 
     public func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
         guard state.withLock({ $0.connection === connection }) else { return }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: message) else {
+        guard let value = try? JSONParser().parse(message) else {
             logger.warning("unreadable frame from the server")
             return
         }
         if value["ev"] != nil {
-            guard let frame = try? JSONDecoder().decode(EventFrame.self, from: message) else {
+            guard let frame = try? JSONValueDecoder().decode(EventFrame.self, from: value) else {
                 logger.warning("unreadable event \(value["ev"]?.stringValue ?? "")")
                 return
             }

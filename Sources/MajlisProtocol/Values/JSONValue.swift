@@ -12,8 +12,15 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: Codable {
+    /// Decoded through any `Decoder`, nesting at most `JSONParser.maxDepth` levels below where
+    /// the decoder stands when it starts (each level tries the scalar kinds before an array or
+    /// an object, so depth must stay bounded). Text from outside is parsed by `JSONParser`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        let depth = decoder.codingPath.count
+        if depth > Self.decodingDepthLimit {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "nested deeper than \(Self.decodingDepthLimit) levels"))
+        }
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
@@ -46,6 +53,10 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
+    /// How deep a coding path `init(from:)` accepts: a value of `JSONParser.maxDepth` levels
+    /// inside a frame's own few.
+    static let decodingDepthLimit = JSONParser.maxDepth + 8
+
     /// The value as an integer, when it is one (a whole `Double` counts).
     public var intValue: Int64? {
         switch self {

@@ -18,9 +18,16 @@ struct ArgsReader {
         }
     }
 
+    /// A NUL cannot be stored as part of a text (the store would keep only what comes before
+    /// it), so no string with one is taken: what is kept is always what was delivered.
+    static func refuseNUL(_ text: String, _ field: String) throws(ProtocolError) {
+        if text.utf8.contains(0) { throw ProtocolError(.badRequest, "\(field) must not contain a NUL character (U+0000)") }
+    }
+
     func optionalString(_ key: String, maxLength: Int? = nil) throws(ProtocolError) -> String? {
         guard let value = value(key) else { return nil }
         guard case .string(let text) = value else { throw ProtocolError(.badRequest, "args.\(key) must be a string") }
+        try Self.refuseNUL(text, "args.\(key)")
         if let maxLength, text.count > maxLength {
             throw ProtocolError(.badRequest, "args.\(key) is longer than \(maxLength) characters")
         }
@@ -86,6 +93,7 @@ struct ArgsReader {
             guard case .string(let text) = item else {
                 throw ProtocolError(.badRequest, "args.\(key) must be an array of strings")
             }
+            try Self.refuseNUL(text, "args.\(key)")
             result.append(text)
         }
         return result
@@ -114,6 +122,8 @@ struct ArgsReader {
             guard case .string(let text) = item else {
                 throw ProtocolError(.badRequest, "args.\(key).\(name) must be a string")
             }
+            try Self.refuseNUL(name, "args.\(key)'s keys")
+            try Self.refuseNUL(text, "args.\(key).\(name)")
             result[name] = text
         }
         return result

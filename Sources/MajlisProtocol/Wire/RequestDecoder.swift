@@ -25,7 +25,13 @@ public enum RequestDecoder {
 
     /// Decodes one frame.
     public static func decode(_ frame: Data) -> Outcome {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: frame), case .object(let fields) = value else {
+        let value: JSONValue
+        do {
+            value = try JSONParser().parse(frame)
+        } catch {
+            return .invalid(re: peekId(frame), ProtocolError(.badRequest, "a frame must be one JSON object (\(error))"))
+        }
+        guard case .object(let fields) = value else {
             return .invalid(re: nil, ProtocolError(.badRequest, "a frame must be one JSON object"))
         }
         let id = fields["id"]?.intValue

@@ -29,7 +29,13 @@ struct APICall: Sendable {
         if let type = request.headers["content-type"], !type.lowercased().hasPrefix("application/json") {
             throw APIFailure(ProtocolError(.badRequest, "the body must be JSON (Content-Type: application/json)"), status: 415)
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)), case .object(let fields) = value else {
+        let value: JSONValue
+        do {
+            value = try JSONParser().parse(request.body)
+        } catch {
+            throw APIFailure(ProtocolError(.badRequest, "the body must be one JSON object (\(error))"))
+        }
+        guard case .object(let fields) = value else {
             throw APIFailure(ProtocolError(.badRequest, "the body must be one JSON object"))
         }
         // A field not given is left out: null is no value of any field here.

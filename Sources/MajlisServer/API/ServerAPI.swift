@@ -53,6 +53,24 @@ final class ServerAPI: Sendable {
         }
     }
 
+    /// Why a request's body will not be read, from its headers alone (no such route, or a token
+    /// that may not make the call), or nil: the body is read and the request handled.
+    func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+        do {
+            if request.path == "/v1/openapi.yaml" { return try document(request) }
+            let segments = try Self.segments(request.path)
+            let (_, parameters) = try Self.match(request.method, segments)
+            _ = try authorize(request, room: parameters.room)
+            return nil
+        } catch let failure as APIFailure {
+            return failure.response
+        } catch let error as ProtocolError {
+            return APIFailure(error).response
+        } catch {
+            return APIFailure(ProtocolError(.badRequest, "the request cannot be served")).response
+        }
+    }
+
     // MARK: Authorization
 
     /// The token's claims when it may act on `room` (or on the whole server when nil).
@@ -135,11 +153,13 @@ final class ServerAPI: Sendable {
         }
         let host = try host(room)
         let exchange = call.exchange
-        let rid = call.request.headers["idempotency-key"].map { "api:" + $0 }
-        if let key = call.request.headers["idempotency-key"], key.isEmpty || key.count > 64 {
+        let rid = call.request.headers["idempotency-key"]
+        if let rid, rid.isEmpty || rid.count > 64 {
             throw APIFailure(ProtocolError(.badRequest, "Idempotency-Key must be 1 to 64 characters"))
         }
-        host.perform(command, op: op, caller: caller ?? call.operatorCaller, rid: rid) { ok, body in
+        // A key is the calling token's (its subject and the room it is for), per room and op.
+        let owner = "api:\(call.claims.sub):\(call.claims.room ?? "*")"
+        host.perform(command, op: op, caller: caller ?? call.operatorCaller, rid: rid, ridOwner: owner) { ok, body in
             if ok {
                 exchange.respond(shape?(body) ?? HTTPResponse(status: 200, body: Array(body)))
             } else {

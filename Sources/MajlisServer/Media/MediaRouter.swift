@@ -166,7 +166,7 @@ final class MediaRouter: @unchecked Sendable {
         let host = parts.count > 1 ? parts.dropLast().joined(separator: ":") : advertised
         let port = parts.count > 1 ? Int(parts[parts.count - 1]) ?? socket.port : socket.port
         let answer = WebRTCAnswer(offer: offer, seats: seats, ice: local, fingerprint: identity.fingerprintText, host: host, port: port, version: version)
-        post(.webrtc(room: room, user: user, peer: WebRTCPeer(local: local, peerUfrag: offer.iceUfrag, peerFingerprint: offer.fingerprint, parameters: answer.parameters)))
+        post(.webrtc(room: room, user: user, peer: WebRTCPeer(local: local, peerUfrag: offer.iceUfrag, peerPassword: offer.icePassword, peerFingerprint: offer.fingerprint, parameters: answer.parameters)))
         return answer
     }
 

@@ -50,9 +50,15 @@ final class RoomHost: @unchecked Sendable {
 
     /// Applies `command` from `caller` in order with every other change to the room, and hands
     /// the answer to `answer` (on the room's queue) before the events the command caused go out.
-    /// A `rid` seen from the same caller within its lifetime gets the first answer again.
-    /// `op` names the command in metrics.
-    func perform(_ command: RoomCommand, op: String, caller: Caller, rid: String?, receivedAt: UInt64? = nil, answer reply: @escaping Answer) {
+    /// A `rid` seen from the same caller for the same op in this room within its lifetime gets
+    /// the first answer again. Replies are remembered per `ridOwner`: a member's by its id, the
+    /// API's by the token that called (so a member's `rid` never answers for the API, nor one
+    /// room's call for another's). `op` names the command in metrics.
+    func perform(
+        _ command: RoomCommand, op: String, caller: Caller, rid: String?, ridOwner: String? = nil, receivedAt: UInt64? = nil,
+        answer reply: @escaping Answer
+    ) {
+        let replyKey = rid.map { (owner: ridOwner ?? "member:" + caller.id, rid: "\(id) \(op) \($0)") }
         let started = receivedAt ?? MonotonicClock.nanoseconds()
         let metrics = context.metrics
         let answer: Answer = { ok, body in
@@ -67,7 +73,7 @@ final class RoomHost: @unchecked Sendable {
             if unloaded {
                 do {
                     guard let current = try context.rooms.host(id, context: context) else { throw ProtocolError(.roomNotFound, "no room \(id)") }
-                    current.perform(command, op: op, caller: caller, rid: rid, receivedAt: receivedAt, answer: reply)
+                    current.perform(command, op: op, caller: caller, rid: rid, ridOwner: ridOwner, receivedAt: receivedAt, answer: reply)
                 } catch {
                     answer(false, WireEncoder.encode(error as? ProtocolError ?? ProtocolError(.internal, "the server could not load room \(id)")))
                 }
@@ -76,7 +82,7 @@ final class RoomHost: @unchecked Sendable {
             if let receivedAt { metrics.reachedRoomQueue(since: receivedAt) }
             let now = context.now()
             let ridSince = now - Int64(context.config.ridLifetime) * 1000
-            if let rid, let remembered = try? context.store.rememberedReply(user: caller.id, rid: rid, since: ridSince) {
+            if let replyKey, let remembered = try? context.store.rememberedReply(user: replyKey.owner, rid: replyKey.rid, since: ridSince) {
                 answer(remembered.ok, remembered.body)
                 return
             }
@@ -84,6 +90,13 @@ final class RoomHost: @unchecked Sendable {
             // a failed write changes nothing, is answered `internal`, and is never acknowledged
             // later. (Other ops need no copy: the engine changes nothing when an op fails.)
             // With webhooks, the events the change caused are written in the same transaction.
+            // A room handed over counts against the receiver's rooms, as one it created would.
+            if case .transferOwner(let receiver) = command, !caller.grants.admin, receiver != engine.owner,
+                let owned = try? context.store.roomCount(ownedBy: receiver), owned >= context.config.maxRoomsPerUser
+            {
+                answer(false, WireEncoder.encode(ProtocolError(.forbidden, "\(receiver) already owns \(owned) rooms, the most one user may")))
+                return
+            }
             var outcome: RoomOutcome
             var failure: ProtocolError?
             let seatsBefore = webhooksOn ? engine.seats : []
@@ -131,8 +144,8 @@ final class RoomHost: @unchecked Sendable {
                 ok = false
                 body = WireEncoder.encode(error)
             }
-            if let rid, failure == nil {
-                try? context.store.rememberReply(user: caller.id, rid: rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
+            if let replyKey, failure == nil {
+                try? context.store.rememberReply(user: replyKey.owner, rid: replyKey.rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
             }
             if ok, !caller.isOperator, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
             if !ok, case .join = command { logRejectedJoin(caller.id, body) }
@@ -305,6 +318,12 @@ final class RoomHost: @unchecked Sendable {
             var sdp: String
             var tracks: [WebRTCAnswer.Track]
             var uplink: String?
+        }
+        // One section for the microphone and one per seat is all a member can use: more is
+        // refused before any parsing.
+        let sections = sdp.utf8.split(separator: UInt8(ascii: "\n")).count { $0.starts(with: "m=".utf8) }
+        guard sections <= seats + 1 else {
+            return (false, WireEncoder.encode(ProtocolError(.badRequest, "webrtc.offer: \(sections) media sections; this room takes at most \(seats + 1) (the microphone and one per seat)")))
         }
         let offer: WebRTCOffer
         do {

@@ -16,6 +16,8 @@ final class Session: Sendable {
         var requests: TokenBucket
         /// Chat across all the user's rooms: the per-room limit may not be multiplied by rooms.
         var chat: TokenBucket
+        /// WebRTC offers (each costs a parse and a negotiation on the room's queue).
+        var offers: TokenBucket
         /// Frames refused for rate in the current ten-second window, and when it began.
         var refused = 0
         var refusedSince: Int64
@@ -26,11 +28,11 @@ final class Session: Sendable {
     let connection: WebSocketConnection
     let state: Mutex<State>
 
-    init(connection: WebSocketConnection, now: Int64, burst: Int, chatBurst: Int) {
+    init(connection: WebSocketConnection, now: Int64, burst: Int, chatBurst: Int, offerBurst: Int) {
         self.connection = connection
         self.state = Mutex(State(
             openedAt: now, requests: TokenBucket(capacity: burst, now: now), chat: TokenBucket(capacity: chatBurst, now: now),
-            refusedSince: now))
+            offers: TokenBucket(capacity: offerBurst, now: now), refusedSince: now))
     }
 
     var claims: AccessClaims? { state.withLock { $0.claims } }
@@ -61,6 +63,11 @@ final class Session: Sendable {
     /// Takes one chat token of the user's limit across rooms.
     func admitChat(now: Int64, limits: RoomLimits) -> Bool {
         state.withLock { $0.chat.take(capacity: limits.chatBurst, perSecond: limits.chatPerSecond, now: now) }
+    }
+
+    /// Takes one WebRTC offer token.
+    func admitOffer(now: Int64, perSecond: Double, burst: Int) -> Bool {
+        state.withLock { $0.offers.take(capacity: burst, perSecond: perSecond, now: now) }
     }
 
     /// Queues an answer; `since` is when its request arrived (monotonic ns), for the write-delay figures.

@@ -112,12 +112,17 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         var tls: (certificate: String, key: String)?
         if let certificate = config.tlsCertificate, let key = config.tlsKey { tls = (certificate, key) }
         let server: WebSocketServer
+        let origins = OriginPolicy(allowed: config.allowedOrigins, developmentMode: config.developmentKey != nil)
+        let limits = WebSocketServer.Limits(
+            connectionsPerAddress: config.maxConnectionsPerAddress + Self.httpAllowance, requestSeconds: config.requestSeconds,
+            refuseBody: { [weak self] request in self?.refuseBody(request, origins: origins) },
+            acceptUpgrade: { origin, host in origins.acceptsUpgrade(origin: origin, host: host) })
         do {
             server = try WebSocketServer(
                 host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self, clock: monotonic,
-                http: { [weak self] exchange in
+                limits: limits, http: { [weak self] exchange in
                     guard let self else { return exchange.respond(HTTPResponse(status: 503, body: [])) }
-                    self.http(exchange)
+                    self.http(exchange, origins: origins)
                 })
         } catch {
             started.store(false, ordering: .sequentiallyConsistent)  // nothing started: it may be tried again
@@ -165,8 +170,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     // MARK: HTTP
 
-    private func http(_ exchange: HTTPExchange) {
+    private func http(_ exchange: HTTPExchange, origins: OriginPolicy) {
         let request = exchange.request
+        guard origins.answers(host: request.headers["host"]) else { return exchange.respond(Self.foreignHost) }
         if ServerAPI.owns(request.path) {
             api.handle(exchange)
             return
@@ -178,14 +184,26 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             return
         }
-        guard request.method == "GET" else {
-            exchange.respond(
-                HTTPResponse(
-                    status: 405, body: Array(#"{"error":{"code":"unsupported","message":"only GET is served here"}}"#.utf8),
-                    headers: ["Allow": "GET"]))
-            return
-        }
+        guard request.method == "GET" else { return exchange.respond(Self.getOnly) }
         exchange.respond(page(request.path, query: WebApp.query(Substring(request.query))))
+    }
+
+    /// Connections of any kind an address may hold beyond its WebSockets: room for API calls
+    /// and pages beside a full set of WebSockets (which are then refused with a clear 4008).
+    public static let httpAllowance = 32
+
+    private static let foreignHost = HTTPResponse(
+        status: 403,
+        body: Array(#"{"error":{"code":"forbidden","message":"a development server answers only on localhost or an IP address (Host)"}}"#.utf8))
+    private static let getOnly = HTTPResponse(
+        status: 405, body: Array(#"{"error":{"code":"unsupported","message":"only GET is served here"}}"#.utf8), headers: ["Allow": "GET"])
+
+    /// Whether the body of `request` may be read (nil) or is refused unread with an answer: only
+    /// the API takes bodies, and only with a token that may make the call.
+    private func refuseBody(_ request: HTTPRequest, origins: OriginPolicy) -> HTTPResponse? {
+        guard origins.answers(host: request.headers["host"]) else { return Self.foreignHost }
+        guard ServerAPI.owns(request.path) else { return Self.getOnly }
+        return api.refusal(request)
     }
 
     /// The answer to a GET that is not the API's.
@@ -253,7 +271,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     public func webSocketDidOpen(_ connection: WebSocketConnection) {
         let session = Session(
-            connection: connection, now: context.now(), burst: context.config.requestBurst, chatBurst: context.config.roomLimits.chatBurst)
+            connection: connection, now: context.now(), burst: context.config.requestBurst, chatBurst: context.config.roomLimits.chatBurst,
+            offerBurst: context.config.offerBurst)
         sessions.withLock { $0[connection.id] = session }
         let fromAddress = perAddress.withLock { counts in
             counts[connection.peer, default: 0] += 1
@@ -281,8 +300,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         switch RequestDecoder.decode(message) {
         case .invalid(let re, let error):
-            if session.claims == nil && error.code != .badRequest {
-                reject(session, re: re, ProtocolError(.unauthorized, "the first request must be hello"))
+            // Before `hello` nothing but a valid `hello` is read: a frame that is not one (a
+            // mistyped hello keeps its own error) closes the connection.
+            if session.claims == nil {
+                reject(session, re: re, error.code == .badRequest ? error : ProtocolError(.unauthorized, "the first request must be hello"))
                 return
             }
             session.send(WireEncoder.failure(re: re, error))
@@ -364,6 +385,21 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             let limits = context.config.roomLimits
             fail(ProtocolError(.rateLimited, "too many messages: at most \(limits.chatPerSecond) per second across all rooms"))
             return
+        }
+        let config = context.config
+        if case .offerWebRTC = command, !session.admitOffer(now: context.now(), perSecond: config.offersPerSecond, burst: config.offerBurst) {
+            fail(ProtocolError(.rateLimited, "too many WebRTC offers: at most \(config.offersPerSecond.formatted()) a second after \(config.offerBurst)"))
+            return
+        }
+        switch command {
+        case .create, .join:
+            let current = context.presence.rooms(of: caller.id)
+            if !current.contains(roomId), current.count >= config.maxRoomsPerConnection {
+                fail(ProtocolError(.forbidden, "you are in \(current.count) rooms, the most one user may be in at once; leave one first"))
+                return
+            }
+        default:
+            break
         }
         let ownedLimit = caller.grants.admin ? nil : context.config.maxRoomsPerUser
         var creation: RoomRegistry.Creation?

@@ -225,7 +225,7 @@ public final class Store: @unchecked Sendable {
             ).map { row in
                 ChatMessage(
                     msgId: row[0].int ?? 0, from: UserRef(id: row[1].text ?? "", name: row[2].text ?? ""), type: row[3].text ?? "text",
-                    text: row[4].text, payload: row[5].text.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) },
+                    text: row[4].text, payload: row[5].text.flatMap { try? JSONParser().parse($0) },
                     ts: row[6].int ?? 0)
             }
         }

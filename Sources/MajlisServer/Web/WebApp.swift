@@ -39,8 +39,16 @@ struct WebApp: Sendable {
         guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(file)) else {
             return HTTPResponse(status: 404, contentType: "text/plain; charset=utf-8", body: Array("not found\n".utf8))
         }
-        return HTTPResponse(status: 200, contentType: type, body: Array(data))
+        let headers = file.hasSuffix(".html") ? ["Content-Security-Policy": Self.pagePolicy] : [:]
+        return HTTPResponse(status: 200, contentType: type, body: Array(data), headers: headers)
     }
+
+    /// What the pages may load and do: their own scripts and styles only (no inline script),
+    /// connections to this server only, never framed by another page.
+    static let pagePolicy = [
+        "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "img-src 'self' data:",
+        "media-src 'self' blob:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'",
+    ].joined(separator: "; ")
 
     /// A file name of letters, digits and dashes with one known extension: nothing else is served.
     static func isPlainName(_ name: Substring) -> Bool {

@@ -1,7 +1,8 @@
 import MajlisProtocol
 
 /// The STUN side of ICE-lite (RFC 8445 sections 2.5 and 7.3, RFC 7675): the server answers
-/// connectivity checks and never sends its own. A check is a binding request whose USERNAME is
+/// connectivity checks, and sends a check of its own only to prove that a new address of a
+/// browser's can receive (`probe`) before media goes there. A check is a binding request whose USERNAME is
 /// `serverUfrag:peerUfrag`, signed (MESSAGE-INTEGRITY) with the server's password and ending
 /// in a FINGERPRINT; the answer carries XOR-MAPPED-ADDRESS, MESSAGE-INTEGRITY and FINGERPRINT.
 public enum ICELite {
@@ -38,6 +39,21 @@ public enum ICELite {
             type: .bindingSuccess, transactionId: transactionId,
             attributes: [.init(type: STUNMessage.AttributeType.xorMappedAddress.rawValue, value: STUNMessage.xorMappedAddress(ipv4: from.octets, port: from.port))])
         return STUNMessage.appendingFingerprint(STUNIntegrity.sign(answer, key: Array(local.password.utf8)))
+    }
+
+    /// The server's check to a browser at an address it has not yet proven: USERNAME
+    /// `peerUfrag:localUfrag`, ICE-CONTROLLED (the server is the lite, controlled agent), signed
+    /// with the browser's password. Only the browser that holds that password, at that address,
+    /// can answer it.
+    public static func probe(transactionId: [UInt8], peer: ICECredentials, localUfrag: String, tieBreaker: [UInt8]) -> [UInt8] {
+        let message = STUNMessage(
+            type: .bindingRequest, transactionId: transactionId,
+            attributes: [
+                .init(type: STUNMessage.AttributeType.username.rawValue, value: Array("\(peer.ufrag):\(localUfrag)".utf8)),
+                .init(type: STUNMessage.AttributeType.priority.rawValue, value: [0x7E, 0x00, 0x1E, 0xFF]),
+                .init(type: STUNMessage.AttributeType.iceControlled.rawValue, value: tieBreaker),
+            ])
+        return STUNMessage.appendingFingerprint(STUNIntegrity.sign(message, key: Array(peer.password.utf8)))
     }
 
     /// A controlling peer's check to `remote` (for clients Majlis runs itself: tests, benchmarks).

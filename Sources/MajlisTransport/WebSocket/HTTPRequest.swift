@@ -7,7 +7,7 @@ public struct HTTPRequest: Sendable {
     /// The query string as sent (arguments joined with `&`), without the `?`.
     public var query: String
     /// The headers the server reads, by lower-case name: `authorization`, `content-type`,
-    /// `idempotency-key`, `accept`, and the `majlis-*` headers of webhooks.
+    /// `idempotency-key`, `accept`, `host`, `origin`, and the `majlis-*` headers of webhooks.
     public var headers: [String: String]
     public var body: [UInt8]
     /// The peer's address.
@@ -24,6 +24,6 @@ public struct HTTPRequest: Sendable {
 
     /// The headers copied from each request (anything else is not kept).
     static let keptHeaders = [
-        "authorization", "content-type", "idempotency-key", "accept", "majlis-signature", "majlis-event-id", "majlis-key",
+        "authorization", "content-type", "idempotency-key", "accept", "majlis-signature", "majlis-event-id", "majlis-key", "host", "origin",
     ]
 }

@@ -24,13 +24,18 @@ func majlisWebSocketCallback(
     // Server side.
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         // Out of descriptors but a reserve: hang up before any work (`input` is the socket).
+        // So is one more from an address that holds its limit of connections already.
         let ceiling = majlis_lws_fd_ceiling()
-        return ceiling > 0 && Int(bitPattern: input) >= ceiling ? 1 : 0
+        let descriptor = Int32(truncatingIfNeeded: Int(bitPattern: input))
+        if ceiling > 0 && descriptor >= ceiling { return 1 }
+        return loop.limiter.admit(descriptor) ? 0 : 1
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         var uri = [CChar](repeating: 0, count: 256)
         let count = lws_hdr_copy(wsi, &uri, Int32(uri.count), WSI_TOKEN_GET_URI)
         let path = count > 0 ? cString(uri) : ""
-        return path == "/v1/signal" && loop.serverDelegate != nil ? 0 : 1
+        guard path == "/v1/signal", loop.serverDelegate != nil else { return 1 }
+        if let accept = loop.acceptUpgrade, !accept(httpHeader(wsi, "origin"), httpHeader(wsi, "host")) { return 1 }
+        return 0
     case LWS_CALLBACK_ESTABLISHED:
         var address = [CChar](repeating: 0, count: 64)
         lws_get_peer_simple(wsi, &address, address.count)
@@ -57,7 +62,19 @@ func majlisWebSocketCallback(
         let request = HTTPRequest(
             method: httpMethods.indices.contains(Int(method)) ? httpMethods[Int(method)] : "GET", path: path,
             query: queryLength > 0 ? cString(query) : "", headers: headers, peer: cString(address))
-        let length = httpHeader(wsi, "content-length").flatMap { Int($0) }
+        // One Content-Length of digits, or none: two (even equal) could be read two ways, and
+        // what follows the shorter would run as a request of its own.
+        var length: Int?
+        if lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 {
+            guard lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, 1) == 0 else {
+                return loop.refuseHTTP(wsi: wsi, "send one Content-Length")
+            }
+            let text = httpHeader(wsi, "content-length") ?? ""
+            guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(text) else {
+                return loop.refuseHTTP(wsi: wsi, "Content-Length must be a number of bytes")
+            }
+            length = value
+        }
         let chunked = httpHeader(wsi, "transfer-encoding") != nil
         return loop.beginHTTP(request, wsi: wsi, contentLength: length, chunked: chunked)
     case LWS_CALLBACK_HTTP_BODY:
@@ -136,7 +153,7 @@ private func httpHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
     let known: [String: lws_token_indexes] = [
         "authorization": WSI_TOKEN_HTTP_AUTHORIZATION, "content-type": WSI_TOKEN_HTTP_CONTENT_TYPE,
         "content-length": WSI_TOKEN_HTTP_CONTENT_LENGTH, "accept": WSI_TOKEN_HTTP_ACCEPT,
-        "transfer-encoding": WSI_TOKEN_HTTP_TRANSFER_ENCODING,
+        "transfer-encoding": WSI_TOKEN_HTTP_TRANSFER_ENCODING, "host": WSI_TOKEN_HOST, "origin": WSI_TOKEN_ORIGIN,
     ]
     if let token = known[name] {
         let length = Int(lws_hdr_total_length(wsi, token))

@@ -49,9 +49,26 @@ final class ServiceLoop: @unchecked Sendable {
     let httpHandler: (@Sendable (HTTPExchange) -> Void)?
     /// HTTP requests being read or waiting for their answer, by connection (service thread only).
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
-    /// Requests whose body is still arriving (service thread only); a nil request is a body
-    /// over the limit being read and thrown away before the 413.
-    var arriving: [OpaquePointer: HTTPRequest?] = [:]
+    /// A request whose body is still arriving.
+    struct ArrivingBody {
+        /// The request, body so far; nil while a refused body is read and thrown away.
+        var request: HTTPRequest?
+        /// What a refused body is answered once it has all arrived.
+        var refusal: HTTPResponse
+        /// When its headers had arrived (monotonic milliseconds).
+        var since: Int64
+    }
+    /// Requests whose body is still arriving (service thread only).
+    var arriving: [OpaquePointer: ArrivingBody] = [:]
+    /// Open connections by peer address (service thread only).
+    var limiter: ConnectionLimiter
+    /// How long a request may take to arrive, headers and body, in seconds.
+    let requestDeadline: Int
+    /// Decides, from its headers, whether a request's body may be read: nil reads it, an answer
+    /// refuses it (the body is then read and thrown away, never kept, and the answer given).
+    let refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+    /// Decides whether a WebSocket upgrade with these headers (`origin`, `host`) is taken.
+    let acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)?
     /// The largest request body read; a larger one is answered 413.
     static let maxRequestBody = 1 << 20
     /// The largest body read and thrown away to answer 413 cleanly; a larger one is cut off.
@@ -76,9 +93,15 @@ final class ServiceLoop: @unchecked Sendable {
 
     init(
         maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (HTTPExchange) -> Void)?,
-        clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds
+        clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds, maxConnectionsPerAddress: Int = .max,
+        requestDeadline: Int = 30, refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+        acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
     ) {
         self.clock = clock
+        limiter = ConnectionLimiter(limit: maxConnectionsPerAddress)
+        self.requestDeadline = requestDeadline
+        self.refuseBody = refuseBody
+        self.acceptUpgrade = acceptUpgrade
         self.maxMessageBytes = maxMessageBytes
         self.serverDelegate = serverDelegate
         self.httpHandler = httpHandler
@@ -452,6 +475,10 @@ final class ServiceLoop: @unchecked Sendable {
     /// A body over the limit is read and thrown away, and answered 413 once it has all arrived:
     /// closing while the peer still sends resets the connection before it can read why. A body
     /// declared larger than `maxDiscardedBody` is refused at once.
+    ///
+    /// A body is kept only when `refuseBody` allows it (the path takes one and the caller may
+    /// send it); a refused one is read and thrown away, then answered. The whole request must
+    /// arrive within `requestDeadline` seconds, or it is answered 408 and closed.
     func beginHTTP(_ request: HTTPRequest, wsi: OpaquePointer, contentLength: Int?, chunked: Bool) -> Int32 {
         assertOnServiceThread()
         let exchange = HTTPExchange(request: request, loop: self, wsi: wsi)
@@ -464,33 +491,60 @@ final class ServiceLoop: @unchecked Sendable {
             return -1
         }
         guard let contentLength, contentLength > 0 else { return dispatchHTTP(request, wsi: wsi) }
-        arriving[wsi] = contentLength > Self.maxRequestBody ? .some(nil) : request
+        var entry = ArrivingBody(request: request, refusal: Self.tooLarge, since: clock())
+        if let refusal = refuseBody?(request) {
+            entry.request = nil
+            entry.refusal = refusal
+        } else if contentLength > Self.maxRequestBody {
+            entry.request = nil
+        }
+        arriving[wsi] = entry
+        // libwebsockets closes a connection silent for this long; one that trickles is closed
+        // at its next bytes past the deadline (`receiveHTTPBody`).
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(requestDeadline))
         return 0
     }
 
-    /// More of the body: kept, or thrown away once past the limit.
+    /// More of the body: kept, or thrown away when refused or once past the limit. Past the
+    /// request's deadline it is answered 408 and the connection closed (returns -1).
     func receiveHTTPBody(wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
-        guard let entry = arriving[wsi], var request = entry else { return 0 }  // unknown, or thrown away
+        guard var entry = arriving[wsi] else { return 0 }
+        if clock() - entry.since > Int64(requestDeadline) * 1000 {
+            arriving[wsi] = nil
+            _ = respondNow(HTTPExchange(request: HTTPRequest(method: "", path: ""), loop: self, wsi: wsi), Self.timedOut, wsi: wsi)
+            return -1
+        }
+        guard var request = entry.request else { return 0 }  // thrown away
+        entry.request = nil  // no copy while appending
         if request.body.count + length > Self.maxRequestBody {
-            arriving[wsi] = .some(nil)
+            arriving[wsi] = entry
             return 0
         }
-        arriving[wsi] = .some(nil)  // no copy while appending
+        arriving[wsi] = entry
         if let bytes, length > 0 { request.body.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: length)) }
-        arriving[wsi] = request
+        entry.request = request
+        arriving[wsi] = entry
         return 0
     }
 
-    /// The body is complete: the request is handled, or (over the limit) answered 413 and the
-    /// connection closed. Returns -1 to close.
+    /// The body is complete: the request is handled, or (refused, or over the limit) answered
+    /// and the connection closed. Returns -1 to close.
     func completeHTTPBody(wsi: OpaquePointer) -> Int32 {
         guard let entry = arriving.removeValue(forKey: wsi) else { return 0 }
-        guard let request = entry else {
+        guard let request = entry.request else {
             let refused = HTTPRequest(method: "", path: "")
-            _ = respondNow(HTTPExchange(request: refused, loop: self, wsi: wsi), Self.tooLarge, wsi: wsi)
+            _ = respondNow(HTTPExchange(request: refused, loop: self, wsi: wsi), entry.refusal, wsi: wsi)
             return -1
         }
         return dispatchHTTP(request, wsi: wsi)
+    }
+
+    /// Answers a request that cannot be read (400, e.g. two Content-Length headers) and closes.
+    func refuseHTTP(wsi: OpaquePointer, _ message: StaticString) -> Int32 {
+        assertOnServiceThread()
+        let answer = HTTPResponse(status: 400, body: Array(#"{"error":{"code":"bad_request","message":"\#(message)"}}"#.utf8))
+        _ = respondNow(HTTPExchange(request: HTTPRequest(method: "", path: ""), loop: self, wsi: wsi), answer, wsi: wsi)
+        return -1
     }
 
     private func dispatchHTTP(_ request: HTTPRequest, wsi: OpaquePointer) -> Int32 {
@@ -512,9 +566,18 @@ final class ServiceLoop: @unchecked Sendable {
         return respondNow(exchange, answer, wsi: wsi)
     }
 
+    /// What every answer carries unless it says otherwise: nothing may frame it, sniff its type
+    /// or be told where it came from; an answer that is not a page runs nothing.
+    static let securityHeaders = [
+        "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+        "Cross-Origin-Resource-Policy": "same-origin",
+    ]
+
     private func respondNow(_ exchange: HTTPExchange, _ answer: HTTPResponse, wsi: OpaquePointer) -> Int32 {
         exchange.wsi = nil
-        let extra = answer.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+        let headers = answer.headers.merging(Self.securityHeaders) { own, _ in own }
+        let extra = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
         let result = answer.body.withUnsafeBufferPointer { body in
             majlis_lws_http_respond(wsi, answer.status, answer.contentType, extra, body.baseAddress, body.count)
         }
@@ -528,6 +591,8 @@ final class ServiceLoop: @unchecked Sendable {
         exchanges.removeValue(forKey: wsi)?.wsi = nil
     }
 
+    private static let timedOut = HTTPResponse(
+        status: 408, body: Array(#"{"error":{"code":"bad_request","message":"the request took too long to arrive"}}"#.utf8))
     private static let lengthRequired = HTTPResponse(
         status: 411, body: Array(#"{"error":{"code":"bad_request","message":"send the body with a Content-Length"}}"#.utf8))
     private static let tooLarge = HTTPResponse(

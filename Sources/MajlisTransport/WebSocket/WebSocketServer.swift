@@ -15,6 +15,30 @@ public final class WebSocketServer: Sendable {
         public var description: String
     }
 
+    /// What the server lets in.
+    public struct Limits: Sendable {
+        /// Open connections (HTTP and WebSocket) one IP address may hold; one more is hung up
+        /// before any work.
+        public var connectionsPerAddress: Int
+        /// How long a request's body may take to arrive, in seconds (408 after).
+        public var requestSeconds: Int
+        /// Decides, from its headers, whether a request's body may be read: nil reads it; an
+        /// answer refuses it (the body is read and thrown away, never kept, then answered).
+        public var refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+        /// Decides whether a WebSocket upgrade with these `Origin` and `Host` headers is taken.
+        public var acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)?
+
+        public init(
+            connectionsPerAddress: Int = .max, requestSeconds: Int = 30, refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+            acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
+        ) {
+            self.connectionsPerAddress = connectionsPerAddress
+            self.requestSeconds = requestSeconds
+            self.refuseBody = refuseBody
+            self.acceptUpgrade = acceptUpgrade
+        }
+    }
+
     private let loop: ServiceLoop
 
     /// The service thread's kernel id (0 before it runs), for scheduling it.
@@ -27,10 +51,13 @@ public final class WebSocketServer: Sendable {
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, maxMessageBytes: Int = 65_536,
         delegate: (any WebSocketDelegate)?, clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds,
-        http: @escaping @Sendable (HTTPExchange) -> Void
+        limits: Limits = Limits(), http: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
         majlis_lws_set_logging(0)
-        let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http, clock: clock)
+        let loop = ServiceLoop(
+            maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http, clock: clock,
+            maxConnectionsPerAddress: limits.connectionsPerAddress, requestDeadline: limits.requestSeconds, refuseBody: limits.refuseBody,
+            acceptUpgrade: limits.acceptUpgrade)
         let user = Unmanaged.passRetained(loop).toOpaque()
         let iface: String? = (host == "0.0.0.0" || host == "*") ? nil : host
         var eventLoop: UnsafeMutableRawPointer?

@@ -28,14 +28,20 @@ extension MediaRouterCore {
         guard let leg = participant.webrtc else { return }
         byLocalUfrag[leg.peer.local.ufrag] = nil
         for address in leg.checked.keys where byAddress[address] == participant.ssrc { byAddress[address] = nil }
+        for pending in leg.unproven.values { probes[pending.transactionId] = nil }
+        for address in leg.unproven.keys where unprovenOwner[address] == participant.ssrc { unprovenOwner[address] = nil }
         handshaking.remove(participant.ssrc)
         participant.webrtc = nil
         participant.address = nil
     }
 
-    /// An ICE connectivity check: answered if it is signed with the member's server password;
-    /// the address may then do DTLS, and a nominating check (USE-CANDIDATE) makes it the path
-    /// media goes to. Any check from the selected path renews consent.
+    /// An ICE connectivity check: answered if it is signed with the member's server password.
+    /// An address the member has not used before must first prove it receives: the server
+    /// sends it a check of its own (`ICELite.probe`), signed with the browser's password, and
+    /// only once that is answered from there may the address do DTLS, and a nominating check
+    /// (USE-CANDIDATE) make it the path media goes to. A check whose source is forged (another
+    /// member's address, or anyone's) so never moves media. Any check from the selected path
+    /// renews consent.
     func check(_ packet: [UInt8], request: STUNMessage, ufrag: String, from: UDPAddress, now: Double, output: inout some RouterOutput) {
         guard let ssrc = byLocalUfrag[ufrag], let participant = participants[ssrc], let leg = participant.webrtc,
             let check = ICELite.check(packet, request: request, local: leg.peer.local), check.peerUfrag == leg.peer.peerUfrag
@@ -43,6 +49,79 @@ extension MediaRouterCore {
             counters.droppedBadPacket += 1
             return
         }
+        counters.bindings += 1
+        output.send(ICELite.success(transactionId: check.transactionId, from: from, local: leg.peer.local), to: from)
+        guard leg.checked[from] != nil else {
+            probe(from, of: participant, leg: leg, nominated: check.nominated, now: now, output: &output)
+            return
+        }
+        select(from, of: participant, leg: leg, nominated: check.nominated, now: now)
+    }
+
+    /// Sends `address` the server's own check for `leg` (again only after `probeInterval`).
+    private func probe(_ address: UDPAddress, of participant: MediaParticipant, leg: WebRTCLeg, nominated: Bool, now: Double, output: inout some RouterOutput) {
+        if var pending = leg.unproven[address], now - pending.sentAt < WebRTCLeg.probeInterval {
+            pending.nominated = pending.nominated || nominated
+            leg.unproven[address] = pending
+            return
+        }
+        if leg.unproven[address] == nil, leg.unproven.count >= WebRTCLeg.maxAddresses,
+            let oldest = leg.unproven.min(by: { $0.value.sentAt < $1.value.sentAt })
+        {
+            forgetProbe(oldest.key, of: participant.ssrc, leg: leg)
+        }
+        let transactionId = MediaBinding.transactionId()
+        var pending = leg.unproven[address] ?? WebRTCLeg.Unproven(transactionId: transactionId, sentAt: now, nominated: nominated)
+        probes[pending.transactionId] = nil
+        pending.transactionId = transactionId
+        pending.sentAt = now
+        pending.nominated = pending.nominated || nominated
+        leg.unproven[address] = pending
+        probes[transactionId] = participant.ssrc
+        unprovenOwner[address] = participant.ssrc
+        let peer = ICECredentials(ufrag: leg.peer.peerUfrag, password: leg.peer.peerPassword)
+        output.send(ICELite.probe(transactionId: transactionId, peer: peer, localUfrag: leg.peer.local.ufrag, tieBreaker: leg.tieBreaker), to: address)
+    }
+
+    private func forgetProbe(_ address: UDPAddress, of ssrc: UInt32, leg: WebRTCLeg) {
+        guard let pending = leg.unproven.removeValue(forKey: address) else { return }
+        probes[pending.transactionId] = nil
+        if unprovenOwner[address] == ssrc { unprovenOwner[address] = nil }
+    }
+
+    /// An answer to a probe: from the address it went to, signed with the browser's password.
+    /// The address is proven: it is the member's from now on, DTLS held meanwhile is handled,
+    /// and it is selected if a check from there nominated it.
+    func probeAnswered(_ packet: [UInt8], response: STUNMessage, from: UDPAddress, now: Double, output: inout some RouterOutput) {
+        guard let ssrc = probes[response.transactionId], let participant = participants[ssrc], let leg = participant.webrtc,
+            let pending = leg.unproven[from], pending.transactionId == response.transactionId,
+            ICELite.isSuccess(packet, remote: ICECredentials(ufrag: leg.peer.peerUfrag, password: leg.peer.peerPassword))
+        else {
+            counters.droppedBadPacket += 1
+            return
+        }
+        forgetProbe(from, of: ssrc, leg: leg)
+        select(from, of: participant, leg: leg, nominated: pending.nominated, now: now)
+        for datagram in pending.held { handshake(datagram, of: ssrc, from: from, output: &output) }
+    }
+
+    /// DTLS from an address a member's probe has not yet proven: held (a few datagrams) until
+    /// it is, so that a browser that starts DTLS as soon as its check is answered loses no time.
+    func holdHandshake(_ packet: [UInt8], from: UDPAddress) {
+        guard let ssrc = unprovenOwner[from], let leg = participants[ssrc]?.webrtc, var pending = leg.unproven[from],
+            pending.held.count < WebRTCLeg.maxHeld
+        else {
+            counters.droppedBadPacket += 1
+            return
+        }
+        pending.held.append(packet)
+        leg.unproven[from] = pending
+    }
+
+    /// A proven address of `participant`'s: it may do DTLS, and becomes the media path when
+    /// nominated; checks from the selected path renew consent.
+    private func select(_ from: UDPAddress, of participant: MediaParticipant, leg: WebRTCLeg, nominated: Bool, now: Double) {
+        let ssrc = participant.ssrc
         if leg.checked[from] == nil, leg.checked.count >= WebRTCLeg.maxAddresses,
             let oldest = leg.checked.filter({ $0.key != participant.address }).min(by: { $0.value < $1.value })?.key
         {
@@ -54,10 +133,8 @@ extension MediaRouterCore {
             other.checked[from] = nil  // the address moved to another member (a reused port)
         }
         byAddress[from] = ssrc
-        if check.nominated { participant.address = from }
+        if nominated { participant.address = from }
         if participant.address == from { leg.consentAt = now }
-        counters.bindings += 1
-        output.send(ICELite.success(transactionId: check.transactionId, from: from, local: leg.peer.local), to: from)
     }
 
     /// A DTLS record from a checked address of a browser.

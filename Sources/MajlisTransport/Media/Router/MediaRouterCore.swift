@@ -40,6 +40,10 @@ public final class MediaRouterCore {
     /// those still in their DTLS handshake.
     var byLocalUfrag: [String: UInt32] = [:]
     var byAddress: [UDPAddress: UInt32] = [:]
+    /// The browser each outstanding probe (by transaction id) speaks for.
+    var probes: [[UInt8]: UInt32] = [:]
+    /// The browser an unproven address last passed a check for (its DTLS is held for it).
+    var unprovenOwner: [UDPAddress: UInt32] = [:]
     var handshaking: Set<UInt32> = []
     let challenge: BindingChallenge
     /// The certificate DTLS associations are made with (nil: no WebRTC).
@@ -115,11 +119,15 @@ public final class MediaRouterCore {
             }
             if let ufrag = ICELite.localUfrag(of: request) {
                 check(packet, request: request, ufrag: ufrag, from: from, now: now, output: &output)
+            } else if request.type == STUNMessage.MessageType.bindingSuccess.rawValue, !probes.isEmpty {
+                probeAnswered(packet, response: request, from: from, now: now, output: &output)
             } else {
                 bind(packet, request: request, from: from, now: now, output: &output)
             }
         case .dtls where browser != nil:
             handshake(Array(buffer.prefix(length)), of: browser!, from: from, output: &output)
+        case .dtls where !unprovenOwner.isEmpty:
+            holdHandshake(Array(buffer.prefix(length)), from: from)
         case .rtcp where length >= 8:
             receiveReport(Array(buffer.prefix(length)), browser: browser, from: from, now: now, output: &output)
         case .rtp where length >= 12:

@@ -4,8 +4,21 @@
 final class WebRTCLeg {
     let peer: WebRTCPeer
     var parameters: WebRTCParameters
-    /// Addresses that passed a check, and when they last did (at most `maxAddresses`).
+    /// Addresses that passed a check and answered the server's probe, and when they last
+    /// passed a check (at most `maxAddresses`).
     var checked: [UDPAddress: Double] = [:]
+    /// An address a valid check came from that has not yet answered the server's probe: the
+    /// probe's transaction, when it went, whether the check nominated the path, and DTLS
+    /// datagrams from there held until it answers.
+    struct Unproven {
+        var transactionId: [UInt8]
+        var sentAt: Double
+        var nominated: Bool
+        var held: [[UInt8]] = []
+    }
+    var unproven: [UDPAddress: Unproven] = [:]
+    /// ICE-CONTROLLED's tie-breaker in the server's probes (RFC 8445 section 7.1.3).
+    let tieBreaker = HMACSHA256.randomBytes(8)
     /// When the selected path last passed a check (consent, RFC 7675).
     var consentAt: Double = 0
     let dtls: DTLSAssociation
@@ -18,6 +31,10 @@ final class WebRTCLeg {
     /// Consent expires this long after the last check from the selected path.
     static let consentLifetime = 30_000.0
     static let maxAddresses = 8
+    /// A probe to an address is sent again after this long, at the next check from there.
+    static let probeInterval = 250.0
+    /// DTLS datagrams held per unproven address.
+    static let maxHeld = 4
 
     init(peer: WebRTCPeer, identity: DTLSIdentity) throws(MediaError) {
         self.peer = peer
