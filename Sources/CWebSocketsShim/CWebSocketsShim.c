@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -35,14 +36,28 @@ void majlis_lws_set_logging(int verbose) {
     lws_set_log_level(verbose ? (LLL_ERR | LLL_WARN) : LLL_ERR, NULL);
 }
 
+/* The protocol lists contexts are made with, one per (callback, buffer size): libwebsockets may
+   point at a list for as long as its context lives, so they live as long as the process, and
+   every context with the same settings shares one. */
+#define MAJLIS_PROTOCOL_LISTS 8
+static struct lws_protocols protocol_lists[MAJLIS_PROTOCOL_LISTS][2];
+static pthread_mutex_t protocol_lists_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct lws_protocols *make_protocols(lws_callback_function *callback, size_t rx_buffer_size) {
-    struct lws_protocols *protocols = calloc(2, sizeof(struct lws_protocols));
-    if (!protocols) return NULL;
-    protocols[0].name = "majlis";
-    protocols[0].callback = callback;
-    protocols[0].per_session_data_size = 0;
-    protocols[0].rx_buffer_size = rx_buffer_size;
-    return protocols; /* protocols[1] is the zeroed terminator; lives as long as the process */
+    struct lws_protocols *found = NULL;
+    pthread_mutex_lock(&protocol_lists_lock);
+    for (int i = 0; i < MAJLIS_PROTOCOL_LISTS && !found; i++) {
+        struct lws_protocols *list = protocol_lists[i];
+        if (list[0].callback == NULL) {
+            list[0].name = "majlis";
+            list[0].callback = callback;
+            list[0].per_session_data_size = 0;
+            list[0].rx_buffer_size = rx_buffer_size;
+        }
+        if (list[0].callback == callback && list[0].rx_buffer_size == rx_buffer_size) found = list;
+    }
+    pthread_mutex_unlock(&protocol_lists_lock);
+    return found; /* list[1] is the zeroed terminator */
 }
 
 /* The settings servers and clients share; returns 0 when out of memory. */

@@ -10,7 +10,8 @@ enum ServeCommand {
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
                             [--data DIR] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
-                            [--max-connections-per-address N] [--max-rooms-per-user N]
+                            [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N]
+                            [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
                             [--webhook-timeout SECONDS] [--webhook-chat] [--media-realtime]
@@ -29,10 +30,14 @@ enum ServeCommand {
         --resume-grace 30, --heartbeat 20, --log-level info (trace, debug, info, warning, error), --log-format text
         (json: one object per line with time, level, message, and for rejected logins and joins, kicks, bans and
         store errors an event name and its fields),
-        --max-connections-per-address 256, --max-rooms-per-user 20 (server admins: no limit),
+        --max-connections-per-address 256 (WebSockets; 32 more of any kind), --max-rooms-per-user 20 (owned, made or handed
+        over; server admins: no limit), --max-rooms-per-connection 10 (rooms a user is in at once), --request-timeout 30
+        (an HTTP request's headers and body; 408 after),
         --history-messages 10000 (per room), --history-days 90.
         Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
-        on the first start and kept in --data (dev-secret), so tokens survive restarts. Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
+        on the first start and kept in --data (dev-secret), so tokens survive restarts; it answers only requests
+        whose Host is localhost or an IP address. A browser page may open a WebSocket only from the server's own
+        origin or one of --allow-origin (e.g. https://app.example.com; * for any). Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -58,6 +63,8 @@ enum ServeCommand {
             throw Arguments.Failure(description: "--allow-origin \(origin) must be an origin like https://app.example.com (or *)")
         }
         config.maxRoomsPerUser = try args.int("max-rooms-per-user", default: 20, range: 1...1_000_000)
+        config.maxRoomsPerConnection = try args.int("max-rooms-per-connection", default: 10, range: 1...10_000)
+        config.requestSeconds = try args.int("request-timeout", default: 30, range: 1...3600)
         config.historyMessages = try args.int("history-messages", default: 10_000, range: 1...100_000_000)
         config.historyDays = try args.int("history-days", default: 90, range: 1...36_500)
         config.tlsCertificate = args.string("tls-cert")

@@ -50,7 +50,7 @@ func exchange(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
     return received
 }
 
-var inputs = 0
+nonisolated(unsafe) var inputs = 0  // libFuzzer calls in from one thread
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzHTTP(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
