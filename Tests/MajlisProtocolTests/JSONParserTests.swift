@@ -78,6 +78,14 @@ import Testing
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(nested(20).utf8)) != .null)
     }
 
+    @Test func valuesAreCountedWhereAsked() throws {
+        let text = "[" + Array(repeating: "1", count: 4_095).joined(separator: ",") + "]"
+        #expect(try JSONParser(maxValues: 4_096).parse(text) != .null)
+        let more = "[" + Array(repeating: #"{"k":"v"}"#, count: 2_048).joined(separator: ",") + "]"
+        #expect { try JSONParser(maxValues: 4_096).parse(more) } throws: { ($0 as? JSONParser.Failure)?.message == "more than 4096 values" }
+        #expect(try JSONParser().parse(more) != .null)
+    }
+
     /// The work is the input's length: every byte is looked at a bounded number of times, so
     /// a wide, deep or long input costs what its size says. Counted, not timed: the values
     /// made are at most one per byte or two.

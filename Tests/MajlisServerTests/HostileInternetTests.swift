@@ -45,6 +45,30 @@ import Testing
         member.sendRaw(Self.nested(100))
         #expect(errorCode(try await member.response(to: nil)) == "bad_request")
         #expect(try await member.call("room.sync", room: "r")["room"]?["id"] == "r")
+        // A frame of more values than any request needs is refused by their count.
+        let many = #"{"id": 900, "op": "ping", "args": {"x": ["# + Array(repeating: "[1]", count: 3_000).joined(separator: ",") + "]}}"
+        member.sendRaw(many)
+        let counted = try await member.response(to: 900)
+        #expect(errorCode(counted) == "bad_request" && counted["error"]?["message"]?.stringValue?.contains("more than 4096 values") == true, "\(counted)")
+    }
+
+    /// A large frame is read off the service thread, and the small ones after it wait their
+    /// turn: a connection's requests are carried out in the order sent.
+    @Test func framesAreCarriedOutInOrderWhateverTheirSize() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let member = try await TestClient.signedIn(server, user: "member")
+        try await member.call("room.create", room: "r")
+        let large = String(repeating: "l", count: 8_000)
+        for round in 0..<20 {
+            member.sendRaw(#"{"id": \#(1_000 + 2 * round), "op": "attr.set", "args": {"room": "r", "attrs": {"k": "\#(large)"}}}"#)
+            member.sendRaw(#"{"id": \#(1_001 + 2 * round), "op": "attr.set", "args": {"room": "r", "attrs": {"k": "small \#(round)"}}}"#)
+            let first = try await member.response(to: Int64(1_000 + 2 * round))
+            let second = try await member.response(to: Int64(1_001 + 2 * round))
+            #expect(first["ok"] == true && second["ok"] == true)
+            let attributes = try await member.call("room.sync", room: "r")["attributes"]
+            #expect(attributes?["k"]?["value"] == .string("small \(round)"), "round \(round)")
+        }
     }
 
     /// A chat payload nested past the limit is refused on the way in; one within it is kept and

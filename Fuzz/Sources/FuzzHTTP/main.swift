@@ -10,7 +10,7 @@ import Glibc
 /// Majlis's handling behind it (headers, Content-Length, bodies, refusals, WebSocket upgrades)
 /// on a real server on loopback. The server must survive every input and, after each, still
 /// answer a plain request. With MAJLIS_FUZZ_SLOW_MS set, an input whose connection the server
-/// has not finished with in that time is a finding.
+/// has not finished with in that time, in the least of three tries, is a finding.
 let slowLimit = ProcessInfo.processInfo.environment["MAJLIS_FUZZ_SLOW_MS"].flatMap(Double.init)
 
 let server = try! WebSocketServer(
@@ -54,11 +54,15 @@ nonisolated(unsafe) var inputs = 0  // libFuzzer calls in from one thread
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzHTTP(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let started = DispatchTime.now().uptimeNanoseconds
-    _ = exchange(UnsafeBufferPointer(start: bytes, count: count))
-    if let slowLimit {
-        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        precondition(milliseconds <= slowLimit, "a slow input: \(milliseconds) ms for \(count) bytes")
+    func timedExchange() -> Double {
+        let started = DispatchTime.now().uptimeNanoseconds
+        _ = exchange(UnsafeBufferPointer(start: bytes, count: count))
+        return Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+    }
+    let spent = timedExchange()
+    if let slowLimit, spent > slowLimit {
+        let least = min(spent, timedExchange(), timedExchange())
+        precondition(least <= slowLimit, "a slow input: \(least) ms for \(count) bytes")
     }
     inputs += 1
     if inputs % 500 == 0 {

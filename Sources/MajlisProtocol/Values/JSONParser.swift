@@ -18,16 +18,23 @@ public struct JSONParser {
     /// object counts as one).
     public static let maxDepth = 32
 
-    public let maxDepth: Int
+    /// How many values (each array, object, string, number, `true`, `false` or `null`, keys
+    /// not counted) a frame or a request body may hold: what a client sends is bounded in the
+    /// work it makes by its count of values as well as its length.
+    public static let maxRequestValues = 4_096
 
-    public init(maxDepth: Int = JSONParser.maxDepth) {
+    public let maxDepth: Int
+    public let maxValues: Int
+
+    public init(maxDepth: Int = JSONParser.maxDepth, maxValues: Int = .max) {
         self.maxDepth = maxDepth
+        self.maxValues = maxValues
     }
 
     /// The value `bytes` hold.
     public func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(Failure) -> JSONValue {
         let result: Result<JSONValue, Failure>? = bytes.withContiguousStorageIfAvailable { buffer in
-            var cursor = Cursor(bytes: buffer, maxDepth: maxDepth)
+            var cursor = Cursor(bytes: buffer, maxDepth: maxDepth, maxValues: maxValues)
             do throws(Failure) { return .success(try cursor.document()) } catch { return .failure(error) }
         }
         if let result { return try result.get() }
@@ -42,14 +49,17 @@ public struct JSONParser {
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         let maxDepth: Int
+        let maxValues: Int
         var index = 0
         var depth = 0
+        var values = 0
         /// Reused for strings with escapes.
         var scratch: [UInt8] = []
 
-        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxValues: Int) {
             self.bytes = bytes
             self.maxDepth = maxDepth
+            self.maxValues = maxValues
         }
 
         func fail(_ message: String) -> Failure { Failure(message: message, offset: index) }
@@ -73,6 +83,8 @@ public struct JSONParser {
 
         mutating func value() throws(Failure) -> JSONValue {
             guard index < bytes.count else { throw fail("unexpected end of the text") }
+            values += 1
+            guard values <= maxValues else { throw fail("more than \(maxValues) values") }
             switch bytes[index] {
             case UInt8(ascii: "{"): return try object()
             case UInt8(ascii: "["): return try array()

@@ -27,7 +27,7 @@ public enum RequestDecoder {
     public static func decode(_ frame: Data) -> Outcome {
         let value: JSONValue
         do {
-            value = try JSONParser().parse(frame)
+            value = try JSONParser(maxValues: JSONParser.maxRequestValues).parse(frame)
         } catch {
             return .invalid(re: peekId(frame), ProtocolError(.badRequest, "a frame must be one JSON object (\(error))"))
         }

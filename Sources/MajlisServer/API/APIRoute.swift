@@ -31,7 +31,7 @@ struct APICall: Sendable {
         }
         let value: JSONValue
         do {
-            value = try JSONParser().parse(request.body)
+            value = try JSONParser(maxValues: JSONParser.maxRequestValues).parse(request.body)
         } catch {
             throw APIFailure(ProtocolError(.badRequest, "the body must be one JSON object (\(error))"))
         }

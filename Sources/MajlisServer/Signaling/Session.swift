@@ -27,9 +27,15 @@ final class Session: Sendable {
 
     let connection: WebSocketConnection
     let state: Mutex<State>
+    /// Where this connection's frames are read when they are not on the service thread: one at
+    /// a time, in order.
+    let frames: DispatchQueue
+    /// Frames handed to `frames` and not yet done.
+    let queuedFrames = Atomic<Int>(0)
 
-    init(connection: WebSocketConnection, now: Int64, burst: Int, chatBurst: Int, offerBurst: Int) {
+    init(connection: WebSocketConnection, now: Int64, burst: Int, chatBurst: Int, offerBurst: Int, frames target: DispatchQueue) {
         self.connection = connection
+        frames = DispatchQueue(label: "majlis.session", target: target)
         self.state = Mutex(State(
             openedAt: now, requests: TokenBucket(capacity: burst, now: now), chat: TokenBucket(capacity: chatBurst, now: now),
             offers: TokenBucket(capacity: offerBurst, now: now), refusedSince: now))

@@ -272,7 +272,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     public func webSocketDidOpen(_ connection: WebSocketConnection) {
         let session = Session(
             connection: connection, now: context.now(), burst: context.config.requestBurst, chatBurst: context.config.roomLimits.chatBurst,
-            offerBurst: context.config.offerBurst)
+            offerBurst: context.config.offerBurst, frames: Self.decodeQueue)
         sessions.withLock { $0[connection.id] = session }
         let fromAddress = perAddress.withLock { counts in
             counts[connection.peer, default: 0] += 1
@@ -298,6 +298,28 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             return
         }
+        // A large frame is read off the service thread (its decoding costs up to a few
+        // milliseconds), and so is every frame of the connection while one is: in order, and
+        // without holding up anyone else's I/O.
+        let receivedAt = connection.messageReceivedAt
+        if message.count > Self.inlineFrameBytes || session.queuedFrames.load(ordering: .acquiring) > 0 {
+            session.queuedFrames.add(1, ordering: .relaxed)
+            session.frames.async { [self] in
+                process(message, session: session, receivedAt: receivedAt)
+                session.queuedFrames.subtract(1, ordering: .releasing)
+            }
+        } else {
+            process(message, session: session, receivedAt: receivedAt)
+        }
+    }
+
+    /// Frames up to this size are decoded on the service thread (a few microseconds).
+    static let inlineFrameBytes = 4_096
+    /// Where large frames are decoded, each connection's in order (`Session.frames`).
+    static let decodeQueue = DispatchQueue(label: "majlis.frames", attributes: .concurrent)
+
+    /// Decodes one admitted frame and carries it out.
+    private func process(_ message: Data, session: Session, receivedAt: UInt64) {
         switch RequestDecoder.decode(message) {
         case .invalid(let re, let error):
             // Before `hello` nothing but a valid `hello` is read: a frame that is not one (a
@@ -308,7 +330,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             session.send(WireEncoder.failure(re: re, error))
         case .request(let request):
-            handle(request, session: session)
+            handle(request, session: session, receivedAt: receivedAt)
         }
     }
 
@@ -323,6 +345,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             counts[connection.peer, default: 1] -= 1
             if counts[connection.peer] ?? 0 <= 0 { counts[connection.peer] = nil }
         }
+        release(session)
+    }
+
+    /// A closed connection's user is no longer present through it: its rooms hold it for the
+    /// resume grace (unless it said `bye`). Harmless when done twice.
+    private func release(_ session: Session) {
         guard let user = session.userId else { return }
         let leaving = session.state.withLock { $0.leaving }
         guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
@@ -338,7 +366,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         session.connection.close(code: CloseCode.unauthorized.rawValue, reason: error.message)
     }
 
-    private func handle(_ request: IncomingRequest, session: Session) {
+    private func handle(_ request: IncomingRequest, session: Session, receivedAt: UInt64) {
         if case .hello(let args) = request.command {
             hello(args, re: request.id, session: session)
             return
@@ -362,12 +390,14 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             session.send(WireEncoder.success(re: request.id, data: EmptyData()))
             session.connection.close(code: 1000, reason: "bye")
         case .room(let roomId, let command):
-            room(roomId, command, request: request, session: session, caller: caller, claims: claims)
+            room(roomId, command, request: request, session: session, caller: caller, claims: claims, receivedAt: receivedAt)
         }
     }
 
-    private func room(_ roomId: String, _ command: RoomCommand, request: IncomingRequest, session: Session, caller: Caller, claims: AccessClaims) {
-        let received = session.connection.messageReceivedAt
+    private func room(
+        _ roomId: String, _ command: RoomCommand, request: IncomingRequest, session: Session, caller: Caller, claims: AccessClaims, receivedAt: UInt64
+    ) {
+        let received = receivedAt
         let fail: @Sendable (ProtocolError) -> Void = { error in
             if case .join = command {
                 self.context.logger.log(
@@ -458,6 +488,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         if let replaced {
             replaced.state.withLock { $0.leaving = true }
             replaced.connection.close(code: CloseCode.replaced.rawValue, reason: "replaced by a newer connection")
+        }
+        // A hello read off the service thread may finish after its connection closed: then the
+        // user is not left present through a dead connection.
+        if sessions.withLock({ $0[session.connection.id] }) !== session {
+            release(session)
+            return
         }
         for room in rooms { context.rooms.withHost(room, context: context) { try? $0.get().reconnect(claims.sub) } }
         struct HelloData: Encodable {
