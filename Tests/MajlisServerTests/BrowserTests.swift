@@ -104,28 +104,42 @@ struct BrowserTests {
                 tone.interrupt()
                 #expect(await tone.finish().status == 0)
 
-                // Then another bot records the browser's speech for four rounds of it.
-                let heardPath = "\(work)/heard.wav"
-                let roundSeconds: Double = Double(original.count) / 48_000 + 1
-                let recorder = try JoinBotTests.Bot(["--url", server.url, "--token", token("ear"), "--room", "mix", "--record", heardPath, "--duration", "\(Int(roundSeconds * 4) + 2)"])
-                #expect(await recorder.finish().status == 0)
+                func recordRounds(_ attempt: Int) async throws -> [Double] {
+                    let heardPath = "\(work)/heard-\(attempt).wav"
+                    let roundSeconds: Double = Double(original.count) / 48_000 + 1
+                    let recorder = try JoinBotTests.Bot(
+                        ["--url", server.url, "--token", server.token("ear\(attempt)", grants: Grants(create: true)), "--room", "mix", "--record", heardPath,
+                         "--duration", "\(Int(roundSeconds * 4) + 2)"])
+                    #expect(await recorder.finish().status == 0)
 
-                // A whole round of the speech from each of three overlapping stretches of two rounds
-                // (the first and second, second and third, third and fourth), scored against plain
-                // Opus: the best one counts (a moment of starved CPU on a busy machine, Chromium's
-                // fake microphone included, spoils a round or two; a fault in the path spoils all).
-                let recording = try WAVFile.read(heardPath).int16
-                let round = Int(roundSeconds * 48_000)
-                let stretches = (0..<3).map { start in Array(recording[min(start * round, recording.count)..<min((start + 2) * round, recording.count)]) }
-                let rounds = stretches.compactMap { Self.align(original, in: $0) }
-                let first = try #require(rounds.first, "no whole round of the speech in the recording")
-                if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP_AUDIO"] {
-                    try? FileManager.default.copyItem(atPath: heardPath, toPath: "\(keep)/heard.wav")
-                    try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: first), to: "\(keep)/round.wav")
-                    try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: "\(keep)/original.wav")
+                    // A whole round of the speech from each of three overlapping stretches of two rounds
+                    // (the first and second, second and third, third and fourth), scored against plain
+                    // Opus: the best one counts (a moment of starved CPU on a busy machine, Chromium's
+                    // fake microphone included, spoils a round or two; a fault in the path spoils all).
+                    let recording = try WAVFile.read(heardPath).int16
+                    let round = Int(roundSeconds * 48_000)
+                    let stretches = (0..<3).map { start in Array(recording[min(start * round, recording.count)..<min((start + 2) * round, recording.count)]) }
+                    let rounds = stretches.compactMap { Self.align(original, in: $0) }
+                    let first = try #require(rounds.first, "no whole round of the speech in the recording")
+                    if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP_AUDIO"] {
+                        try? FileManager.default.copyItem(atPath: heardPath, toPath: "\(keep)/heard-\(attempt).wav")
+                        try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: first), to: "\(keep)/round-\(attempt).wav")
+                        try? WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: original), to: "\(keep)/original.wav")
+                    }
+                    let scores = try await offPool { Result { try PESQJudge.scores(reference: original, degraded: [plain] + rounds) } }.get()
+                    print("PESQ-WB: plain Opus \(scores[0]), browser to bot through Majlis \(scores.dropFirst()) (recording \(attempt))")
+                    return scores
                 }
-                let scores = try await offPool { Result { try PESQJudge.scores(reference: original, degraded: [plain] + rounds) } }.get()
-                print("PESQ-WB: plain Opus \(scores[0]), browser to bot through Majlis \(scores.dropFirst())")
+
+                // Then another bot records the browser's speech for four rounds of it; a second bot
+                // records again when none of the first one's rounds scores (a shared machine that
+                // starves Chromium's fake microphone spoils seconds at a time; a fault in the path
+                // spoils both recordings).
+                var scores: [Double] = []
+                for attempt in 1...2 {
+                    scores = try await recordRounds(attempt)
+                    if scores.dropFirst().max()! >= scores[0] - 0.3 { break }
+                }
                 #expect(scores.dropFirst().max()! >= scores[0] - 0.3)
             }
         }
