@@ -10,6 +10,12 @@ public enum PESQJudge {
             .appendingPathComponent("scripts/pesq-judge.py").path
     }
 
+    /// The Python of the tree's `.venv` (made by `scripts/install-deps --test`), else the system's.
+    static var python: String {
+        let venv = URL(fileURLWithPath: script).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".venv/bin/python3").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3"
+    }
+
     /// One score per degraded signal against `reference` (all 48 kHz mono; each is aligned to
     /// the reference first, so leading silence and delay do not matter).
     public static func scores(reference: [Int16], degraded: [[Int16]]) throws -> [Double] {
@@ -25,7 +31,7 @@ public enum PESQJudge {
         }
         var arguments = [script, try write(reference, "reference")]
         for (index, signal) in degraded.enumerated() { arguments.append(try write(signal, "degraded-\(index)")) }
-        let result = try SpeechSample.run("python3", arguments)
+        let result = try SpeechSample.run(python, arguments)
         let scores = result.output.split(separator: "\n").compactMap { Double($0) }
         if keep { print("PESQ judge: kept \(work) (scores \(scores))") }
         guard result.status == 0, scores.count == degraded.count else {

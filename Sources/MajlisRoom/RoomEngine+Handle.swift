@@ -126,12 +126,12 @@ extension RoomEngine {
             try transferOwner(caller, to: user, now: now, out: &out)
             return .done
         case .kickMember(let user, let banSeconds):
-            try kick(caller, user: user, banSeconds: banSeconds, now: now, out: &out)
-            return .done
+            return try kick(caller, user: user, banSeconds: banSeconds, now: now, out: &out)
         case .unban(let user):
             try requireModerator(caller)
-            if bans.removeValue(forKey: user) != nil { out.effects.append(.saveBan(user: user, until: 0)) }
-            return .done
+            let lifted = bans.removeValue(forKey: user) != nil
+            if lifted { out.effects.append(.saveBan(user: user, until: 0)) }
+            return .unbanned(lifted: lifted)
         case .muteChat(let user, let seconds):
             try muteChat(caller, user: user, seconds: seconds, now: now, out: &out)
             return .done

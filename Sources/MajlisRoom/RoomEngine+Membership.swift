@@ -226,7 +226,7 @@ extension RoomEngine {
         out.effects.append(.saveRoom)
     }
 
-    mutating func kick(_ caller: Caller, user: String, banSeconds: Int, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {
+    mutating func kick(_ caller: Caller, user: String, banSeconds: Int, now: Int64, out: inout RoomOutcome) throws(ProtocolError) -> RoomReply {
         try requireModerator(caller)
         guard user != caller.id else { throw ProtocolError(.badRequest, "you cannot kick yourself") }
         if !caller.grants.admin && caller.id != owner && role(of: user).isModerator {
@@ -241,10 +241,12 @@ extension RoomEngine {
             until = end
             out.effects.append(.saveBan(user: user, until: end))
         }
-        if members[user] != nil {
+        let present = members[user] != nil
+        if present {
             emit(.user(user), .youKicked(by: caller.id, until: until), &out)
             removeMember(user, reason: "kicked", kicked: true, now: now, out: &out)
         }
+        return .kicked(removed: present, until: until)
     }
 
     mutating func muteChat(_ caller: Caller, user: String, seconds: Int, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {

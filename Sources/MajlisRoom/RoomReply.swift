@@ -11,10 +11,14 @@ public enum RoomReply: Sendable, Equatable, Encodable {
     case attributes(failed: [String])
     /// The caller may read history: the driver answers from the store.
     case history(before: Int64?, limit: Int)
+    /// `member.kick`: whether the user was in the room and removed, and the end of its ban (Unix ms).
+    case kicked(removed: Bool, until: Int64?)
+    /// `member.unban`: whether there was a ban to lift.
+    case unbanned(lifted: Bool)
     /// The caller may negotiate WebRTC media for a room of `seats` seats: the driver answers.
     case webrtcOffer(sdp: String, seats: Int)
 
-    private enum Keys: String, CodingKey { case requestId, msgId, ts, members, next, failed }
+    private enum Keys: String, CodingKey { case requestId, msgId, ts, members, next, failed, removed, until, lifted }
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
@@ -33,6 +37,13 @@ public enum RoomReply: Sendable, Equatable, Encodable {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(members, forKey: .members)
             try c.encodeIfPresent(next, forKey: .next)
+        case .kicked(let removed, let until):
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(removed, forKey: .removed)
+            try c.encodeIfPresent(until, forKey: .until)
+        case .unbanned(let lifted):
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(lifted, forKey: .lifted)
         case .attributes(let failed):
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(failed, forKey: .failed)

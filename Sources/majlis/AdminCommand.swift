@@ -93,12 +93,18 @@ enum AdminCommand {
             let ban = try args.int("ban", default: 0, range: 0...(10 * 365 * 86_400))
             try args.rejectUnknown()
             answer = try client.call("POST", path("rooms", words[0], "members", words[1], "kick"), body: ["banSeconds": .int(Int64(ban))])
-            if !json { say("removed \(words[1]) from \(words[0])" + (ban > 0 ? ", banned for \(ban) s" : "")) }
+            if !json {
+                let until = answer["until"]?.intValue.map { " (until \(utc($0)))" } ?? ""
+                say(answer["removed"] == false
+                    ? "\(words[1]) is not in \(words[0]); banned from it for \(ban) s\(until)"
+                    : "removed \(words[1]) from \(words[0])" + (ban > 0 ? ", banned for \(ban) s\(until)" : ""))
+            }
         case "unban":
             try need(2, "ROOM USER")
             try args.rejectUnknown()
             answer = try client.call("DELETE", path("rooms", words[0], "bans", words[1]))
-            if !json { say("\(words[1]) may come back to \(words[0])") }
+            if answer["lifted"] == false { throw Arguments.Failure(description: "\(words[1]) is not banned from \(words[0])") }
+            if !json { say("lifted the ban: \(words[1]) may come back to \(words[0])") }
         case "bans":
             try need(1, "ROOM")
             try args.rejectUnknown()
@@ -210,25 +216,31 @@ enum AdminCommand {
 
     static func describe(room: JSONValue) -> String {
         let info = room["room"] ?? .null
+        let members = room["members"]?.arrayValue ?? []
+        var names: [String: String] = [:]
+        for member in members { if let id = member["id"]?.stringValue { names[id] = member["name"]?.stringValue } }
+        /// "Name (id)", or the id alone when the name is the id or unknown.
+        func person(_ id: String) -> String { names[id].map { $0 == id ? id : "\($0) (\(id))" } ?? id }
+        let owner = info["owner"]?.stringValue ?? ""
         var lines = [
-            "\(info["id"]?.stringValue ?? "") \"\(info["title"]?.stringValue ?? "")\": \(info["mode"]?.stringValue ?? "") mode, owner \(info["owner"]?.stringValue ?? ""), \(info["memberCount"]?.intValue ?? 0) members"
+            "\(info["id"]?.stringValue ?? "") \"\(info["title"]?.stringValue ?? "")\": \(info["mode"]?.stringValue ?? "") mode, owner "
+                + (names[owner] != nil ? person(owner) : "\(owner) (not in the room)") + ", \(info["memberCount"]?.intValue ?? 0) members"
                 + (info["chatMutedAll"] == true ? ", chat muted" : "")
         ]
         for seat in room["seats"]?.arrayValue ?? [] {
             let index = (seat["index"]?.intValue ?? 0) + 1
-            var text = "  seat \(index): " + (seat["state"] == "locked" ? "locked" : seat["user"]?.stringValue ?? "empty")
+            var text = "  seat \(index): " + (seat["state"] == "locked" ? "locked" : seat["user"]?.stringValue.map(person) ?? "empty")
             if seat["muted"] == true { text += " (muted)" }
             lines.append(text)
         }
-        let members = room["members"]?.arrayValue ?? []
         if !members.isEmpty {
             lines.append("  members: " + members.map { member in
                 let role = member["role"]?.stringValue ?? "member"
-                return (member["id"]?.stringValue ?? "") + (role == "member" ? "" : " (\(role))")
+                return person(member["id"]?.stringValue ?? "") + (role == "member" ? "" : " [\(role)]")
             }.joined(separator: ", "))
         }
         for request in room["requests"]?.arrayValue ?? [] {
-            lines.append("  asks to speak: \(request["user"]?.stringValue ?? "") (request \(request["id"]?.stringValue ?? ""))")
+            lines.append("  asks to speak: \(person(request["user"]?.stringValue ?? "")) (request \(request["id"]?.stringValue ?? ""))")
         }
         return lines.joined(separator: "\n")
     }

@@ -12,6 +12,9 @@ struct Arguments {
     private var switches: Set<String> = []
     private(set) var positional: [String] = []
     private var used: Set<String> = []
+    /// A flag that ended the command line without the value it would need: told apart later as
+    /// a flag missing its value (a known one) or a typo (an unknown one).
+    private var dangling: String?
     private let environment: [String: String]
 
     init(_ arguments: [String], switches known: Set<String> = [], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
@@ -20,6 +23,10 @@ struct Arguments {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if argument == "-h" {
+                switches.insert("help")
+                continue
+            }
             guard argument.hasPrefix("--") else {
                 positional.append(argument)
                 continue
@@ -33,7 +40,10 @@ struct Arguments {
                 switches.insert(name)
                 continue
             }
-            guard index < arguments.count else { throw Failure(description: "--\(name) needs a value") }
+            guard index < arguments.count else {
+                dangling = name
+                break
+            }
             values[name] = arguments[index]
             index += 1
             name = ""
@@ -65,10 +75,18 @@ struct Arguments {
 
     var wantsHelp: Bool { switches.contains("help") }
 
-    /// Fails on flags that no one asked for (typos).
+    /// Fails on flags that no one asked for (typos), and on a known flag left without its value.
     func rejectUnknown() throws {
-        let unknown = Set(values.keys).union(switches).subtracting(used).subtracting(["help"])
+        let unknown = Set(values.keys).union(switches).union(dangling.map { [$0] } ?? []).subtracting(used).subtracting(["help"])
         if let name = unknown.sorted().first { throw Failure(description: "unknown flag --\(name)") }
+        if let dangling { throw Failure(description: "--\(dangling) needs a value") }
+    }
+
+    /// Fails on words that are not flags where a command takes none, after naming unknown flags
+    /// (a misspelled switch takes the next word as its value).
+    func rejectPositional(_ command: String) throws {
+        try rejectUnknown()
+        if let stray = positional.first { throw Failure(description: "unexpected argument '\(stray)' (see majlis \(command) --help)") }
     }
 
     /// Splits "HOST:PORT".

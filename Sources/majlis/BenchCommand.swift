@@ -7,7 +7,7 @@ enum BenchCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        guard let which = arguments.first, which != "--help" else {
+        guard let which = arguments.first, which != "--help", which != "-h" else {
             say(help)
             return 0
         }

@@ -194,7 +194,8 @@ final class Bot: Sendable {
         case .notConnected:
             return "server unreachable at \(options.url)"
         case .closed(nil, let reason):
-            return "cannot connect to \(options.url): \(reason)" + (options.trustedCertificate == nil ? "; a server's own certificate is trusted with --trust-cert FILE.pem" : "")
+            let tlsHint = options.url.hasPrefix("wss:") && options.trustedCertificate == nil && reason.contains("certificate")
+            return "cannot connect to \(options.url): \(reason)" + (tlsHint ? "; a server's own certificate is trusted with --trust-cert FILE.pem" : "")
         default:
             return describe(error)
         }

@@ -51,7 +51,7 @@ enum JoinCommand {
         let mic = args.string("mic")
         let record = args.string("record")
         let trustedCertificate = args.string("trust-cert")
-        try args.rejectUnknown()
+        try args.rejectPositional("join")
         guard let mode = RoomMode(rawValue: modeName) else { throw Arguments.Failure(description: "--mode must be free or request") }
         var seat: Int?
         if let seatText {

@@ -44,7 +44,7 @@ enum MediaBenchmark {
         let seconds = try args.int("seconds", default: 30, range: 1...600)
         let turns = try args.int("turns", default: 15, range: 1...60)
         guard seconds * 1_000 / turns >= 1_500 else { throw Arguments.Failure(description: "--seconds / --turns must leave each turn 1.5 s or more") }
-        try args.rejectUnknown()
+        try args.rejectPositional("bench media")
         raiseFileLimit()
         say(HostNoise.measure().summary)
         let server = try ServerProcess()

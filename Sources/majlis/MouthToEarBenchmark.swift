@@ -22,7 +22,7 @@ enum MouthToEarBenchmark {
         let bursts = try args.int("bursts", default: 10, range: 1...1000)
         let delay = try args.int("delay", default: 100, range: 0...5_000)
         let jitter = try args.int("jitter", default: 30, range: 0...5_000)
-        try args.rejectUnknown()
+        try args.rejectPositional("bench mouth-to-ear")
         let conditions: [(String, NetworkSimulator.Settings?)] = [
             ("clean loopback", nil),
             ("\(delay) +- \(jitter) ms on each leg", NetworkSimulator.Settings(delay: Double(delay), jitter: Double(jitter))),

@@ -36,7 +36,7 @@ enum NetsimCommand {
             loss: try number("loss", 0, 0...1), meanBurst: try number("burst", 1, 1...1000), delay: try number("delay", 0, 0...10_000),
             jitter: try number("jitter", 0, 0...10_000), reorder: args.flag("reorder"), seed: UInt64(try args.int("seed", default: 1)),
             rate: args.string("rate") == nil ? nil : try number("rate", 0, 1...10_000_000) * 1000, queue: try number("queue", 300, 1...60_000))
-        try args.rejectUnknown()
+        try args.rejectPositional("netsim")
         let (host, port) = try Arguments.hostPort(listen, flag: "listen")
         let (upHost, upPort) = try Arguments.hostPort(upstream, flag: "upstream")
         guard let server = UDPAddress(host: upHost, port: upPort) else { throw Arguments.Failure(description: "--upstream must be an IPv4 HOST:PORT") }

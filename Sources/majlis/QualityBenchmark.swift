@@ -62,7 +62,7 @@ enum QualityBenchmark {
         let seed = UInt64(try args.int("seed", default: 1, range: 0...Int(Int32.max)))
         let runs = try args.int("runs", default: 3, range: 1...100)
         let keep = args.string("keep")
-        try args.rejectUnknown()
+        try args.rejectPositional("bench quality")
         let speech = try speechPath.map { try Resampler.toTransportFormat(WAVFile.read($0)).int16 } ?? SpeechSample.make()
         if let keep { try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: speech), to: "\(keep)/speech.wav") }
         say(String(format: "speech: %.1f s; PESQ-WB, median of %d runs; every condition on both legs", Double(speech.count) / 48_000, runs))

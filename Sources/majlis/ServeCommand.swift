@@ -46,7 +46,6 @@ enum ServeCommand {
             say(help)
             return 0
         }
-        if let stray = args.positional.first { throw Arguments.Failure(description: "unexpected argument '\(stray)' (see majlis serve --help)") }
         raiseFileLimit()
         var config = ServerConfig()
         (config.host, config.port) = try Arguments.hostPort(args.string("listen", default: "127.0.0.1:7880"), flag: "listen")
@@ -87,10 +86,10 @@ enum ServeCommand {
         config.webhooks.timeout = Double(try args.int("webhook-timeout", default: 10, range: 1...600))
         config.webhooks.includeChat = args.flag("webhook-chat")
         config.mediaRealtime = args.flag("media-realtime")
+        try args.rejectPositional("serve")
         if let web = config.webDirectory, !FileManager.default.fileExists(atPath: (web as NSString).appendingPathComponent("index.html")) {
             throw Arguments.Failure(description: "--web \(web) has no index.html")
         }
-        try args.rejectUnknown()
         guard let level = LogLevel(name: levelName) else {
             throw Arguments.Failure(description: "--log-level must be one of trace, debug, info, warning, error")
         }
@@ -137,6 +136,13 @@ enum ServeCommand {
         let logger = Logger(label: "majlis", level: level, format: format)
         let server = try SignalingServer(config: config, logger: logger)
         try server.start()
+        // Serves until SIGTERM or SIGINT (pending since `main` blocked them, if one came early)
+        // cancels it; `run` then stops gracefully. "ready" is printed once stopping works.
+        let serving = Task { try await server.run() }
+        StopSignals.wait {
+            logger.info("shutting down")
+            serving.cancel()
+        }
         let url = "\(config.tlsCertificate == nil ? "ws" : "wss")://\(config.host):\(server.port)/v1/signal"
         let media = server.mediaAddress
         if let devSecret {
@@ -148,19 +154,6 @@ enum ServeCommand {
             say("operator console: http://\(config.host):\(server.port)/console")
         }
 
-        // Serves until SIGTERM or SIGINT cancels it; `run` then stops gracefully.
-        let serving = Task { try await server.run() }
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                logger.info("shutting down")
-                serving.cancel()
-            }
-            source.resume()
-            sources.append(source)
-        }
         try MediaBenchmark.blocking { try await serving.value }
         logger.info("stopped")
         return 0

@@ -40,7 +40,7 @@ enum SignalingBenchmark {
             loops: try args.int("loops", default: 2, range: 1...16),
             arriving: try args.int("arriving", default: 500, range: 1...50_000))
         let yardstick = !args.flag("no-yardstick")
-        try args.rejectUnknown()
+        try args.rejectPositional("bench signaling")
         raiseFileLimit()
         say(HostNoise.measure().summary)
 

@@ -27,7 +27,7 @@ enum TokenCommand {
         let room = args.string("room")
         let grantList = args.string("grants", default: "join,publish,chat")
         let ttl = try args.int("ttl", default: 3600, range: 1...(10 * 365 * 86_400))
-        try args.rejectUnknown()
+        try args.rejectPositional("token")
         let grants: Grants
         do {
             grants = try Grants(names: grantList.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

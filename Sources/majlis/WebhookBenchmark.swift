@@ -73,7 +73,7 @@ enum WebhookBenchmark {
         let pacedSeconds = try args.int("paced-seconds", default: 5, range: 1...600)
         let burst = try args.int("burst", default: 500, range: 1...100_000)
         let runs = try args.int("runs", default: 3, range: 1...20)
-        try args.rejectUnknown()
+        try args.rejectPositional("bench webhooks")
         say("majlis bench webhooks: \(rooms) rooms of 8 seats, \(runs) runs")
         var lines: [(p50: Double, p99: Double, rate: Double, plain: Double)] = []
         for run in 1...runs {

@@ -16,12 +16,15 @@ let usage = """
 
 
 // Start with no signal blocked, whatever the parent left blocked: SIGTERM, SIGINT, SIGHUP and
-// SIGWINCH drive shutdown and redraws.
-var unblocked = sigset_t()
-sigemptyset(&unblocked)
-sigprocmask(SIG_SETMASK, &unblocked, nil)
-
+// SIGWINCH drive shutdown and redraws. The server blocks SIGTERM and SIGINT here, before any thread
+// of its own starts, so every thread inherits the mask and one that arrives at any moment stays
+// pending until its stopping thread takes it (`ServeCommand.StopSignals`).
 let arguments = Array(CommandLine.arguments.dropFirst())
+var startMask = sigset_t()
+sigemptyset(&startMask)
+if arguments.first == "serve" { ServeCommand.StopSignals.add(to: &startMask) }
+sigprocmask(SIG_SETMASK, &startMask, nil)
+
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(2)

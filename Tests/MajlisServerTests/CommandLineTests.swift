@@ -43,9 +43,16 @@ import Testing
         #expect(try await guest.event("chat.message")["data"]?["from"]?["name"] == "Gifts")
         #expect(try run(["admin", "mute-all", "salon"] + base).output == "every seat of salon muted\n")
         let room = try run(["admin", "room", "salon"] + base)
-        #expect(room.output.contains("seat 1: empty (muted)") && room.output.contains("members: guest"), "\(room)")
+        #expect(room.output.contains("seat 1: empty (muted)") && room.output.contains("members: Guest (guest)"), "\(room)")
+        #expect(room.output.contains("owner huda (not in the room)"), "\(room)")
         #expect(try run(["admin", "kick", "salon", "guest", "--ban", "60"] + base).status == 0)
         #expect(try await guest.closed() == CloseCode.kicked.rawValue)
+        // What it says is what happened: a ban alone for one not in the room, no ban to lift.
+        let absent = try run(["admin", "kick", "salon", "omar", "--ban", "600"] + base)
+        #expect(absent.status == 0 && absent.output.hasPrefix("omar is not in salon; banned from it for 600 s (until "), "\(absent)")
+        #expect(try run(["admin", "unban", "salon", "omar"] + base).output.hasPrefix("lifted the ban: omar may come back"))
+        let notBanned = try run(["admin", "unban", "salon", "omar"] + base)
+        #expect(notBanned.status == 1 && notBanned.error == "majlis admin: omar is not banned from salon\n", "\(notBanned)")
         let json = try run(["admin", "bans", "salon", "--json"] + base)
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(json.output.utf8))["bans"]?.arrayValue?.first?["user"] == "guest")
         // Failures: the server's error, exit 1; a bad invocation, exit 2 or 1 with usage.
@@ -90,6 +97,10 @@ import Testing
             (["serve", "--listen", "nonsense"], "--listen"),
             (["serve", "--listen", "0.0.0.0:0"], "without --keys"),
             (["serve", "--bogus", "1"], "unknown flag --bogus"),
+            (["serve", "--request-timeout", "5", "--reqeust"], "unknown flag --reqeust"),
+            (["serve", "--request-timeout"], "--request-timeout needs a value"),
+            (["serve", "--media-realtim", "--listen", "127.0.0.1:0"], "unknown flag --media-realtim"),
+            (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "extra"], "unexpected argument 'extra'"),
             (["serve", "--log-level", "loud"], "--log-level"),
             (["serve", "--tls-cert", "/nonexistent.pem"], "--tls-key"),
             (["fly"], "unknown command"),
@@ -107,6 +118,43 @@ import Testing
             let result = try run(arguments)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.error.contains(expected), "\(arguments): \(result.error)")
+        }
+    }
+
+    @Test func aWrongPathIsToldApartFromADeadServer() throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let port = server.server.port
+        let wrong = try run(["join", "--url", "ws://127.0.0.1:\(port)/v2/signal", "--token", server.token("u"), "--room", "r"])
+        #expect(wrong.status == 1 && wrong.error.contains("answered but is not Majlis signaling") && wrong.error.contains("/v1/signal"), "\(wrong)")
+        let dead = try run(["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", server.token("u"), "--room", "r"])
+        #expect(dead.status == 1 && dead.error.contains("unreachable"), "\(dead)")
+    }
+
+    @Test func everyCommandAnswersDashH() throws {
+        for command in [["serve"], ["token"], ["admin"], ["join"], ["netsim"], ["bench"], ["bench", "media"], []] {
+            let result = try run(command + ["-h"])
+            #expect(result.status == 0 && result.output.hasPrefix("usage: majlis"), "\(command): \(result)")
+        }
+    }
+
+    /// A SIGTERM sent the moment the server says it is ready stops it (it used to be ignored until
+    /// the server's signal handling ran, and a server stopped that early served on for good).
+    @Test func aSIGTERMRightAfterReadyStopsTheServer() throws {
+        for _ in 0..<5 {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-term-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let server = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory])
+            kill(server.process.processIdentifier, SIGTERM)
+            let exited = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                server.process.waitUntilExit()
+                exited.signal()
+            }
+            // A liveness bound, not a timing goal: a stop takes well under a second.
+            let stopped = exited.wait(timeout: .now() + 60) == .success
+            if !stopped { server.kill() }
+            #expect(stopped && server.process.terminationStatus == 0)
         }
     }
 

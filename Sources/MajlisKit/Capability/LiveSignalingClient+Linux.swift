@@ -467,6 +467,9 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
             if state.connection === connection, let code, Self.isFinal(code) { state.closeInfo = (code, reason) }
             if state.connection === connection, code == nil, let problem = connection.rejectedCertificate {
                 state.closeInfo = (nil, "the server's certificate is not trusted (\(problem))")
+            } else if state.connection === connection, code == nil, reason.hasPrefix("HS:") {
+                // A server answered the HTTP request, but not with a WebSocket: a wrong path or not Majlis.
+                state.closeInfo = (nil, "the server answered but is not Majlis signaling at this address (\(reason)); the path is /v1/signal")
             }
         }
         connectionEnded(connection, code: code, reason: reason)

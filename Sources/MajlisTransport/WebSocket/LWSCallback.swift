@@ -33,8 +33,16 @@ func majlisWebSocketCallback(
         var uri = [CChar](repeating: 0, count: 256)
         let count = lws_hdr_copy(wsi, &uri, Int32(uri.count), WSI_TOKEN_GET_URI)
         let path = count > 0 ? cString(uri) : ""
-        guard path == "/v1/signal", loop.serverDelegate != nil else { return 1 }
-        if let accept = loop.acceptUpgrade, !accept(httpHeader(wsi, "origin"), httpHeader(wsi, "host")) { return 1 }
+        // Refused upgrades get an HTTP answer before the close, so a client can tell a wrong
+        // path (404) or a refused origin (403) from a dead server.
+        guard path == "/v1/signal", loop.serverDelegate != nil else {
+            lws_return_http_status(wsi, UInt32(HTTP_STATUS_NOT_FOUND.rawValue), nil)
+            return 1
+        }
+        if let accept = loop.acceptUpgrade, !accept(httpHeader(wsi, "origin"), httpHeader(wsi, "host")) {
+            lws_return_http_status(wsi, UInt32(HTTP_STATUS_FORBIDDEN.rawValue), nil)
+            return 1
+        }
         return 0
     case LWS_CALLBACK_ESTABLISHED:
         var address = [CChar](repeating: 0, count: 64)
