@@ -54,9 +54,13 @@ let package = Package(
         .target(
             name: "MajlisTransport",
             dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim", "CDTLS"]),
+        // The web app and the API document, built into the server (a copied binary serves them).
+        .executableTarget(name: "EmbedFilesTool"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(
             name: "MajlisServer",
-            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"]),
+            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"],
+            plugins: ["EmbedFiles"]),
         // The SDK: its live signaling client and media engine run on libwebsockets, libsrtp2 and
         // libopus on Linux (MajlisTransport, MajlisAudio); everything else is platform-neutral.
         .target(

@@ -188,7 +188,7 @@ int majlis_lws_http_query(struct lws *wsi, char *out, int capacity) {
 }
 
 int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type, const char *extra_headers,
-                            const unsigned char *body, size_t body_len) {
+                            const unsigned char *body, size_t body_len, int head_only) {
     unsigned char buffer[LWS_PRE + 2048];
     unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + sizeof buffer - 1;
     if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_len, &p, end))
@@ -215,7 +215,7 @@ int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *co
     }
     if (lws_finalize_write_http_header(wsi, start, &p, end))
         return 1;
-    if (body_len > 0) {
+    if (body_len > 0 && !head_only) {
         unsigned char *copy = malloc(LWS_PRE + body_len);
         if (!copy) return 1;
         memcpy(copy + LWS_PRE, body, body_len);

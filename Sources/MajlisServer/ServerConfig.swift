@@ -53,9 +53,11 @@ public struct ServerConfig: Sendable {
     public var idleRoomSeconds = 60
     /// This server's name in `hello` answers.
     public var node = "majlis-1"
-    /// The web app's static files (index.html, app/), served on the signaling port; nil: none.
+    /// A folder to serve the web app from (index.html, console.html, app/), as its files are
+    /// now; nil: the copy built into the binary.
     public var webDirectory: String?
-    /// The server API's OpenAPI document (docs/openapi.yaml), served at `/v1/openapi.yaml`.
+    /// A file to serve as the server API's OpenAPI document at `/v1/openapi.yaml`; nil: the copy of
+    /// docs/openapi.yaml built into the binary.
     public var apiDocument: String?
     /// Where events are posted (none by default).
     public var webhooks = WebhookSettings()

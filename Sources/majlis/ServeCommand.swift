@@ -16,8 +16,8 @@ enum ServeCommand {
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
                             [--webhook-timeout SECONDS] [--webhook-chat] [--media-realtime]
         Runs signaling (ws://HOST:PORT/v1/signal), the server API for the app's backend (/v1/rooms, described
-        at /v1/openapi.yaml), the web app (http://HOST:PORT/, from --web, by default the Web folder of the
-        source tree this binary was built in), GET /healthz, GET /metrics and the store (SQLite and the
+        at /v1/openapi.yaml), the web app (http://HOST:PORT/, built into
+        the binary; --web DIR serves a folder of it instead, as its files are, for working on it), GET /healthz, GET /metrics and the store (SQLite and the
         DTLS certificate under --data).
         --webhook posts every room event (docs/webhooks.md) to each URL, signed with --webhook-key's secret
         (default: the first key), in order per room, retried with backoff for --webhook-retention seconds
@@ -71,8 +71,7 @@ enum ServeCommand {
         let levelName = args.string("log-level", default: "info")
         let formatName = args.string("log-format", default: "text")
         let keyList = args.string("keys")
-        config.webDirectory = args.string("web") ?? locateWebDirectory()
-        config.apiDocument = locate("docs/openapi.yaml")
+        config.webDirectory = args.string("web")
         if let list = args.string("webhook") {
             for endpoint in list.split(separator: ",").map(String.init) {
                 guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
@@ -149,10 +148,8 @@ enum ServeCommand {
             say(developmentBanner(secret: devSecret, url: url, data: config.dataDirectory, certificate: config.tlsCertificate))
         }
         say("majlis ready: \(url) media udp \(media)")
-        if config.webDirectory != nil {
-            say("open in a browser: http://\(config.host):\(server.port)/?room=majlis")
-            say("operator console: http://\(config.host):\(server.port)/console")
-        }
+        say("open in a browser: http://\(config.host):\(server.port)/?room=majlis")
+        say("operator console: http://\(config.host):\(server.port)/console")
 
         try MediaBenchmark.blocking { try await serving.value }
         logger.info("stopped")
@@ -181,23 +178,5 @@ enum ServeCommand {
 
     static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host.hasPrefix("127.") || host == "::1"
-    }
-
-    /// The `Web` folder of the source tree: the binary lives in `<tree>/.build/<config>/majlis`.
-    static func locateWebDirectory() -> String? {
-        locate("Web/index.html").map { ($0 as NSString).deletingLastPathComponent }
-    }
-
-    /// A file of the source tree (`relative` to its root) found from the binary's place in it
-    /// (`.build/<config>/majlis`, up to five levels up).
-    static func locate(_ relative: String) -> String? {
-        let executable = FileManager.default.fileExists(atPath: "/proc/self/exe") ? "/proc/self/exe" : CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent(relative)
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate.path }
-            directory.deleteLastPathComponent()
-        }
-        return nil
     }
 }

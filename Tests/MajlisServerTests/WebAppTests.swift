@@ -33,6 +33,46 @@ import FoundationNetworking
         #expect(try await Self.get(server, "/v1/dev/token?name=x").status == 404)
     }
 
+    /// The binary carries the web app and the API document: a copy of it alone, elsewhere, serves
+    /// them as they are in the source tree; HEAD answers as GET does, without the body.
+    @Test func aCopiedBinaryServesTheWebApp() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-copy-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: MajlisProcess.executable.path, toPath: folder + "/majlis")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: folder + "/majlis")
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", folder + "/data"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var banner = ""
+        while !banner.contains("operator console:") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(banner.split(separator: "\n").first { $0.hasPrefix("majlis ready:") })
+        let port = try #require(line.split(separator: " ")[2].split(separator: ":").last?.split(separator: "/").first.flatMap { Int($0) })
+        let tree = URL(fileURLWithPath: BrowserTests.web).deletingLastPathComponent().path
+        for (path, file) in [("/", "Web/index.html"), ("/app/main.js", "Web/app/main.js"), ("/console", "Web/console.html"), ("/v1/openapi.yaml", "docs/openapi.yaml")] {
+            let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path)")
+            #expect(data == FileManager.default.contents(atPath: tree + "/" + file), "\(path)")
+        }
+        let icon = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/favicon.ico")!)
+        #expect((icon.1 as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "image/svg+xml")
+        let head = try RawHTTP.exchange(port: port, "HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(RawHTTP.statuses(head) == [200] && head.lowercased().contains("content-length: \(FileManager.default.contents(atPath: tree + "/Web/index.html")?.count ?? -1)"), "\(head)")
+        #expect(!head.contains("<!doctype html>"))
+    }
+
     @Test func developmentTokensCarryTheName() async throws {
         let server = try TestServer { $0.developmentKey = TestServer.key }
         defer { server.destroy() }
@@ -42,8 +82,11 @@ import FoundationNetworking
         #expect(minted["name"] == "ليلى")
         let claims = try AccessToken.verify(try #require(minted["token"]?.stringValue), keys: [TestServer.key: server.secret], now: Int64(Date().timeIntervalSince1970))
         #expect(claims.sub == minted["user"]?.stringValue && claims.sub.hasPrefix("web-") && claims.grants?.publish == true)
-        // Without a web directory there is no page.
-        #expect(try await Self.get(server, "/").status == 404)
+        // Asked for by the id it was given (the page keeps it), the same user again.
+        let again = try JSONDecoder().decode(
+            JSONValue.self, from: try await Self.get(server, "/v1/dev/token?name=Layla&user=\(try #require(minted["user"]?.stringValue))").body)
+        #expect(again["user"] == minted["user"] && again["name"] == "Layla")
+        #expect(try await Self.get(server, "/v1/dev/token?name=x&user=bad%20id").status == 400)
         // The token works: hello, create a room.
         let client = try await TestClient.connect(server.url)
         let hello = try await client.request("hello", ["token": try #require(minted["token"])])

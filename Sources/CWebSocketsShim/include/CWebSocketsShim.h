@@ -51,7 +51,7 @@ int majlis_lws_http_query(struct lws *wsi, char *out, int capacity);
 /// as "Name: value" lines separated by '\n' (may be NULL). Returns non-zero when the connection
 /// should be closed.
 int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *content_type, const char *extra_headers,
-                            const unsigned char *body, size_t body_len);
+                            const unsigned char *body, size_t body_len, int head_only);
 
 /// Writes the SHA-256 fingerprint (32 bytes) of the first certificate in the PEM file at `path`
 /// to `out`; returns 1, or 0 when the file holds no certificate.

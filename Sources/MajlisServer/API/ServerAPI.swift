@@ -122,10 +122,9 @@ final class ServerAPI: Sendable {
         guard request.method == "GET" else {
             throw APIFailure(ProtocolError(.unsupported, "\(request.method) is not allowed here (allowed: GET)"), status: 405, headers: ["Allow": "GET"])
         }
-        guard let path = context.config.apiDocument, let data = FileManager.default.contents(atPath: path) else {
-            throw APIFailure.notFound(request.path)
-        }
-        return HTTPResponse(status: 200, contentType: "application/yaml; charset=utf-8", body: Array(data))
+        let data = context.config.apiDocument.map { FileManager.default.contents(atPath: $0).map(Array.init) } ?? WebApp.builtIn("docs/openapi.yaml")
+        guard let data else { throw APIFailure.notFound(request.path) }
+        return HTTPResponse(status: 200, contentType: "application/yaml; charset=utf-8", body: data)
     }
 
     // MARK: Carrying out

@@ -184,7 +184,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             return
         }
-        guard request.method == "GET" else { return exchange.respond(Self.getOnly) }
+        guard request.method == "GET" || request.method == "HEAD" else { return exchange.respond(Self.getOnly) }
         exchange.respond(page(request.path, query: WebApp.query(Substring(request.query))))
     }
 
@@ -196,7 +196,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         status: 403,
         body: Array(#"{"error":{"code":"forbidden","message":"a development server answers only on localhost or an IP address (Host)"}}"#.utf8))
     private static let getOnly = HTTPResponse(
-        status: 405, body: Array(#"{"error":{"code":"unsupported","message":"only GET is served here"}}"#.utf8), headers: ["Allow": "GET"])
+        status: 405, body: Array(#"{"error":{"code":"unsupported","message":"only GET and HEAD are served here"}}"#.utf8), headers: ["Allow": "GET, HEAD"])
 
     /// Whether the body of `request` may be read (nil) or is refused unread with an answer: only
     /// the API takes bodies, and only with a token that may make the call.

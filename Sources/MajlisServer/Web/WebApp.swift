@@ -2,9 +2,10 @@ import Foundation
 import MajlisProtocol
 import MajlisTransport
 
-/// The web app's HTTP side: its static files (from `ServerConfig.webDirectory`, no build step)
-/// and, in development mode, `GET /v1/dev/token?name=NAME`, which mints a token for a new user
-/// with that display name so the page can join without an app backend (with `&admin=1`, one that
+/// The web app's HTTP side: its static files (built into the binary from the source tree's `Web`
+/// folder, or read from `ServerConfig.webDirectory` when one is given, as edited, no build step)
+/// and, in development mode, `GET /v1/dev/token?name=NAME[&user=ID]`, which mints a token for a
+/// new user (or the one the page was given before) with that display name so the page can join without an app backend (with `&admin=1`, one that
 /// grants admin for every room, for the operator console at `/console`).
 struct WebApp: Sendable {
     let directory: String?
@@ -16,6 +17,17 @@ struct WebApp: Sendable {
         development = config.developmentKey.flatMap { key in config.keys[key].map { (key, $0) } }
     }
 
+    /// A file of the web app (a path under `Web/`): from the directory given, else built in.
+    func contents(_ file: String) -> [UInt8]? {
+        if let directory { return FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(file)).map(Array.init) }
+        return Self.builtIn("Web/" + file)
+    }
+
+    /// A file of the source tree built into the binary (`Web/...`, `docs/openapi.yaml`).
+    static func builtIn(_ path: String) -> [UInt8]? {
+        EmbeddedFiles.base64[path].flatMap { Data(base64Encoded: $0) }.map(Array.init)
+    }
+
     static let contentTypes = [
         "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
         "svg": "image/svg+xml", "json": "application/json",
@@ -23,24 +35,25 @@ struct WebApp: Sendable {
 
     /// The answer for `path` (without its query), or nil when it is not the web app's.
     func respond(path: String, query: [String: String]) -> HTTPResponse? {
-        if path == "/v1/dev/token" { return token(name: query["name"] ?? "", admin: query["admin"] == "1") }
-        guard let directory else { return nil }
+        if path == "/v1/dev/token" { return token(name: query["name"] ?? "", user: query["user"], admin: query["admin"] == "1") }
         let file: String
         if path == "/" || path == "/index.html" {
             file = "index.html"
         } else if path == "/console" {
             file = "console.html"
+        } else if path == "/favicon.ico" || path == "/favicon.svg" {
+            file = "app/icon.svg"
         } else if path.hasPrefix("/app/"), Self.isPlainName(path.dropFirst(5)) {
             file = "app/" + path.dropFirst(5)
         } else {
             return nil
         }
         let type = Self.contentTypes[String(file.split(separator: ".").last ?? "")] ?? "application/octet-stream"
-        guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(file)) else {
+        guard let data = contents(file) else {
             return HTTPResponse(status: 404, contentType: "text/plain; charset=utf-8", body: Array("not found\n".utf8))
         }
         let headers = file.hasSuffix(".html") ? ["Content-Security-Policy": Self.pagePolicy] : [:]
-        return HTTPResponse(status: 200, contentType: type, body: Array(data), headers: headers)
+        return HTTPResponse(status: 200, contentType: type, body: data, headers: headers)
     }
 
     /// What the pages may load and do: their own scripts and styles only (no inline script),
@@ -57,11 +70,16 @@ struct WebApp: Sendable {
             && parts[0].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
     }
 
-    private func token(name: String, admin: Bool) -> HTTPResponse {
+    /// A token for `user` (a page asks again for the id it was given, so a reload is the same
+    /// member), or for a new user when none is given.
+    private func token(name: String, user asked: String?, admin: Bool) -> HTTPResponse {
         guard let development else {
             return HTTPResponse(status: 404, body: Array(#"{"error":"tokens are minted by the app's backend on this server (not in development mode)"}"#.utf8))
         }
-        let user = "web-" + HMACSHA256.randomBytes(5).map { String(format: "%02x", $0) }.joined()
+        if let asked, !Identifier.isValid(asked) {
+            return HTTPResponse(status: 400, body: Array(#"{"error":"user must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -"}"#.utf8))
+        }
+        let user = asked ?? "web-" + HMACSHA256.randomBytes(5).map { String(format: "%02x", $0) }.joined()
         let cleaned = DisplayName.clean(name)
         let display = cleaned.isEmpty ? user : cleaned
         let now = Int64(Date().timeIntervalSince1970)

@@ -579,7 +579,8 @@ final class ServiceLoop: @unchecked Sendable {
         let headers = answer.headers.merging(Self.securityHeaders) { own, _ in own }
         let extra = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
         let result = answer.body.withUnsafeBufferPointer { body in
-            majlis_lws_http_respond(wsi, answer.status, answer.contentType, extra, body.baseAddress, body.count)
+            // HEAD: the headers a GET would get (its Content-Length too), no body.
+            majlis_lws_http_respond(wsi, answer.status, answer.contentType, extra, body.baseAddress, body.count, exchange.request.method == "HEAD" ? 1 : 0)
         }
         return result != 0 ? -1 : 0
     }
