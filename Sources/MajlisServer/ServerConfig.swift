@@ -39,6 +39,9 @@ public struct ServerConfig: Sendable {
     /// Browser origins (`https://app.example.com`) whose pages may open a WebSocket here,
     /// besides the server's own; `*` lets any in.
     public var allowedOrigins: [String] = []
+    /// The app's URL that hands the web app a token (`{"token": ...}` for a GET with the app's
+    /// cookies; docs/web.md), if it has one.
+    public var tokenURL: String?
     /// Rooms one user may own (a server admin's token is not limited), created or handed over.
     public var maxRoomsPerUser = 20
     /// Rooms one user may be in at once.

@@ -11,7 +11,7 @@ enum ServeCommand {
                             [--data DIR] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N]
-                            [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]]
+                            [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
                             [--webhook-timeout SECONDS] [--webhook-chat] [--media-realtime]
@@ -37,7 +37,10 @@ enum ServeCommand {
         Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
         on the first start and kept in --data (dev-secret), so tokens survive restarts; it answers only requests
         whose Host is localhost or an IP address. A browser page may open a WebSocket only from the server's own
-        origin or one of --allow-origin (e.g. https://app.example.com; * for any). Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
+        origin or one of --allow-origin (e.g. https://app.example.com; * for any), and only those may embed the web
+        app and post it a token. With --keys the web app signs people in with a token their app gives it: in the address
+        (#token=...), posted by the embedding page, or from --token-url, the app's URL that answers {"token": ...} to a GET
+        with the app's cookies (docs/web.md). Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -60,6 +63,12 @@ enum ServeCommand {
         config.allowedOrigins = args.string("allow-origin")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []
         for origin in config.allowedOrigins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
             throw Arguments.Failure(description: "--allow-origin \(origin) must be an origin like https://app.example.com (or *)")
+        }
+        if let tokenURL = args.string("token-url") {
+            guard let url = URL(string: tokenURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw Arguments.Failure(description: "--token-url \(tokenURL) is not an http:// or https:// URL")
+            }
+            config.tokenURL = tokenURL
         }
         config.maxRoomsPerUser = try args.int("max-rooms-per-user", default: 20, range: 1...1_000_000)
         config.maxRoomsPerConnection = try args.int("max-rooms-per-connection", default: 10, range: 1...10_000)

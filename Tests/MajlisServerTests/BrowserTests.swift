@@ -35,10 +35,17 @@ struct BrowserTests {
             """
             const form = document.querySelector('[data-form=join]');
             form.elements.name.value = arguments[0];
-            form.elements.mode.value = arguments[1];
             form.requestSubmit();
-            """, [.string(name), .string(mode)])
-        try await browser.wait(for: "\(name) in the room", "return window.majlis.state.room !== null")
+            """, [.string(name)])
+        // A room that does not exist yet: the page asks before it creates it.
+        let next = try await browser.wait(
+            for: "\(name) in the room or asked to create it",
+            "return window.majlis.page.step === 'room' ? 'room' : document.querySelector('[data-form=create]') ? 'create' : null")
+        if next == "create" {
+            try await browser.run(
+                "const form = document.querySelector('[data-form=create]'); form.elements.mode.value = arguments[0]; form.requestSubmit();", [.string(mode)])
+        }
+        try await browser.wait(for: "\(name) in the room", "return window.majlis.page.step === 'room'")
         try await browser.wait(for: "\(name)'s voice to connect", "return window.majlis.media()?.state === 'connected'")
     }
 
@@ -177,7 +184,7 @@ struct BrowserTests {
             try await Browser.closing([browser]) {
                 try await Self.join(browser, server: server, room: "diwan", name: "ليلى")
                 try await browser.run("const f = document.querySelector('[data-form=chat]'); f.elements.text.value = 'أهلًا وسهلًا'; f.requestSubmit()")
-                try await browser.wait(for: "the message shown", "return document.querySelector('.message bdi')?.textContent === 'أهلًا وسهلًا'")
+                try await browser.wait(for: "the message shown", "return document.querySelector('.message > bdi')?.textContent === 'أهلًا وسهلًا'")
                 let layout = try await browser.run(
                     """
                     const seats = [...document.querySelectorAll('.seat')].map((seat) => seat.getBoundingClientRect());
@@ -228,7 +235,7 @@ struct BrowserTests {
         // The guest's connection drops: the page says so, resumes the session, and the guest is
         // still seated and still chatting.
         try await guest.run("window.majlis.signal().socket.close(4000, 'dropped')")
-        try await guest.wait(for: "the guest's session resumed", "return window.majlis.state.resumes === 1 && window.majlis.state.banner === null")
+        try await guest.wait(for: "the guest's session resumed", "return window.majlis.page.resumes === 1 && window.majlis.page.banner === null")
         #expect(try await guest.run("return window.majlis.state.seats[\(index)].user === window.majlis.state.me.id") == true)
         try await guest.run("const f = document.querySelector('[data-form=chat]'); f.elements.text.value = 'back'; f.requestSubmit()")
         try await host.wait(for: "the guest's message after resuming", "return [...document.querySelectorAll('.message bdi')].some((e) => e.textContent === 'back')")

@@ -1,8 +1,15 @@
 // The Majlis web app: join a room, take a seat or ask to speak, hear and be heard, chat, and run
-// the room as its host. State comes from the server's snapshot and events (docs/protocol.md).
+// the room as its host. The room's state and its changes are in state.js; sign-in in identity.js;
+// this file draws the page from them (morph.js changes only what differs) and carries out actions.
 
 import { Signal, SignalError } from './signal.js';
 import { Media } from './media.js';
+import { morph } from './morph.js';
+import { icon } from './icons.js';
+import { Identity } from './identity.js';
+import {
+  initialState, applySnapshot, applyEvent, addChat, expectOwnChange, mySeat, isModerator, nameOf, micLive, roomIdFor,
+} from './state.js';
 import { languages, pickLanguage, translator, direction, missingKeys } from './i18n.js';
 
 const params = new URLSearchParams(location.search);
@@ -10,14 +17,25 @@ const app = document.getElementById('app');
 let language = pickLanguage(params.get('lang'));
 let t = translator(language);
 
-const state = {
-  me: null, room: null, seats: [], members: new Map(), role: 'member', chatMuted: false, request: null,
-  requests: [], chat: [], seq: 0, levels: new Map(), banner: null, notices: [], invite: null, ended: null,
-  tab: 'chat', menu: null, mediaState: 'new', noMic: false, quality: null, resumes: 0,
+const state = initialState();
+// What only the page has: the join form's step, banners, notices, menus, the dialog, media.
+const page = {
+  step: 'join', // 'join', 'create' (the room does not exist: make it?), 'connecting', 'room', 'ended'
+  error: '',
+  joinTitle: null, // the title typed, when the room id was made from it
+  banner: null,
+  notices: [],
+  menu: null,
+  confirm: null, // {text: [key, values], action, value}
+  tab: 'chat',
+  mediaState: 'new',
+  mic: 'unknown', // 'ok', 'none', 'denied'
+  resumes: 0,
 };
 let signal = null;
 let media = null;
 let roomId = params.get('room') || 'majlis';
+const identity = new Identity();
 
 function escape(text) {
   return String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -35,196 +53,139 @@ function setLanguage(code) {
 
 // MARK: Joining
 
-function renderJoin(message = '') {
-  app.innerHTML = `
-    <form class="join" data-form="join">
-      <h1>${escape(t('title'))}</h1>
-      ${languagePicker()}
-      <label>${escape(t('yourName'))}<input name="name" required maxlength="64" value="${escape(params.get('name') || localStorage.getItem('majlis.name') || '')}" autocomplete="nickname"></label>
-      <label>${escape(t('roomId'))}<input name="room" required maxlength="64" pattern="[A-Za-z0-9_.@-]+" value="${escape(roomId)}"></label>
-      <label>${escape(t('createAs'))}
-        <select name="mode"><option value="request">${escape(t('request'))}</option><option value="free">${escape(t('free'))}</option></select></label>
-      <label class="token" hidden>${escape(t('token'))}<input name="token" autocomplete="off"></label>
-      <button type="submit" data-action="join">${escape(t('join'))}</button>
-      <p class="error" role="alert">${escape(message)}</p>
-    </form>`;
-}
-
-async function join(form) {
+async function join(form, create = null) {
   const data = new FormData(form);
-  roomId = data.get('room');
-  localStorage.setItem('majlis.name', data.get('name'));
-  let token = params.get('token') || data.get('token');
+  if (data.get('name') !== null) identity.setName(String(data.get('name')).trim());
+  if (data.get('room') !== null) {
+    const typed = roomIdFor(data.get('room'));
+    roomId = typed.id;
+    page.joinTitle = typed.title;
+  }
+  if (data.get('token')) identity.useToken(String(data.get('token')).trim());
+  page.step = 'connecting';
+  page.error = '';
+  render();
   try {
-    if (!token) {
-      const answer = await fetch(`/v1/dev/token?name=${encodeURIComponent(data.get('name'))}`);
-      if (!answer.ok) {
-        form.querySelector('.token').hidden = false;
-        throw new Error((await answer.json().catch(() => ({}))).error || 'a token is needed');
-      }
-      token = (await answer.json()).token;
-    }
-    await connect(token, { mode: data.get('mode') });
+    await connect(create);
   } catch (error) {
-    renderJoin(describe(error));
+    signal?.close();
+    signal = null;
+    if (error instanceof SignalError && error.code === 'room_not_found' && !create) {
+      page.step = 'create';
+    } else {
+      page.step = 'join';
+      page.error = describe(error);
+    }
+    render();
   }
 }
 
-async function connect(token, create) {
+async function connect(create) {
+  const token = await identity.token();
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   signal = new Signal(`${scheme}://${location.host}/v1/signal`, token, { event: onEvent, state: onConnection });
   const hello = await signal.start();
   state.me = hello.user;
-  const snapshot = await signal.request('room.join', { room: roomId, create });
-  applySnapshot(snapshot);
+  identity.remember(hello.user);
+  const snapshot = await signal.request('room.join', { room: roomId, ...(create ? { create } : {}) });
+  applySnapshot(state, snapshot);
+  state.chat = [];
   await loadChat();
+  identity.enteredRoom(roomId);
   history.replaceState(null, '', `?room=${encodeURIComponent(roomId)}${params.get('lang') ? `&lang=${language}` : ''}`);
+  page.step = 'room';
+  render();
   media = new Media(signal, roomId, (mediaState) => {
-    state.mediaState = mediaState;
+    page.mediaState = mediaState;
     render();
   });
-  await media.start(state.seats.length, params.get('processing') !== 'off');
-  state.noMic = !media.micTrack;
-  updateMic();
+  page.mic = await media.start(state.seats.length, params.get('processing') !== 'off');
+  media.setMic(micLive(state));
   render();
 }
 
 function describe(error) {
-  if (error instanceof SignalError) {
-    const known = t(`error.${error.code}`);
-    return known === `error.${error.code}` ? t('error', { message: error.message }) : known;
+  const code = error?.code;
+  if (code) {
+    const known = t(`error.${code}`);
+    if (known !== `error.${code}`) return known;
+    return t('error.generic', { code });
   }
-  return t('error', { message: error.message || String(error) });
+  return t('error', { message: error?.message || String(error) });
 }
 
 // MARK: State
 
-function applySnapshot(snapshot) {
-  state.room = snapshot.room;
-  state.seats = snapshot.seats;
-  state.members = new Map(snapshot.members.map((member) => [member.id, member]));
-  state.role = snapshot.me.role;
-  state.chatMuted = snapshot.me.chatMuted;
-  state.request = snapshot.me.request || null;
-  state.requests = snapshot.requests;
-  state.seq = snapshot.seq;
-}
-
 // The latest messages (what was said before joining, or while the connection was down).
 async function loadChat() {
   const answer = await signal.request('chat.history', { room: roomId, limit: 50 }).catch(() => null);
-  if (answer) state.chat = answer.messages.reverse();
+  if (answer) addChat(state, answer.messages);
 }
 
 async function resync() {
   try {
-    applySnapshot(await signal.request('room.sync', { room: roomId }));
+    applySnapshot(state, await signal.request('room.sync', { room: roomId }));
   } catch (error) {
     if (error.code !== 'not_in_room') return;
     // Dropped from the room (away past the resume grace): join again, with a new media transport.
-    applySnapshot(await signal.request('room.join', { room: roomId }));
+    try {
+      applySnapshot(state, await signal.request('room.join', { room: roomId }));
+    } catch (joinError) {
+      finish(['closed', { reason: describe(joinError) }]);
+      return;
+    }
     media?.negotiate(state.seats.length, true).catch(() => {});
   }
   await loadChat();
-  updateMic();
+  media?.setMic(micLive(state));
   render();
 }
 
 function onConnection(name, detail) {
-  if (name === 'reconnecting') state.banner = 'reconnecting';
+  if (name === 'reconnecting') page.banner = 'reconnecting';
   if (name === 'resumed') {
-    state.banner = null;
-    state.resumes += 1;
+    page.banner = null;
+    page.resumes += 1;
     resync();
   }
-  if (name === 'closed' && !state.ended) state.ended = t('closed', { reason: detail.reason || detail.code || '' });
+  if (name === 'closed' && page.step === 'room') {
+    finish(detail.code === 4004 ? ['replaced'] : ['closed', { reason: detail.reason || detail.code || '' }], { keepRoom: detail.code !== 4003 });
+  }
   render();
 }
 
-function notice(text) {
-  const entry = { text, id: Math.random() };
-  state.notices.push(entry);
+function notice(key, values) {
+  const entry = { key, values, id: `${Date.now()}-${Math.random()}` };
+  page.notices.push(entry);
   setTimeout(() => {
-    state.notices = state.notices.filter((item) => item !== entry);
+    page.notices = page.notices.filter((item) => item !== entry);
     render();
-  }, 4000);
+  }, 6000);
 }
 
-function nameOf(user) {
-  return state.members.get(user)?.name || user;
+// The room is over for us: say why, stop the media; unless `keepRoom`, a reload does not come back.
+function finish(reason, { keepRoom = false } = {}) {
+  state.ended = reason;
+  page.step = 'ended';
+  page.menu = null;
+  page.confirm = null;
+  media?.stop();
+  if (!keepRoom) identity.leftRoom();
 }
 
 function onEvent(frame) {
-  if (frame.room && frame.room !== roomId) return;
-  if (frame.seq !== undefined) {
-    if (frame.seq <= state.seq) return;
-    if (frame.seq !== state.seq + 1) {
-      resync();
-      return;
-    }
-    state.seq = frame.seq;
+  const out = applyEvent(state, frame, roomId, Date.now());
+  if (out.resync) {
+    resync();
+    return;
   }
-  const data = frame.data || {};
-  switch (frame.ev) {
-    case 'room.updated': {
-      const seatCount = state.room.seatCount;
-      state.room = data.room;
-      if (data.room.seatCount !== seatCount) {
-        state.seats = Array.from({ length: data.room.seatCount }, (_, index) => state.seats[index] || { index, state: 'empty', muted: false, micOn: false });
-        media?.negotiate(data.room.seatCount).catch(() => {});
-      }
-      break;
-    }
-    case 'room.ended': state.ended = t('ended'); media?.stop(); break;
-    case 'member.joined': state.members.set(data.member.id, data.member); notice(t('joined', { name: data.member.name })); break;
-    case 'member.left': notice(t('left', { name: nameOf(data.user) })); state.members.delete(data.user); break;
-    case 'member.updated':
-      state.members.set(data.member.id, data.member);
-      if (data.member.id === state.me.id) {
-        state.role = data.member.role;
-        state.chatMuted = data.member.chatMuted;
-      }
-      break;
-    case 'members.changed':
-      for (const member of data.joined) state.members.set(member.id, member);
-      for (const user of data.left) state.members.delete(user);
-      state.room.memberCount = data.memberCount;
-      break;
-    case 'seat.updated':
-      for (const seat of data.seats) state.seats[seat.index] = seat;
-      break;
-    case 'request.received': state.requests.push(data.request); break;
-    case 'request.cancelled':
-      state.requests = state.requests.filter((request) => request.id !== data.requestId);
-      if (state.request?.id === data.requestId) state.request = null;
-      break;
-    case 'request.accepted': state.request = null; notice(t('accepted')); break;
-    case 'request.rejected': state.request = null; notice(t('rejected')); break;
-    case 'seat.invited': state.invite = data; break;
-    case 'you.kicked': state.ended = t('kicked'); media?.stop(); break;
-    case 'you.chatMuted': state.chatMuted = data.until !== undefined; break;
-    case 'chat.message': state.chat.push(data); break;
-    case 'speaker.levels': state.levels = new Map(data.levels.map((level) => [level.user, level.level])); break;
-    case 'network.quality':
-      if (data.user === state.me.id) state.quality = [data.up, data.down].some((level) => ['poor', 'bad', 'down'].includes(level)) ? 'poor' : null;
-      break;
-    default: return;
-  }
-  updateMic();
+  if (!out.changed) return;
+  for (const [key, values] of out.notices) notice(key, values);
+  if (out.negotiate) media?.negotiate(out.negotiate).catch(() => {});
+  if (state.ended && page.step !== 'ended') finish(state.ended);
+  if (page.menu?.seat !== undefined && !isModerator(state)) page.menu = null;
+  media?.setMic(micLive(state));
   render();
-}
-
-function mySeat() {
-  return state.seats.find((seat) => seat.user === state.me?.id);
-}
-
-function isModerator() {
-  return state.role === 'owner' || state.role === 'admin';
-}
-
-function updateMic() {
-  const seat = mySeat();
-  media?.setMic(Boolean(seat && seat.micOn && !seat.muted));
 }
 
 // MARK: Actions
@@ -233,10 +194,20 @@ async function act(op, args = {}) {
   try {
     return await signal.request(op, { room: roomId, ...args });
   } catch (error) {
-    notice(describe(error));
+    notice('plain', { text: describe(error) });
     render();
     return null;
   }
+}
+
+function seatOf(user) {
+  return state.seats.find((seat) => seat.user === user) || null;
+}
+
+// Asks first (in the page's own dialog) for what cannot be undone.
+function confirmFirst(text, action, value) {
+  page.confirm = { text, action, value };
+  page.menu = null;
 }
 
 const actions = {
@@ -244,16 +215,17 @@ const actions = {
   seat: async (index) => {
     const seat = state.seats[index];
     if (seat.user === state.me.id) return;
-    if (isModerator()) {
-      state.menu = state.menu?.seat === index ? null : { seat: index };
+    if (isModerator(state)) {
+      page.menu = page.menu?.seat === index ? null : { seat: index };
       return;
     }
     if (seat.state === 'empty') return actions.sit(index);
   },
   sit: async (index) => {
-    state.menu = null;
-    if (mySeat()) return act('seat.switch', { to: index });
-    if (state.room.mode === 'request' && !isModerator()) return actions.ask(index);
+    page.menu = null;
+    expectOwnChange(state, 'seat', Date.now());
+    if (mySeat(state)) return act('seat.switch', { to: index });
+    if (state.room.mode === 'request' && !isModerator(state)) return actions.ask(index);
     return act('seat.take', { index });
   },
   ask: async (index) => {
@@ -261,35 +233,80 @@ const actions = {
     if (answer) state.request = { id: answer.requestId, index };
   },
   cancel: () => act('request.cancel', { requestId: state.request.id }).then(() => { state.request = null; }),
-  take: () => (state.room.mode === 'request' && !isModerator() ? actions.ask() : act('seat.take')),
-  leaveSeat: () => act('seat.leave'),
-  mic: () => act('mic.set', { on: !mySeat().micOn }),
+  take: () => {
+    expectOwnChange(state, 'seat', Date.now());
+    return state.room.mode === 'request' && !isModerator(state) ? actions.ask() : act('seat.take');
+  },
+  leaveSeat: () => {
+    expectOwnChange(state, 'seat', Date.now());
+    return act('seat.leave');
+  },
+  mic: () => {
+    expectOwnChange(state, 'mic', Date.now());
+    return act('mic.set', { on: !mySeat(state).micOn });
+  },
   accept: (id) => act('request.accept', { requestId: id }),
   reject: (id) => act('request.reject', { requestId: id }),
-  lock: (index) => act('seat.lock', { index, locked: state.seats[index].state !== 'locked', kick: true }),
-  mute: (index) => act('seat.mute', { index, muted: !state.seats[index].muted }),
-  kickSeat: (index) => act('seat.kick', { index }),
-  member: (user) => { state.menu = state.menu?.user === user ? null : { user }; },
-  admin: (user) => act('member.role', { user, role: state.members.get(user)?.role === 'admin' ? 'member' : 'admin' }),
-  transfer: (user) => act('member.transferOwner', { user }),
-  kick: (user) => act('member.kick', { user, banSeconds: 3600 }),
-  invite: (user) => act('seat.invite', { user }),
+  lock: (index) => {
+    const seat = state.seats[index];
+    if (seat.state === 'occupied') return confirmFirst(['confirm.lock', { n: index + 1, name: nameOf(state, seat.user) }], 'lockNow', index);
+    return actions.lockNow(index);
+  },
+  lockNow: (index) => {
+    page.menu = null;
+    return act('seat.lock', { index, locked: state.seats[index].state !== 'locked', kick: true });
+  },
+  mute: (index) => {
+    page.menu = null;
+    return act('seat.mute', { index, muted: !state.seats[index].muted });
+  },
+  kickSeat: (index) => {
+    page.menu = null;
+    return act('seat.kick', { index });
+  },
+  member: (user) => { page.menu = page.menu?.user === user ? null : { user }; },
+  admin: (user) => {
+    page.menu = null;
+    return act('member.role', { user, role: state.members.get(user)?.role === 'admin' ? 'member' : 'admin' });
+  },
+  transfer: (user) => confirmFirst(['confirm.transfer', { name: nameOf(state, user) }], 'transferNow', user),
+  transferNow: (user) => act('member.transferOwner', { user }),
+  kick: (user) => confirmFirst(['confirm.kick', { name: nameOf(state, user) }], 'kickNow', user),
+  kickNow: (user) => act('member.kick', { user, banSeconds: 3600 }),
+  invite: (user) => {
+    page.menu = null;
+    return act('seat.invite', { user });
+  },
   inviteReply: async (accept) => {
     const invite = state.invite;
     state.invite = null;
+    if (accept === 'yes') expectOwnChange(state, 'seat', Date.now());
     await act('seat.inviteReply', { inviteId: invite.inviteId, accept: accept === 'yes' });
   },
-  tab: (name) => { state.tab = name; },
-  language: (code) => setLanguage(code),
+  confirmYes: async () => {
+    const { action, value } = page.confirm;
+    page.confirm = null;
+    await actions[action](value);
+  },
+  confirmNo: () => { page.confirm = null; },
+  tab: (name) => { page.tab = name; },
   audio: () => media?.resumeAudio(),
   leave: async () => {
     await act('room.leave');
     signal.close();
-    media?.stop();
-    state.ended = t('left', { name: state.me.name });
+    finish(['youLeft']);
   },
-  end: async () => {
+  end: () => confirmFirst(['confirm.end'], 'endNow'),
+  endNow: async () => {
     if (await act('room.end')) media?.stop();
+  },
+  back: () => {
+    page.step = 'join';
+    page.error = '';
+  },
+  rejoin: () => {
+    identity.enteredRoom(roomId);
+    location.reload();
   },
 };
 
@@ -312,6 +329,10 @@ app.addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = event.target;
   if (form.dataset.form === 'join') return join(form);
+  if (form.dataset.form === 'create') {
+    const mode = new FormData(form).get('mode');
+    return join(form, { mode, ...(page.joinTitle ? { title: page.joinTitle } : {}) });
+  }
   if (form.dataset.form === 'chat') {
     const input = form.elements.text;
     const text = input.value.trim();
@@ -321,59 +342,111 @@ app.addEventListener('submit', async (event) => {
   }
 });
 
-// MARK: Rendering
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape' || (!page.menu && !page.confirm)) return;
+  page.menu = null;
+  page.confirm = null;
+  render();
+});
+
+// MARK: Drawing
 
 function languagePicker() {
   return `<select name="language" aria-label="${escape(t('language'))}">${Object.entries(languages)
     .map(([code, label]) => `<option value="${code}" ${code === language ? 'selected' : ''}>${escape(label)}</option>`).join('')}</select>`;
 }
 
+function joinPage() {
+  const busy = page.step === 'connecting';
+  if (page.step === 'create') {
+    const shown = page.joinTitle || roomId;
+    return `
+      <form class="join" data-form="create" data-key="create">
+        <h1>${escape(t('title'))}</h1>
+        <p>${escape(t('createRoom.ask', { room: shown }))}</p>
+        <label>${escape(t('createAs'))}
+          <select name="mode"><option value="request">${escape(t('request'))}</option><option value="free">${escape(t('free'))}</option></select></label>
+        <button type="submit" class="primary" data-action="create-room">${escape(t('createRoom.button'))}</button>
+        <button type="button" data-action="back">${escape(t('back'))}</button>
+      </form>`;
+  }
+  const signIn = identity.signInKind();
+  return `
+    <form class="join" data-form="join" data-key="join">
+      <h1>${escape(t('title'))}</h1>
+      ${languagePicker()}
+      ${signIn === 'development' ? `<label>${escape(t('yourName'))}<input name="name" required maxlength="64" value="${escape(params.get('name') || identity.name || '')}" autocomplete="nickname"></label>` : ''}
+      <label>${escape(t('roomId'))}<input name="room" required maxlength="128" value="${escape(page.joinTitle || roomId)}" autocomplete="off"></label>
+      ${signIn === 'token' ? `<p class="hint">${escape(t('token.explain'))}</p>
+        <label>${escape(t('token'))}<input name="token" required autocomplete="off"></label>` : ''}
+      ${signIn === 'signedIn' ? `<p class="hint">${escape(t('token.signedIn', { name: identity.name || identity.user || '' }))}</p>` : ''}
+      <button type="submit" class="primary" data-action="join" ${busy ? 'disabled' : ''}>${escape(t(busy ? 'joining' : 'join'))}</button>
+      <p class="error" role="alert">${escape(page.error)}</p>
+    </form>`;
+}
+
+function endedPage() {
+  const [key, values = {}] = state.ended || ['ended'];
+  const shown = key === 'kickedUntil' ? { until: new Date(values.until).toLocaleString(language) } : values;
+  return `<div class="ended" data-key="ended"><h1>${escape(t('title'))}</h1><p role="alert">${escape(t(key, shown))}</p>
+    <button class="primary" data-action="rejoin">${escape(t('joinAgain'))}</button></div>`;
+}
+
 function roleMark(user) {
-  const role = state.members.get(user)?.role;
+  const role = state.members.get(user)?.role || (user === state.room.owner ? 'owner' : 'member');
   if (role === 'owner') return `<span class="mark owner">${escape(t('owner'))}</span>`;
   if (role === 'admin') return `<span class="mark admin">${escape(t('admin'))}</span>`;
   return '';
 }
 
-function renderSeat(seat) {
+function seatItem(seat) {
   const level = seat.user ? state.levels.get(seat.user) || 0 : 0;
-  const classes = ['seat', seat.state, level > 5 ? 'speaking' : '', seat.user === state.me.id ? 'mine' : ''].join(' ');
-  const label = seat.user ? nameOf(seat.user) : t(seat.state === 'locked' ? 'locked' : 'empty');
-  const marks = [seat.muted ? '<span class="icon muted" title="muted">🔇</span>' : '', seat.user && !seat.micOn && !seat.muted ? '<span class="icon mic-off">🎙̸</span>' : '',
-    seat.state === 'locked' ? '<span class="icon lock">🔒</span>' : ''].join('');
+  const mine = seat.user && seat.user === state.me.id;
+  const classes = ['seat', seat.state, level > 5 ? 'speaking' : '', mine ? 'mine' : ''].filter(Boolean).join(' ');
+  const label = seat.user ? nameOf(state, seat.user) : t(seat.state === 'locked' ? 'locked' : 'empty');
+  const marks = [
+    seat.muted ? `<span class="icon" title="${escape(t('mutedByHost'))}">${icon('speakerOff')}</span>` : '',
+    seat.user && !seat.micOn && !seat.muted ? `<span class="icon" title="${escape(t('micOff'))}">${icon('micOff')}</span>` : '',
+    seat.state === 'locked' ? `<span class="icon" title="${escape(t('locked'))}">${icon('lock')}</span>` : '',
+  ].join('');
   let menu = '';
-  if (state.menu?.seat === seat.index && isModerator()) {
-    menu = `<div class="menu">
-      ${seat.state === 'empty' ? `<button data-action="sit" data-value="${seat.index}" class="primary">${escape(t('takeSeat'))}</button>` : ''}
+  if (page.menu?.seat === seat.index && isModerator(state)) {
+    menu = `<div class="menu" role="menu">
+      ${seat.state === 'empty' ? `<button data-action="sit" data-value="${seat.index}" class="primary">${escape(t(mySeat(state) ? 'moveHere' : 'takeSeat'))}</button>` : ''}
       <button data-action="lock" data-value="${seat.index}">${escape(t(seat.state === 'locked' ? 'unlock' : 'lock'))}</button>
       <button data-action="mute" data-value="${seat.index}">${escape(t(seat.muted ? 'unmute' : 'mute'))}</button>
       ${seat.user ? `<button data-action="kickSeat" data-value="${seat.index}">${escape(t('kickFromSeat'))}</button>` : ''}</div>`;
   }
-  return `<li class="${classes}" data-seat="${seat.index}" data-user="${escape(seat.user || '')}" style="--level:${level}">
-    <button class="avatar" data-action="seat" data-value="${seat.index}" aria-label="${escape(t('seat', { n: seat.index + 1 }))}">${escape(seat.user ? label.slice(0, 1) : seat.index + 1)}</button>
-    <span class="name">${escape(label)}</span>${seat.user ? roleMark(seat.user) : ''}${marks}${menu}</li>`;
+  return `<li class="${classes}" data-key="seat-${seat.index}" data-seat="${seat.index}" data-user="${escape(seat.user || '')}" style="--level:${level}">
+    <button class="avatar" data-action="seat" data-value="${seat.index}" aria-label="${escape(t('seat', { n: seat.index + 1 }))}">${escape(seat.user ? Array.from(label)[0] : seat.index + 1)}</button>
+    <span class="name"><bdi>${escape(label)}</bdi></span>${seat.user ? roleMark(seat.user) : ''}${marks}${menu}</li>`;
 }
 
-function renderControls() {
-  const seat = mySeat();
+function controls() {
+  const seat = mySeat(state);
   const buttons = [];
   if (seat) {
-    buttons.push(`<button data-action="mic" class="${seat.micOn ? 'on' : 'off'}">${escape(t(seat.micOn ? 'micOn' : 'micOff'))}</button>`);
+    if (seat.muted) {
+      buttons.push(`<button data-action="mic" class="off" disabled>${icon('speakerOff')}${escape(t('mutedByHost'))}</button>`);
+    } else {
+      buttons.push(`<button data-action="mic" class="${seat.micOn ? 'on' : 'off'}" aria-pressed="${seat.micOn}">${icon(seat.micOn ? 'mic' : 'micOff')}${escape(t(seat.micOn ? 'micOn' : 'micOff'))}</button>`);
+    }
     buttons.push(`<button data-action="leaveSeat">${escape(t('leaveSeat'))}</button>`);
   } else if (state.request) {
     buttons.push(`<span class="pending">${escape(t('requestPending'))}</span><button data-action="cancel">${escape(t('cancelRequest'))}</button>`);
   } else {
-    const ask = state.room.mode === 'request' && !isModerator();
+    const ask = state.room.mode === 'request' && !isModerator(state);
     buttons.push(`<button data-action="take" class="primary">${escape(t(ask ? 'askToSpeak' : 'takeSeat'))}</button>`);
   }
-  if (state.noMic) buttons.push(`<span class="hint">${escape(t('noMic'))}</span>`);
+  if (page.mic === 'none') buttons.push(`<span class="hint">${escape(t('noMic'))}</span>`);
+  if (page.mic === 'denied') buttons.push(`<span class="hint">${escape(t('micDenied'))}</span>`);
   return `<div class="controls">${buttons.join('')}</div>`;
 }
 
-function renderRequests() {
-  if (!isModerator() || state.requests.length === 0) return '';
+function requestList() {
+  if (!isModerator(state) || state.requests.length === 0) return '';
   return `<section class="requests"><h2>${escape(t('requests'))}</h2><ul>${state.requests.map((request) => `
-    <li data-request="${escape(request.id)}"><span>${escape(nameOf(request.user))}</span>
+    <li data-key="request-${escape(request.id)}" data-request="${escape(request.id)}"><bdi>${escape(nameOf(state, request.user))}</bdi>
       <button data-action="accept" data-value="${escape(request.id)}" class="primary">${escape(t('accept'))}</button>
       <button data-action="reject" data-value="${escape(request.id)}">${escape(t('reject'))}</button></li>`).join('')}</ul></section>`;
 }
@@ -386,91 +459,115 @@ function dayLabel(ts) {
   return new Date(ts).toLocaleDateString(language);
 }
 
-function renderChat() {
+function messages() {
   let lastDay = null;
-  const lines = state.chat.map((message) => {
+  return state.chat.map((message) => {
     const day = dayLabel(message.ts);
-    const separator = day !== lastDay ? `<li class="day">${escape(day)}</li>` : '';
+    const separator = day !== lastDay ? `<li class="day" data-key="day-${escape(day)}">${escape(day)}</li>` : '';
     lastDay = day;
     const time = new Date(message.ts).toLocaleTimeString(language, { hour: '2-digit', minute: '2-digit' });
-    return `${separator}<li class="message ${message.from.id === state.me.id ? 'mine' : ''}"><b>${escape(message.from.name)}</b>
+    const system = message.from.id === 'system';
+    const sender = system ? `<b class="system">${escape(t('system'))}</b>` : `<b><bdi>${escape(message.from.name)}</bdi></b>`;
+    const classes = ['message', message.from.id === state.me.id ? 'mine' : '', system ? 'from-system' : ''].filter(Boolean).join(' ');
+    return `${separator}<li class="${classes}" data-key="m-${message.msgId}">${sender}
       <bdi>${escape(message.text ?? '')}</bdi><time>${escape(time)}</time></li>`;
-  });
-  return `<ul class="messages" aria-live="polite">${lines.join('')}</ul>
-    <form data-form="chat" class="compose"><input name="text" maxlength="500" autocomplete="off" placeholder="${escape(t(state.chatMuted ? 'chatMuted' : 'typeMessage'))}" ${state.chatMuted ? 'disabled' : ''}>
-    <button type="submit" ${state.chatMuted ? 'disabled' : ''}>${escape(t('send'))}</button></form>`;
+  }).join('');
 }
 
-function renderMembers() {
+function memberList() {
   const owner = state.role === 'owner';
-  return `<ul class="members">${[...state.members.values()].map((member) => {
+  return [...state.members.values()].map((member) => {
     const mine = member.id === state.me.id;
     let menu = '';
-    if (state.menu?.user === member.id && isModerator() && !mine) {
+    if (page.menu?.user === member.id && isModerator(state) && !mine) {
       const items = [];
-      if (!member.seat && member.seat !== 0) items.push(['invite', 'invite']);
+      if (!seatOf(member.id)) items.push(['invite', 'invite']);
       if (owner) items.push(['admin', member.role === 'admin' ? 'removeAdmin' : 'makeAdmin'], ['transfer', 'transfer']);
       if (member.role !== 'owner' && (owner || member.role === 'member')) items.push(['kick', 'kick']);
-      menu = `<div class="menu">${items.map(([action, label]) => `<button data-action="${action}" data-value="${escape(member.id)}">${escape(t(label))}</button>`).join('')}</div>`;
+      menu = `<div class="menu" role="menu">${items.map(([action, label]) => `<button data-action="${action}" data-value="${escape(member.id)}">${escape(t(label))}</button>`).join('')}</div>`;
     }
-    return `<li data-member="${escape(member.id)}"><button class="who" data-action="member" data-value="${escape(member.id)}">
+    return `<li data-key="member-${escape(member.id)}" data-member="${escape(member.id)}"><button class="who" data-action="member" data-value="${escape(member.id)}" title="${escape(member.id)}">
       <bdi>${escape(member.name)}</bdi>${mine ? ` (${escape(t('you'))})` : ''}</button>${roleMark(member.id)}${menu}</li>`;
-  }).join('')}</ul>`;
+  }).join('');
 }
 
-function render() {
-  if (!state.room) return renderJoin();
-  if (state.ended) {
-    app.innerHTML = `<div class="ended"><h1>${escape(t('title'))}</h1><p role="alert">${escape(state.ended)}</p><a href="?room=${encodeURIComponent(roomId)}">${escape(t('join'))}</a></div>`;
-    return;
-  }
+function roomPage() {
   const banners = [];
-  if (state.banner === 'reconnecting') banners.push(t('reconnecting'));
+  if (page.banner === 'reconnecting') banners.push(t('reconnecting'));
   if (state.quality === 'poor') banners.push(t('poorNetwork'));
-  if (state.mediaState === 'failed') banners.push(t('mediaFailed'));
-  const chatScroll = app.querySelector('.messages');
-  const atBottom = !chatScroll || chatScroll.scrollTop + chatScroll.clientHeight >= chatScroll.scrollHeight - 8;
-  const previous = app.querySelector('[data-form=chat] input');
-  const draft = previous?.value || '';
-  const focused = previous && document.activeElement === previous ? [previous.selectionStart, previous.selectionEnd] : null;
-  app.innerHTML = `
-    <header>
+  if (page.mediaState === 'failed') banners.push(t('mediaFailed'));
+  const you = state.role === 'owner' ? 'youAreHost' : state.role === 'admin' ? 'youAreAdmin' : null;
+  const muted = state.chatMuted || (state.room.chatMutedAll && !isModerator(state));
+  return `
+    <header data-key="header">
       <h1><bdi>${escape(state.room.title || state.room.id)}</bdi></h1>
       <span class="count">${escape(t('memberCount', { n: state.room.memberCount }))}</span>
-      <span class="mode">${escape(t(state.room.mode))}</span>
+      <span class="mode">${escape(t(`modeLabel.${state.room.mode}`))}</span>
+      ${you ? `<span class="mark owner you">${escape(t(you))}</span>` : ''}
       ${languagePicker()}
       ${state.role === 'owner' ? `<button data-action="end" class="danger">${escape(t('endRoom'))}</button>` : ''}
       <button data-action="leave">${escape(t('leaveRoom'))}</button>
     </header>
-    ${banners.map((text) => `<div class="banner" role="status">${escape(text)}</div>`).join('')}
-    ${state.invite ? `<div class="banner invite" role="alertdialog">${escape(t('invited', { name: nameOf(state.invite.from) }))}
-      <button data-action="inviteReply" data-value="yes" class="primary">${escape(t('yes'))}</button><button data-action="inviteReply" data-value="no">${escape(t('no'))}</button></div>` : ''}
-    <main>
+    <div class="banners" data-key="banners">${banners.map((text) => `<div class="banner" role="status">${escape(text)}</div>`).join('')}
+    ${state.invite ? `<div class="banner invite" role="alertdialog">${escape(t('invited', { name: nameOf(state, state.invite.from) }))}
+      <button data-action="inviteReply" data-value="yes" class="primary">${escape(t('yes'))}</button><button data-action="inviteReply" data-value="no">${escape(t('no'))}</button></div>` : ''}</div>
+    <main data-key="main">
       <section class="stage">
         ${state.room.announcement ? `<p class="announcement"><bdi>${escape(state.room.announcement)}</bdi></p>` : ''}
-        <ol class="seats">${state.seats.map(renderSeat).join('')}</ol>
-        ${renderControls()}
-        ${renderRequests()}
+        <ol class="seats">${state.seats.map(seatItem).join('')}</ol>
+        ${controls()}
+        ${requestList()}
       </section>
       <section class="side">
-        <nav class="tabs"><button data-action="tab" data-value="chat" class="${state.tab === 'chat' ? 'active' : ''}">${escape(t('chat'))}</button>
-          <button data-action="tab" data-value="members" class="${state.tab === 'members' ? 'active' : ''}">${escape(t('members'))} (${state.room.memberCount})</button></nav>
-        ${state.tab === 'chat' ? renderChat() : renderMembers()}
+        <nav class="tabs"><button data-action="tab" data-value="chat" class="${page.tab === 'chat' ? 'active' : ''}">${escape(t('chat'))}</button>
+          <button data-action="tab" data-value="members" class="${page.tab === 'members' ? 'active' : ''}">${escape(t('members'))} (${state.room.memberCount})</button></nav>
+        <div class="panel" data-key="chat" ${page.tab === 'chat' ? '' : 'hidden'}>
+          <ul class="messages" aria-live="polite">${messages()}</ul>
+          <form data-form="chat" class="compose"><input name="text" maxlength="500" autocomplete="off" placeholder="${escape(t(muted ? 'chatMuted' : 'typeMessage'))}" ${muted ? 'disabled' : ''}>
+            <button type="submit" ${muted ? 'disabled' : ''}>${escape(t('send'))}</button></form>
+        </div>
+        <div class="panel" data-key="members" ${page.tab === 'members' ? '' : 'hidden'}><ul class="members">${memberList()}</ul></div>
       </section>
     </main>
-    <div class="notices">${state.notices.map((entry) => `<p>${escape(entry.text)}</p>`).join('')}</div>`;
-  const input = app.querySelector('[data-form=chat] input');
-  if (input && draft) input.value = draft;
-  if (input && focused) {
-    input.focus();
-    input.setSelectionRange(...focused);
-  }
-  const messages = app.querySelector('.messages');
-  if (messages && atBottom) messages.scrollTop = messages.scrollHeight;
+    <div class="notices" role="status" data-key="notices">${page.notices.map((entry) => `<p data-key="${escape(entry.id)}">${escape(entry.key === 'plain' ? entry.values.text : t(entry.key, entry.values))}</p>`).join('')}</div>
+    ${page.confirm ? `<div class="dialog" role="alertdialog" data-key="dialog"><div class="box"><p>${escape(t(...page.confirm.text))}</p>
+      <button class="danger" data-action="confirmYes">${escape(t('confirm.yes'))}</button><button data-action="confirmNo">${escape(t('cancel'))}</button></div></div>` : ''}`;
+}
+
+let drawing = false;
+function render() {
+  if (drawing) return;
+  drawing = true;
+  requestAnimationFrame(() => {
+    drawing = false;
+    draw();
+  });
+}
+
+function draw() {
+  if (page.step === 'ended') return morph(app, endedPage());
+  if (page.step !== 'room' || !state.room) return morph(app, joinPage());
+  const list = app.querySelector('.messages');
+  const atBottom = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+  morph(app, roomPage());
+  const messagesNow = app.querySelector('.messages');
+  if (messagesNow && atBottom) messagesNow.scrollTop = messagesNow.scrollHeight;
 }
 
 // Hooks for tests and for debugging from the console.
-window.majlis = { state, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0, packetsReceived: async (seat) => (await media?.packetsReceived(seat)) ?? 0, media: () => media, signal: () => signal, t: (key, values) => t(key, values), missingKeys };
+window.majlis = {
+  state, page, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0,
+  packetsReceived: async (seat) => (await media?.packetsReceived(seat)) ?? 0, media: () => media, signal: () => signal,
+  t: (key, values) => t(key, values), missingKeys,
+};
 
 setLanguage(language);
-if (params.get('token')) connect(params.get('token'), { mode: 'request' }).catch((error) => renderJoin(describe(error)));
+// A token posted by the page that embeds this one: go in with it.
+identity.onGiven = () => {
+  if (page.step === 'join') join(document.createElement('form'));
+};
+identity.load().then(() => {
+  // Back in a room this tab was in (a reload), or signed in by the app with a room to go to.
+  if (identity.shouldEnter(roomId, params)) join(document.createElement('form'));
+  else render();
+});

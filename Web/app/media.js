@@ -15,12 +15,18 @@ export class Media {
   }
 
   // `processing` false turns off echo cancellation, noise suppression and gain control (for
-  // music, or for measuring the audio as it is).
+  // music, or for measuring the audio as it is). Resolves with the microphone's state: 'ok',
+  // 'denied' (the person or the browser refused it) or 'none' (no microphone, or none usable).
   async start(seatCount, processing = true) {
-    this.stream = await navigator.mediaDevices.getUserMedia({
+    let microphone = 'ok';
+    this.stream = await (navigator.mediaDevices?.getUserMedia({
       audio: { echoCancellation: processing, noiseSuppression: processing, autoGainControl: processing },
-    }).catch(() => null);
+    }) ?? Promise.reject(new Error('no media devices'))).catch((error) => {
+      microphone = error?.name === 'NotAllowedError' || error?.name === 'SecurityError' ? 'denied' : 'none';
+      return null;
+    });
     this.micTrack = this.stream?.getAudioTracks()[0] || null;
+    if (!this.micTrack && microphone === 'ok') microphone = 'none';
     if (this.micTrack) this.micTrack.enabled = this.micOn;
     this.context = new AudioContext();
     this.pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
@@ -32,6 +38,7 @@ export class Media {
       if (this.state === 'failed') this.negotiate(this.seats, true).catch(() => {});
     };
     await this.negotiate(seatCount);
+    return microphone;
   }
 
   // Offers (again) for `seatCount` seats; `restart` asks for a new ICE and DTLS transport.

@@ -11,10 +11,18 @@ struct WebApp: Sendable {
     let directory: String?
     /// The development key and its secret; nil outside development mode.
     let development: (key: String, secret: String)?
+    /// The app's token URL (`--token-url`) and the origins that may embed the pages (`--allow-origin`).
+    let tokenURL: String?
+    let embedOrigins: [String]
+    /// The pages' Content-Security-Policy (it names the token URL's origin and the embedders).
+    let pagePolicy: String
 
     init(config: ServerConfig) {
         directory = config.webDirectory
         development = config.developmentKey.flatMap { key in config.keys[key].map { (key, $0) } }
+        tokenURL = config.tokenURL
+        embedOrigins = config.allowedOrigins
+        pagePolicy = Self.pagePolicy(tokenURL: config.tokenURL, embedders: config.allowedOrigins)
     }
 
     /// A file of the web app (a path under `Web/`): from the directory given, else built in.
@@ -36,6 +44,7 @@ struct WebApp: Sendable {
     /// The answer for `path` (without its query), or nil when it is not the web app's.
     func respond(path: String, query: [String: String]) -> HTTPResponse? {
         if path == "/v1/dev/token" { return token(name: query["name"] ?? "", user: query["user"], admin: query["admin"] == "1") }
+        if path == "/v1/web/config" { return webConfig() }
         let file: String
         if path == "/" || path == "/index.html" {
             file = "index.html"
@@ -52,16 +61,37 @@ struct WebApp: Sendable {
         guard let data = contents(file) else {
             return HTTPResponse(status: 404, contentType: "text/plain; charset=utf-8", body: Array("not found\n".utf8))
         }
-        let headers = file.hasSuffix(".html") ? ["Content-Security-Policy": Self.pagePolicy] : [:]
+        // A page that may be embedded drops X-Frame-Options (frame-ancestors names who may).
+        let headers = file.hasSuffix(".html") ? ["Content-Security-Policy": pagePolicy, "X-Frame-Options": embedOrigins.isEmpty ? "DENY" : ""] : [:]
         return HTTPResponse(status: 200, contentType: type, body: data, headers: headers)
     }
 
     /// What the pages may load and do: their own scripts and styles only (no inline script),
-    /// connections to this server only, never framed by another page.
-    static let pagePolicy = [
-        "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "img-src 'self' data:",
-        "media-src 'self' blob:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'",
-    ].joined(separator: "; ")
+    /// connections to this server (and the app's token URL) only, framed only by the origins of
+    /// `--allow-origin`.
+    static func pagePolicy(tokenURL: String? = nil, embedders: [String] = []) -> String {
+        let tokenOrigin = tokenURL.flatMap(URL.init(string:)).flatMap { url -> String? in
+            guard let scheme = url.scheme, let host = url.host else { return nil }
+            return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+        }
+        let ancestors = embedders.isEmpty ? "'none'" : embedders.joined(separator: " ")
+        return [
+            "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "img-src 'self' data:",
+            "media-src 'self' blob:", "connect-src 'self'" + (tokenOrigin.map { " " + $0 } ?? ""), "frame-ancestors \(ancestors)",
+            "base-uri 'none'", "form-action 'self'", "object-src 'none'",
+        ].joined(separator: "; ")
+    }
+
+    /// What the page needs to know to sign in: development mode, the app's token URL, and who may
+    /// embed it and post it a token.
+    private func webConfig() -> HTTPResponse {
+        struct Config: Encodable {
+            var development: Bool
+            var tokenUrl: String?
+            var embedOrigins: [String]
+        }
+        return HTTPResponse(status: 200, body: Array(WireEncoder.encode(Config(development: development != nil, tokenUrl: tokenURL, embedOrigins: embedOrigins))))
+    }
 
     /// A file name of letters, digits and dashes with one known extension: nothing else is served.
     static func isPlainName(_ name: Substring) -> Bool {

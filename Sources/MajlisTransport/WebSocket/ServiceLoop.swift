@@ -576,7 +576,8 @@ final class ServiceLoop: @unchecked Sendable {
 
     private func respondNow(_ exchange: HTTPExchange, _ answer: HTTPResponse, wsi: OpaquePointer) -> Int32 {
         exchange.wsi = nil
-        let headers = answer.headers.merging(Self.securityHeaders) { own, _ in own }
+        // An answer's own header wins; one it sets empty is left out.
+        let headers = answer.headers.merging(Self.securityHeaders) { own, _ in own }.filter { !$0.value.isEmpty }
         let extra = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
         let result = answer.body.withUnsafeBufferPointer { body in
             // HEAD: the headers a GET would get (its Content-Length too), no body.
