@@ -86,6 +86,12 @@ public final class Browser: Sendable {
         throw Failure(description: "waited \(Int(seconds)) s for \(what)")
     }
 
+    /// Sends a Chrome DevTools Protocol command (e.g. `Input.imeSetComposition`) to the page.
+    @discardableResult
+    public func devTools(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+        try await command("POST", "goog/cdp/execute", ["cmd": .string(method), "params": .object(params)])
+    }
+
     /// A PNG of the window.
     public func screenshot() async throws -> Data {
         guard let text = try await command("GET", "screenshot", nil).stringValue, let data = Data(base64Encoded: text) else {
@@ -185,7 +191,7 @@ public final class Browser: Sendable {
     }
 
     /// A TCP port nothing listens on now.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let (descriptor, port) = try LoopbackSocket.bind()
         close(descriptor)
         return port

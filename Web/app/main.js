@@ -31,6 +31,7 @@ const page = {
   mediaState: 'new',
   mic: 'unknown', // 'ok', 'none', 'denied'
   resumes: 0,
+  draws: 0, // how often the page was drawn (for tests)
 };
 let signal = null;
 let media = null;
@@ -173,7 +174,24 @@ function finish(reason, { keepRoom = false } = {}) {
   if (!keepRoom) identity.leftRoom();
 }
 
+// The token runs out soon: get a new one where the page can (development mode, the app's token
+// URL) and renew the session with it; a token that was handed over is renewed by reopening the app.
+async function renewToken() {
+  if (identity.given) return;
+  try {
+    const token = await identity.token();
+    await signal.request('session.renew', { token });
+    signal.token = token;
+  } catch {
+    // The session ends when the old token does; the page says so then.
+  }
+}
+
 function onEvent(frame) {
+  if (frame.ev === 'token.expiring') {
+    renewToken();
+    return;
+  }
   const out = applyEvent(state, frame, roomId, Date.now());
   if (out.resync) {
     resync();
@@ -545,6 +563,7 @@ function render() {
 }
 
 function draw() {
+  page.draws += 1;
   if (page.step === 'ended') return morph(app, endedPage());
   if (page.step !== 'room' || !state.room) return morph(app, joinPage());
   const list = app.querySelector('.messages');

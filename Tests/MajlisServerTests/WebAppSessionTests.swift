@@ -1,0 +1,195 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// The web app in headless Chromium as people use it over a whole session: a host who reloads,
+/// words composed with an input method while the room moves, what the host does told to the
+/// guest, and the ways an app signs its people in when the server has real keys.
+@Suite(.serialized, .enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
+struct WebAppSessionTests {
+    static func text(_ browser: Browser, _ selector: String) async throws -> String {
+        try await browser.run("return document.querySelector(arguments[0])?.textContent?.trim() ?? ''", [.string(selector)]).stringValue ?? ""
+    }
+
+    @Test func aHostReloadsAndRunsTheRoomOnAndAGuestIsToldWhatTheHostDoes() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try TestServer { config in
+                config.developmentKey = TestServer.key
+                config.resumeGrace = 2
+            }
+            defer { server.destroy() }
+            let host = try await Browser(microphone: nil)
+            let guest = try await Browser(microphone: nil)
+            try await Browser.closing([host, guest]) {
+                try await BrowserTests.join(host, server: server, room: "salon", name: "Huda")
+                try await host.run("document.querySelector('[data-action=take]').click()")
+                try await host.wait(for: "Huda seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")
+                let hostId = try await host.run("return window.majlis.state.me.id").stringValue ?? ""
+                try await BrowserTests.join(guest, server: server, room: "salon", name: "Omar")
+                // Member counts are right on every page, the earlier member's too.
+                for browser in [host, guest] {
+                    try await browser.wait(for: "two here", "return document.querySelector('header .count')?.textContent === '2 here'")
+                }
+                #expect(try await Self.text(host, "header .you") == "You are the host")
+
+                // The host reloads: the same member comes back, host, on the same seat, under the
+                // same name, and is still all that once the old connection's grace has passed.
+                try await host.open("http://127.0.0.1:\(server.server.port)/?room=salon")
+                try await host.wait(for: "the host back in the room", "return window.majlis.page.step === 'room' && window.majlis.state.seats.length > 0")
+                try await Task.sleep(for: .seconds(4))  // past the 2 s resume grace of the old connection
+                let back = try await host.run(
+                    "return { id: window.majlis.state.me.id, role: window.majlis.state.role, seat: window.majlis.state.seats[0].user, count: window.majlis.state.room.memberCount }")
+                #expect(back["id"]?.stringValue == hostId && back["role"] == "owner" && back["seat"]?.stringValue == hostId && back["count"] == 2, "\(back)")
+                #expect(try await guest.run("return window.majlis.state.members.get(arguments[0])?.name", [.string(hostId)]) == "Huda")
+                #expect(try await guest.run("return window.majlis.state.room.memberCount") == 2)
+
+                // The guest asks to speak; the host, back after the reload, accepts.
+                try await guest.run("document.querySelector('[data-action=take]').click()")
+                try await host.wait(for: "the request at the host", "return document.querySelector('[data-action=accept]') !== null")
+                try await host.run("document.querySelector('[data-action=accept]').click()")
+                let seat = try await guest.wait(for: "Omar seated", "const s = window.majlis.state.seats.find((s) => s.user === window.majlis.state.me.id); return s ? s.index : null").intValue ?? 1
+
+                // The host mutes the guest's seat: the guest is told, and its mic button says so.
+                try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] .avatar`).click()", [.int(seat)])
+                try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] [data-action=mute]`).click()", [.int(seat)])
+                try await guest.wait(for: "the notice", "return [...document.querySelectorAll('.notices p')].some((p) => p.textContent === 'The host muted your seat')")
+                let button = try await guest.run("const b = document.querySelector('[data-action=mic]'); return { text: b.textContent.trim(), disabled: b.disabled }")
+                #expect(button["text"] == "Muted by the host" && button["disabled"] == true, "\(button)")
+
+                // Made an admin: told; removed and banned after a confirmation that says for how long.
+                try await host.run("document.querySelector('[data-action=tab][data-value=members]').click()")
+                let guestId = try await guest.run("return window.majlis.state.me.id").stringValue ?? ""
+                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] .who`).click()", [.string(guestId)])
+                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] [data-action=admin]`).click()", [.string(guestId)])
+                try await guest.wait(for: "the admin notice", "return [...document.querySelectorAll('.notices p')].some((p) => p.textContent === 'You are now an admin of this room')")
+                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] .who`).click()", [.string(guestId)])
+                #expect(try await host.run("return document.querySelector(`[data-member='${arguments[0]}'] [data-action=invite]`)", [.string(guestId)]) == .null)
+                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] [data-action=kick]`).click()", [.string(guestId)])
+                #expect(try await Self.text(host, ".dialog p") == "Remove Omar and keep them out for an hour?")
+                try await host.run("document.querySelector('[data-action=confirmYes]').click()")
+                try await guest.wait(for: "the guest removed", "return window.majlis.page.step === 'ended'")
+                #expect(try await Self.text(guest, ".ended p").hasPrefix("You were removed from the room and may not come back until"))
+                // Joining again from the same browser is the same user, still banned.
+                try await guest.run("document.querySelector('[data-action=rejoin]').click()")
+                let refusal = try await guest.wait(for: "the ban", "return document.querySelector('[data-form=join] .error')?.textContent || null")
+                #expect(refusal == "You are banned from this room")
+                try await host.wait(for: "one here", "return document.querySelector('header .count')?.textContent === '1 here'")
+            }
+        }
+    }
+
+    /// Chinese composed with an input method (DevTools' Input.imeSetComposition, as Chrome's IME
+    /// drives a page) while two bots speak and the page redraws for their levels: the message
+    /// arrives as composed, and the field is the same element, focused, throughout.
+    @Test func compositionSurvivesARoomThatMoves() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try TestServer { $0.developmentKey = TestServer.key }
+            defer { server.destroy() }
+            let token = { (user: String) in server.token(user, grants: Grants(create: true)) }
+            let first = try JoinBotTests.Bot(["--url", server.url, "--token", token("tone1"), "--room", "chai", "--create", "--seat", "2", "--mic", "tone:440", "--duration", "60"])
+            let watcher = try await TestClient.signedIn(server, user: "watcher")
+            #expect(await eventually { (try? await watcher.call("room.join", room: "chai")) != nil })
+            let second = try JoinBotTests.Bot(["--url", server.url, "--token", token("tone2"), "--room", "chai", "--seat", "3", "--mic", "tone:660", "--duration", "60"])
+            let browser = try await Browser(microphone: nil, language: "zh")
+            try await Browser.closing([browser]) {
+                try await BrowserTests.join(browser, server: server, room: "chai", name: "小明")
+                try await browser.wait(for: "both bots speaking", "return window.majlis.state.levels.size >= 2")
+                try await browser.run("const input = document.querySelector('[data-form=chat] input'); input.focus(); window.composeField = input; window.drawsBefore = window.majlis.page.draws")
+                for (text, caret) in [("n", 1), ("ni", 2), ("nih", 3), ("niha", 4), ("nihao", 5)] {
+                    try await browser.devTools("Input.imeSetComposition", ["text": .string(text), "selectionStart": .int(Int64(caret)), "selectionEnd": .int(Int64(caret))])
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                try await browser.devTools("Input.insertText", ["text": "你好"])
+                let field = try await browser.run(
+                    "const input = document.querySelector('[data-form=chat] input'); return { value: input.value, same: input === window.composeField, focused: document.activeElement === input, redraws: window.majlis.page.draws - window.drawsBefore }")
+                #expect(field["value"] == "你好" && field["same"] == true && field["focused"] == true, "\(field)")
+                #expect((field["redraws"]?.intValue ?? 0) > 0, "the page was not redrawn while composing: \(field)")
+                try await browser.run("document.querySelector('[data-form=chat]').requestSubmit()")
+                try await browser.wait(for: "the message", "return [...document.querySelectorAll('.message > bdi')].some((e) => e.textContent === '你好')")
+                let shot = try await browser.screenshot()
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-chinese-desktop.png").path
+                try shot.write(to: URL(fileURLWithPath: path))
+                print("screenshot of the Chinese room at 1280x800: \(path)")
+            }
+            first.interrupt()
+            second.interrupt()
+            _ = await first.finish()
+            _ = await second.finish()
+        }
+    }
+
+    /// With real keys the page has no development tokens: it goes in with a token in the
+    /// address's fragment, one from the app's token URL (the example backend of docs/web.md, with
+    /// the app's cookie), or one posted by the app's page that embeds it.
+    @Test func withKeysTheAppSignsItsPeopleIn() async throws {
+        try await RealTimeGate.exclusively {
+            let backendPort = try Browser.freePort()
+            let server = try TestServer { config in
+                config.tokenURL = "http://127.0.0.1:\(backendPort)/majlis-token"
+                config.allowedOrigins = ["http://127.0.0.1:\(backendPort)"]
+            }
+            defer { server.destroy() }
+            let majlis = "http://127.0.0.1:\(server.server.port)"
+            let example = URL(fileURLWithPath: BrowserTests.web).deletingLastPathComponent().appendingPathComponent("docs/examples/token-backend.py").path
+            let backend = Process()
+            backend.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            backend.arguments = ["python3", example, "--majlis", majlis, "--key", TestServer.key, "--secret", server.secret, "--listen", "127.0.0.1:\(backendPort)"]
+            let output = Pipe()
+            backend.standardOutput = output
+            try backend.run()
+            defer {
+                // SIGKILL: a child of a test thread may have SIGTERM blocked (it inherits the mask).
+                kill(backend.processIdentifier, SIGKILL)
+                backend.waitUntilExit()
+            }
+            #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).contains("app backend on"))
+            let watcher = try await TestClient.signedIn(server, user: "watcher")
+            _ = try await watcher.call("room.create", room: "salon")
+
+            let browser = try await Browser(microphone: nil)
+            try await Browser.closing([browser]) {
+                // Without a token URL the join form says where tokens come from and takes one pasted.
+                let plain = try TestServer()
+                defer { plain.destroy() }
+                try await browser.open("http://127.0.0.1:\(plain.server.port)/?room=salon")
+                try await browser.wait(for: "the token field", "return document.querySelector('[data-form=join] input[name=token]') !== null")
+                #expect(try await browser.run("return document.querySelector('[data-form=join] input[name=name]')") == .null)
+                try await browser.run(
+                    "const f = document.querySelector('[data-form=join]'); f.elements.token.value = arguments[0]; f.requestSubmit()", [.string(plain.token("zaid", grants: Grants(create: true)))])
+                try await browser.wait(for: "asked to create the room", "return document.querySelector('[data-form=create]') !== null")
+                try await browser.run("document.querySelector('[data-form=create]').requestSubmit()")
+                try await browser.wait(for: "Zaid in the room", "return window.majlis.page.step === 'room' && window.majlis.state.role === 'owner'")
+                try await browser.run("sessionStorage.clear()")
+
+                // A token in the fragment: in at once, and the token leaves the address bar.
+                try await browser.open("\(majlis)/?room=salon#token=\(server.token("layla", grants: Grants()))")
+                try await browser.wait(for: "Layla in the room", "return window.majlis.page.step === 'room'")
+                #expect(try await browser.run("return location.href") == .string("\(majlis)/?room=salon"))
+                #expect(try await watcher.event("member.joined")["data"]?["member"]?["id"] == "layla")
+                try await browser.run("document.querySelector('[data-action=leave]').click()")
+                try await browser.wait(for: "Layla gone", "return window.majlis.page.step === 'ended'")
+                _ = try await watcher.event("member.left")
+
+                // The app's token URL, with the app's own sign-in cookie.
+                try await browser.run("sessionStorage.clear()")
+                try await browser.open("http://127.0.0.1:\(backendPort)/login?user=huda&name=Huda")
+                try await browser.open("\(majlis)/?room=salon")
+                try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+                try await browser.run("document.querySelector('[data-form=join]').requestSubmit()")
+                try await browser.wait(for: "Huda in the room", "return window.majlis.page.step === 'room'")
+                #expect(try await watcher.event("member.joined")["data"]?["member"]?["name"] == "Huda")
+                try await browser.run("document.querySelector('[data-action=leave]').click()")
+                _ = try await watcher.event("member.left")
+
+                // The app's page embeds the room and posts it the token.
+                try await browser.run("sessionStorage.clear()")
+                try await browser.open("http://127.0.0.1:\(backendPort)/login?user=omar&name=Omar")
+                try await browser.open("http://127.0.0.1:\(backendPort)/?room=salon")
+                let joined = try await watcher.event("member.joined")
+                #expect(joined["data"]?["member"]?["id"] == "omar" && joined["data"]?["member"]?["name"] == "Omar")
+            }
+        }
+    }
+}
