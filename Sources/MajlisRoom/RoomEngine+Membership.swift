@@ -286,12 +286,17 @@ extension RoomEngine {
         return out
     }
 
+    /// The name of the server's own messages, as names are compared.
+    static let systemNameKey = DisplayName.comparisonKey("System")
+
     /// The name `user` is shown with when it asks for `wanted` (its id when `wanted` is empty),
-    /// letting go of `old`: `wanted` if no other member holds it, else `wanted (user)`.
+    /// letting go of `old`: `wanted` if no other member holds it, else `wanted (user)`. "System"
+    /// belongs to the server's own messages (user `system`): anyone else asking for it is told apart.
     mutating func claimName(_ wanted: String, for user: String, releasing old: String?) -> String {
         if let old, nameHolders[DisplayName.comparisonKey(old)] == user { nameHolders[DisplayName.comparisonKey(old)] = nil }
         let name = wanted.isEmpty ? user : wanted
         let key = DisplayName.comparisonKey(name)
+        if key == Self.systemNameKey && user != "system" { return "\(name) (\(user))" }
         if let holder = nameHolders[key], holder != user { return "\(name) (\(user))" }
         nameHolders[key] = user
         return name

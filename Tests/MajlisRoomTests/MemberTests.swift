@@ -22,6 +22,18 @@ import Testing
         #expect(room.engine.memberIds == ["owner", "a"])
     }
 
+    /// "System" is the server's own messages' name: a member asking for it is told apart.
+    @Test func nobodyElseIsCalledSystem() {
+        var room = RoomHarness()
+        for (user, wanted) in [("x", "System"), ("y", "ｓｙｓｔｅｍ"), ("system", "System")] {
+            _ = room.engine.handle(.join(create: nil), from: Caller(id: user, name: wanted, grants: Grants(), isOperator: false), now: 0)
+        }
+        let names = Dictionary(uniqueKeysWithValues: room.engine.snapshot(for: "x", now: 0).members.map { ($0.id, $0.name) })
+        #expect(names["x"] == "System (x)")
+        #expect(names["system"] == "System")
+        #expect(names["y"]?.hasSuffix("(y)") == true, "\(names)")
+    }
+
     @Test func joinNeedsTheGrantAndRoomSpace() {
         var room = RoomHarness()
         room.grants["nojoin"] = Grants(join: false)

@@ -37,7 +37,14 @@ struct ConsoleTests {
             // A room's seats and members.
             try await browser.run("document.querySelector('[data-action=open][data-room=salon]').click()")
             try await browser.wait(for: "the room", "return document.querySelector('tr[data-member=omar]') !== null")
-            #expect(try await browser.run("return document.querySelector('tr[data-seat=\"1\"]').textContent.includes('omar')") == true)
+            // Names, with the id on hover.
+            let seated = try await browser.run("const name = document.querySelector('tr[data-seat=\"1\"] bdi'); return { text: name.textContent, id: name.title }")
+            #expect(seated["text"] == "Omar" && seated["id"] == "omar", "\(seated)")
+            // What is being typed survives the refreshes every 2 s.
+            try await browser.run("const input = document.querySelector('[data-form=say] input'); input.focus(); input.value = 'half a thought'; window.refreshesBefore = window.majlisConsole.state.refreshes")
+            try await browser.wait(for: "two refreshes", "return window.majlisConsole.state.refreshes >= window.refreshesBefore + 2")
+            let typing = try await browser.run("const input = document.querySelector('[data-form=say] input'); return { value: input.value, focused: document.activeElement === input }")
+            #expect(typing["value"] == "half a thought" && typing["focused"] == true, "\(typing)")
             // Mute everyone: the members hear of it.
             try await browser.run("document.querySelector('[data-action=mute-all]').click()")
             _ = try await guest.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.count == 4 }
@@ -46,15 +53,23 @@ struct ConsoleTests {
             try await browser.run("const f = document.querySelector('[data-form=say]'); f.elements.text.value = 'Welcome, all'; f.requestSubmit()")
             let message = try await guest.event("chat.message")
             #expect(message["data"]?["from"]?["id"] == "system" && message["data"]?["text"] == "Welcome, all")
-            // Ban the guest: out at once, listed as banned.
+            #expect(try await browser.run("return document.querySelector('[data-form=say] input').value") == "")
+            // Ban the guest, after saying for how long: out at once, listed as banned, and let back.
             try await browser.run("document.querySelector('[data-action=ban][data-user=omar]').click()")
+            #expect(try await browser.run("return document.querySelector('.dialog p').textContent") == "Remove Omar and ban them for a day?")
+            try await browser.run("document.querySelector('[data-action=confirm-yes]').click()")
             #expect(try await guest.closed() == CloseCode.kicked.rawValue)
             try await browser.wait(for: "the guest gone", "return document.querySelector('tr[data-member=omar]') === null")
             #expect(try await ServerAPITests.call(server, "GET", "/v1/rooms/salon/bans").body["bans"]?.arrayValue?.first?["user"] == "omar")
+            try await browser.wait(for: "the ban listed", "return document.querySelector('tr[data-ban=omar] [data-action=unban]') !== null")
+            try await browser.run("document.querySelector('tr[data-ban=omar] [data-action=unban]').click()")
+            try await browser.wait(for: "the ban lifted", "return document.querySelector('tr[data-ban=omar]') === null")
+            #expect(try await ServerAPITests.call(server, "GET", "/v1/rooms/salon/bans").body["bans"]?.arrayValue == [])
             // The webhook queue: every event delivered, listed.
             try await browser.wait(for: "the webhooks", "return document.querySelectorAll('tr[data-event]').length >= 6 && window.majlisConsole.state.hooks.queueDepth === 0")
             // End the room (confirming): the host is told, and the room leaves the list.
-            try await browser.run("window.confirm = () => true; document.querySelector('section.room [data-action=end]').click()")
+            try await browser.run("document.querySelector('section.room [data-action=end]').click()")
+            try await browser.run("document.querySelector('[data-action=confirm-yes]').click()")
             _ = try await host.event("room.ended")
             try await browser.wait(for: "one room left", "return document.querySelectorAll('tr[data-room]').length === 1 && document.querySelector('section.room') === null")
             // In Arabic, mirrored, every word translated.

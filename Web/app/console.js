@@ -3,13 +3,17 @@
 // speaks the server API (docs/openapi.yaml) with a token that grants admin for every room.
 
 import { languages, pickLanguage, translator, direction } from './i18n.js';
+import { morph } from './morph.js';
 
 const params = new URLSearchParams(location.search);
 const root = document.getElementById('console');
 let language = pickLanguage(params.get('lang'));
 let t = translator(language);
 
-const state = { token: sessionStorage.getItem('majlis.console.token') || '', rooms: [], room: null, hooks: null, error: '', notice: null };
+const state = {
+  token: sessionStorage.getItem('majlis.console.token') || '', rooms: [], room: null, bans: [], hooks: null, error: '', notice: null,
+  confirm: null, refreshes: 0,
+};
 let timer = null;
 
 function escape(text) {
@@ -47,7 +51,7 @@ function describe(error) {
 // MARK: Signing in
 
 function renderSignIn(message = '') {
-  root.innerHTML = `
+  morph(root, `
     <form class="join" data-form="sign-in">
       <h1>${escape(t('console.title'))}</h1>
       ${languagePicker()}
@@ -55,7 +59,7 @@ function renderSignIn(message = '') {
       <button type="submit" class="primary" data-action="sign-in">${escape(t('console.signIn'))}</button>
       <button type="button" data-action="development">${escape(t('console.development'))}</button>
       <p class="error" role="alert">${escape(message)}</p>
-    </form>`;
+    </form>`);
 }
 
 async function signIn(token) {
@@ -83,13 +87,30 @@ async function refresh() {
   const [rooms, hooks] = await Promise.all([api('GET', '/rooms?limit=200'), api('GET', '/webhooks/events?limit=500')]);
   state.rooms = rooms.rooms;
   state.hooks = hooks;
-  if (state.room) {
-    state.room = await api('GET', `/rooms/${encodeURIComponent(state.room.room.id)}`).catch((error) => {
-      if (error.code === 'room_not_found') return null;
-      throw error;
-    });
-  }
+  if (state.room) await loadRoom(state.room.room.id);
+  state.refreshes += 1;
   render();
+}
+
+// A room's view and its bans (null when the room is gone).
+async function loadRoom(id) {
+  const path = `/rooms/${encodeURIComponent(id)}`;
+  const [room, bans] = await Promise.all([api('GET', path), api('GET', `${path}/bans`)]).catch((error) => {
+    if (error.code === 'room_not_found') return [null, null];
+    throw error;
+  });
+  state.room = room;
+  state.bans = bans?.bans || [];
+}
+
+// "Name" for a member of the open room (the id on hover), else the id.
+function person(id) {
+  const member = state.room?.members.find((entry) => entry.id === id);
+  return member ? `<bdi title="${escape(id)}">${escape(member.name)}</bdi>` : `<bdi>${escape(id)}</bdi>`;
+}
+
+function nameOf(id) {
+  return state.room?.members.find((entry) => entry.id === id)?.name || id;
 }
 
 // `notice`: [key, values] of what to say when it worked (translated when shown).
@@ -115,7 +136,7 @@ function languagePicker() {
 function render() {
   if (!state.token) return renderSignIn();
   const room = state.room;
-  root.innerHTML = `
+  morph(root, `
     <header><h1>${escape(t('console.title'))}</h1>${languagePicker()}<button data-action="sign-out">${escape(t('console.signOut'))}</button></header>
     ${state.error ? `<div class="banner" role="alert">${escape(state.error)}</div>` : ''}
     ${state.notice ? `<p class="hint console-notice">${escape(t(...state.notice))}</p>` : ''}
@@ -126,9 +147,10 @@ function render() {
         <table><thead><tr><th>${escape(t('roomId'))}</th><th>${escape(t('console.roomTitle'))}</th><th>${escape(t('members'))}</th>
           <th>${escape(t('console.mode'))}</th><th>${escape(t('owner'))}</th><th></th></tr></thead><tbody>
           ${state.rooms.map((entry) => `
-          <tr data-room="${escape(entry.id)}" class="${room?.room.id === entry.id ? 'selected' : ''}">
-            <td>${escape(entry.id)}</td><td class="wide">${escape(entry.title)}</td><td class="members-count">${entry.memberCount}</td>
-            <td>${escape(t(entry.mode))}</td><td>${escape(entry.owner)}</td>
+          <tr data-key="room-${escape(entry.id)}" data-room="${escape(entry.id)}" class="${room?.room.id === entry.id ? 'selected' : ''}">
+            <td data-label="${escape(t('roomId'))}">${escape(entry.id)}</td><td class="wide" data-label="${escape(t('console.roomTitle'))}"><bdi>${escape(entry.title)}</bdi></td>
+            <td class="members-count" data-label="${escape(t('members'))}">${entry.memberCount}</td>
+            <td data-label="${escape(t('console.mode'))}">${escape(t(`modeLabel.${entry.mode}`))}</td><td data-label="${escape(t('owner'))}">${escape(entry.owner)}</td>
             <td class="actions"><button data-action="open" data-room="${escape(entry.id)}">${escape(t('console.open'))}</button>
               <button class="danger" data-action="end" data-room="${escape(entry.id)}">${escape(t('endRoom'))}</button></td>
           </tr>`).join('')}
@@ -136,12 +158,14 @@ function render() {
       </section>
       ${room ? renderRoom(room) : ''}
       ${renderHooks()}
-    </div>`;
+    </div>
+    ${state.confirm ? `<div class="dialog" role="alertdialog"><div class="box"><p>${escape(t(...state.confirm.text))}</p>
+      <button class="danger" data-action="confirm-yes">${escape(t('confirm.yes'))}</button><button data-action="confirm-no">${escape(t('cancel'))}</button></div></div>` : ''}`);
 }
 
 function renderRoom(view) {
   const info = view.room;
-  const seat = (entry) => entry.state === 'locked' ? t('locked') : entry.user || t('empty');
+  const seat = (entry) => entry.state === 'locked' ? escape(t('locked')) : entry.user ? person(entry.user) : escape(t('empty'));
   return `
     <section class="room" data-room="${escape(info.id)}">
       <h2>${escape(info.title || info.id)}<span class="count">${escape(t('memberCount', { n: info.memberCount }))}</span>
@@ -149,20 +173,27 @@ function renderRoom(view) {
         <button data-action="unmute-all">${escape(t('console.unmuteAll'))}</button>
         <button class="danger" data-action="end" data-room="${escape(info.id)}">${escape(t('endRoom'))}</button></h2>
       <table class="seats-table"><thead><tr><th>${escape(t('seats'))}</th><th></th><th></th></tr></thead><tbody>
-        ${view.seats.map((entry) => `<tr data-seat="${entry.index}"><td>${escape(t('seat', { n: entry.index + 1 }))}</td>
-          <td>${escape(seat(entry))}</td><td>${entry.muted ? escape(t('console.muted')) : ''}</td></tr>`).join('')}
+        ${view.seats.map((entry) => `<tr data-key="seat-${entry.index}" data-seat="${entry.index}"><td>${escape(t('seat', { n: entry.index + 1 }))}</td>
+          <td>${seat(entry)}</td><td>${entry.muted ? escape(t('console.muted')) : ''}</td></tr>`).join('')}
       </tbody></table>
       <h2>${escape(t('members'))}</h2>
       ${view.members.length === 0 ? `<p class="empty">${escape(t('console.nobody'))}</p>` : `
       <table class="members-table"><tbody>
-        ${view.members.map((member) => `<tr data-member="${escape(member.id)}"><td>${escape(member.name)}</td><td>${escape(member.id)}</td>
+        ${view.members.map((member) => `<tr data-key="member-${escape(member.id)}" data-member="${escape(member.id)}"><td><bdi>${escape(member.name)}</bdi></td><td class="dim">${escape(member.id)}</td>
           <td>${member.role === 'member' ? '' : escape(t(member.role === 'owner' ? 'owner' : 'admin'))}</td>
           <td>${member.seat === undefined ? '' : escape(t('seat', { n: member.seat + 1 }))}</td>
           <td class="actions"><button data-action="kick" data-user="${escape(member.id)}">${escape(t('console.remove'))}</button>
             <button class="danger" data-action="ban" data-user="${escape(member.id)}">${escape(t('console.ban'))}</button></td></tr>`).join('')}
       </tbody></table>`}
-      <form class="say" data-form="say"><input name="text" required maxlength="2000" placeholder="${escape(t('console.systemMessage'))}">
+      <form class="say" data-form="say"><input name="text" required maxlength="500" autocomplete="off" placeholder="${escape(t('console.systemMessage'))}">
         <button type="submit">${escape(t('send'))}</button></form>
+      <h2>${escape(t('console.bans'))}</h2>
+      ${state.bans.length === 0 ? `<p class="empty">${escape(t('console.noBans'))}</p>` : `
+      <table class="bans-table"><tbody>
+        ${state.bans.map((ban) => `<tr data-key="ban-${escape(ban.user)}" data-ban="${escape(ban.user)}"><td><bdi>${escape(ban.user)}</bdi></td>
+          <td>${escape(t('console.until', { time: time(ban.until) }))}</td>
+          <td class="actions"><button data-action="unban" data-user="${escape(ban.user)}">${escape(t('console.unban'))}</button></td></tr>`).join('')}
+      </tbody></table>`}
     </section>`;
 }
 
@@ -178,8 +209,8 @@ function renderHooks() {
       ${events.length === 0 ? `<p class="empty">${escape(t('console.noWebhooks'))}</p>` : `
       <table><thead><tr><th>${escape(t('console.event'))}</th><th>${escape(t('roomId'))}</th><th>#</th><th>${escape(t('console.state'))}</th>
         <th>${escape(t('console.attempts'))}</th><th>${escape(t('console.when'))}</th><th></th></tr></thead><tbody>
-        ${events.map((event) => `<tr data-event="${escape(event.id)}"><td>${escape(event.type)}</td><td>${escape(event.room)}</td><td>${event.seq}</td>
-          <td class="state-${escape(event.state)}">${escape(t(`console.${event.state}`))}${event.lastError ? ` (${escape(event.lastError)})` : ''}</td>
+        ${events.map((event) => `<tr data-key="event-${escape(event.id)}" data-event="${escape(event.id)}"><td>${escape(event.type)}</td><td>${escape(event.room)}</td><td>${event.seq}</td>
+          <td class="wrap state-${escape(event.state)}">${escape(t(`console.${event.state}`))}${event.lastError ? ` (${escape(event.lastError)})` : ''}</td>
           <td>${event.attempts}</td><td>${escape(time(event.createdAt))}</td>
           <td><button data-action="replay" data-event="${escape(event.id)}">${escape(t('console.replay'))}</button></td></tr>`).join('')}
       </tbody></table>`}
@@ -194,7 +225,10 @@ root.addEventListener('submit', (event) => {
   if (form.dataset.form === 'sign-in') signIn(new FormData(form).get('token').trim());
   if (form.dataset.form === 'say') {
     const text = new FormData(form).get('text');
-    act(() => api('POST', `/rooms/${encodeURIComponent(state.room.room.id)}/chat`, { text }), ['console.said']);
+    act(async () => {
+      await api('POST', `/rooms/${encodeURIComponent(state.room.room.id)}/chat`, { text });
+      form.elements.text.value = '';
+    }, ['console.said']);
   }
 });
 
@@ -223,10 +257,24 @@ root.addEventListener('click', (event) => {
       render();
       break;
     case 'open':
-      act(async () => { state.room = await api('GET', path); });
+      act(() => loadRoom(room));
       break;
     case 'end':
-      if (confirm(t('console.confirmEnd', { room }))) act(() => api('DELETE', path), ['console.ended', { room }]);
+      ask(['console.confirmEnd', { room }], () => act(() => api('DELETE', path), ['console.ended', { room }]));
+      break;
+    case 'confirm-yes': {
+      const then = state.confirm?.then;
+      state.confirm = null;
+      render();
+      then?.();
+      break;
+    }
+    case 'confirm-no':
+      state.confirm = null;
+      render();
+      break;
+    case 'unban':
+      act(() => api('DELETE', `${path}/bans/${encodeURIComponent(button.dataset.user)}`), ['console.unbanned', { name: button.dataset.user }]);
       break;
     case 'mute-all':
       act(() => api('POST', `${path}/mute-all`, { muted: true }));
@@ -234,18 +282,29 @@ root.addEventListener('click', (event) => {
     case 'unmute-all':
       act(() => api('POST', `${path}/mute-all`, { muted: false }));
       break;
-    case 'kick':
-      act(() => api('POST', `${path}/members/${encodeURIComponent(button.dataset.user)}/kick`, {}), ['console.removed', { name: button.dataset.user }]);
+    case 'kick': {
+      const name = nameOf(button.dataset.user);
+      ask(['console.confirmRemove', { name }], () =>
+        act(() => api('POST', `${path}/members/${encodeURIComponent(button.dataset.user)}/kick`, {}), ['console.removed', { name }]));
       break;
-    case 'ban':
-      act(() => api('POST', `${path}/members/${encodeURIComponent(button.dataset.user)}/kick`, { banSeconds: 86400 }),
-        ['console.banned', { name: button.dataset.user }]);
+    }
+    case 'ban': {
+      const name = nameOf(button.dataset.user);
+      ask(['console.confirmBan', { name }], () =>
+        act(() => api('POST', `${path}/members/${encodeURIComponent(button.dataset.user)}/kick`, { banSeconds: 86400 }), ['console.banned', { name }]));
       break;
+    }
     case 'replay':
       act(() => api('POST', `/webhooks/events/${encodeURIComponent(button.dataset.event)}/replay`), ['console.replayed']);
       break;
   }
 });
+
+// Asks in the page first (`text`: [key, values]); `then` runs on yes.
+function ask(text, then) {
+  state.confirm = { text, then };
+  render();
+}
 
 function applyLanguage() {
   document.documentElement.lang = language;

@@ -30,8 +30,13 @@ public enum DisplayName {
         return String(String(scalars).prefix(RequestDecoder.Limits.name))
     }
 
-    /// The form two names are compared in: names equal in it are the same name to a reader.
+    /// The form two names are compared in: names equal in it are the same name to a reader
+    /// (case and the fullwidth forms of ASCII letters and signs aside).
     public static func comparisonKey(_ name: String) -> String {
-        name.lowercased()
+        var scalars = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            scalars.append((0xFF01...0xFF5E).contains(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0) ?? scalar : scalar)
+        }
+        return String(scalars).lowercased()
     }
 }
