@@ -16,6 +16,9 @@ struct Arguments {
     /// a flag missing its value (a known one) or a typo (an unknown one).
     private var dangling: String?
     private let environment: [String: String]
+    /// Settings from a configuration file (`loadConfiguration`): below the command line and the environment.
+    private var fileValues: [String: String] = [:]
+    private var configurationFile: String?
 
     init(_ arguments: [String], switches known: Set<String> = [], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         self.environment = environment
@@ -53,7 +56,26 @@ struct Arguments {
     mutating func string(_ name: String) -> String? {
         used.insert(name)
         if let value = values[name] { return value }
-        return environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")]
+        return environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")] ?? fileValues[name]
+    }
+
+    /// Reads settings from `path`: one `flag = value` a line (the flag's name without its dashes;
+    /// a switch is `flag = true`), `#` starts a comment. The command line and the environment win.
+    mutating func loadConfiguration(_ path: String) throws {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw Failure(description: "cannot read the configuration file \(path)") }
+        configurationFile = path
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+            if line.isEmpty { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw Failure(description: "\(path):\(number + 1): expected NAME = VALUE, not '\(line)'")
+            }
+            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard !name.isEmpty, !name.hasPrefix("-") else { throw Failure(description: "\(path):\(number + 1): a setting is named without dashes, like listen = 0.0.0.0:7880") }
+            fileValues[name] = value
+        }
     }
 
     mutating func string(_ name: String, default value: String) -> String { string(name) ?? value }
@@ -69,7 +91,7 @@ struct Arguments {
     mutating func flag(_ name: String) -> Bool {
         used.insert(name)
         if switches.contains(name) { return true }
-        let env = environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")]
+        let env = environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")] ?? fileValues[name]
         return env == "1" || env == "true"
     }
 
@@ -79,6 +101,9 @@ struct Arguments {
     func rejectUnknown() throws {
         let unknown = Set(values.keys).union(switches).union(dangling.map { [$0] } ?? []).subtracting(used).subtracting(["help"])
         if let name = unknown.sorted().first { throw Failure(description: "unknown flag --\(name)") }
+        if let name = Set(fileValues.keys).subtracting(used).sorted().first, let configurationFile {
+            throw Failure(description: "unknown setting '\(name)' in \(configurationFile)")
+        }
         if let dangling { throw Failure(description: "--\(dangling) needs a value") }
     }
 

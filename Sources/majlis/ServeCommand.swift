@@ -14,7 +14,7 @@ enum ServeCommand {
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
-                            [--webhook-timeout SECONDS] [--webhook-chat] [--media-realtime]
+                            [--webhook-timeout SECONDS] [--webhook-chat] [--media-realtime] [--config FILE]
         Runs signaling (ws://HOST:PORT/v1/signal), the server API for the app's backend (/v1/rooms, described
         at /v1/openapi.yaml), the web app (http://HOST:PORT/, built into
         the binary; --web DIR serves a folder of it instead, as its files are, for working on it), GET /healthz, GET /metrics and the store (SQLite and the
@@ -40,7 +40,9 @@ enum ServeCommand {
         origin or one of --allow-origin (e.g. https://app.example.com; * for any), and only those may embed the web
         app and post it a token. With --keys the web app signs people in with a token their app gives it: in the address
         (#token=...), posted by the embedding page, or from --token-url, the app's URL that answers {"token": ...} to a GET
-        with the app's cookies (docs/web.md). Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS.
+        with the app's cookies (docs/web.md). Every flag may also be set as MAJLIS_<FLAG>, e.g. MAJLIS_KEYS, or in
+        --config FILE, one "flag = value" a line (e.g. listen = 0.0.0.0:7880; media-realtime = true; # comments);
+        the command line wins over the environment, which wins over the file.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -49,6 +51,7 @@ enum ServeCommand {
             say(help)
             return 0
         }
+        if let file = args.string("config") { try args.loadConfiguration(file) }
         raiseFileLimit()
         var config = ServerConfig()
         (config.host, config.port) = try Arguments.hostPort(args.string("listen", default: "127.0.0.1:7880"), flag: "listen")

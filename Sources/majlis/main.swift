@@ -11,6 +11,7 @@ let usage = """
       join     join a room as a bot (or with a terminal UI: --tui)
       bench    run a benchmark (signaling, media, mouth-to-ear, quality, webhooks)
       netsim   relay UDP through a simulated weak network
+      backup   copy the store while the server runs
     Every command has --help.
     """
 
@@ -39,6 +40,7 @@ do {
     case "join": status = try JoinCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
     case "netsim": status = try NetsimCommand.run(rest)
+    case "backup": status = try BackupCommand.run(rest)
     case "--help", "-h", "help":
         say(usage)
         status = 0

@@ -131,8 +131,54 @@ import Testing
         #expect(dead.status == 1 && dead.error.contains("unreachable"), "\(dead)")
     }
 
+    /// Settings from a file (below the command line and the environment), and a typo in it named.
+    @Test func serveReadsAConfigurationFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/majlis.conf"
+        try """
+            # Majlis on this machine
+            listen = 127.0.0.1:0
+            media-listen = 127.0.0.1:0   # any free port
+            data = "\(directory)/data"
+            keys = prod:a-long-secret-0123456789
+            history-days = 30
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try MajlisProcess(arguments: ["serve", "--config", file])
+        #expect(!server.banner.contains("development mode"))
+        #expect(server.terminate() == 0)
+        #expect(FileManager.default.fileExists(atPath: directory + "/data/majlis.sqlite"))
+        try "listen = 127.0.0.1:0\nlisen = 127.0.0.1:1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let typo = try run(["serve", "--config", file])
+        #expect(typo.status == 1 && typo.error.contains("unknown setting 'lisen' in \(file)"), "\(typo)")
+    }
+
+    /// `majlis backup` copies the store while the server runs; the copy, put in a data directory,
+    /// is the same store.
+    @Test func anOnlineBackupRestores() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-backup-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key = ["--keys", "k:backup-secret-0123456789"]
+        let server = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory + "/live"] + key)
+        let http = server.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "")
+        let admin = ["--server", http, "--key", "k", "--secret", "backup-secret-0123456789"]
+        #expect(try run(["admin", "create", "kept", "--title", "Kept room"] + admin).status == 0)
+        let backup = try run(["backup", "--data", directory + "/live", "--to", directory + "/copy.sqlite"])
+        #expect(backup.status == 0 && backup.output.contains("schema"), "\(backup)")
+        #expect(try run(["backup", "--data", directory + "/live", "--to", directory + "/copy.sqlite"]).error.contains("exists already"))
+        #expect(server.terminate() == 0)
+        try FileManager.default.createDirectory(atPath: directory + "/restored", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: directory + "/copy.sqlite", toPath: directory + "/restored/majlis.sqlite")
+        let restored = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory + "/restored"] + key)
+        defer { restored.terminate() }
+        let again = restored.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "")
+        let rooms = try run(["admin", "rooms", "--server", again, "--key", "k", "--secret", "backup-secret-0123456789"])
+        #expect(rooms.output.contains("kept") && rooms.output.contains("Kept room"), "\(rooms)")
+    }
+
     @Test func everyCommandAnswersDashH() throws {
-        for command in [["serve"], ["token"], ["admin"], ["join"], ["netsim"], ["bench"], ["bench", "media"], []] {
+        for command in [["serve"], ["token"], ["admin"], ["join"], ["netsim"], ["bench"], ["bench", "media"], ["backup"], []] {
             let result = try run(command + ["-h"])
             #expect(result.status == 0 && result.output.hasPrefix("usage: majlis"), "\(command): \(result)")
         }

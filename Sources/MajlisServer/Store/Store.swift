@@ -83,6 +83,22 @@ public final class Store: @unchecked Sendable {
         self.database = database
     }
 
+    /// Copies the store in `directory` to the new file `target`, consistently, while a server may
+    /// be using it (one read transaction: SQLite's `VACUUM INTO`); returns the copy's schema version.
+    /// The copy is a whole store: put it in a data directory as `majlis.sqlite` to restore it.
+    public static func backup(directory: String, to target: String) throws -> Int {
+        let source = (directory as NSString).appendingPathComponent("majlis.sqlite")
+        guard FileManager.default.fileExists(atPath: source) else { throw SQLiteDatabase.Failure(description: "no store at \(source)") }
+        guard !FileManager.default.fileExists(atPath: target) else { throw SQLiteDatabase.Failure(description: "\(target) exists already") }
+        let database = try SQLiteDatabase(path: source, readOnly: true)
+        _ = try database.run("VACUUM INTO ?", .text(target))
+        let copy = try SQLiteDatabase(path: target, readOnly: true)
+        guard try copy.query("PRAGMA integrity_check").first?.first == .text("ok") else {
+            throw SQLiteDatabase.Failure(description: "the copy at \(target) failed SQLite's integrity check")
+        }
+        return Int(try copy.query("PRAGMA user_version").first?.first?.int ?? 0)
+    }
+
     /// The schema version in use.
     public var schemaVersion: Int {
         (try? withDatabase { try $0.query("PRAGMA user_version").first?.first?.int }).flatMap { $0 }.map(Int.init) ?? 0
