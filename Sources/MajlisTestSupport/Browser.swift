@@ -25,7 +25,7 @@ public final class Browser: Sendable {
 
     /// Starts chromedriver and a browser of `width` x `height` whose microphone plays
     /// `microphone` (a WAV file), preferring `language`.
-    public init(microphone: String?, width: Int = 1280, height: Int = 800, language: String = "en") async throws {
+    public init(microphone: String?, width: Int = 1280, height: Int = 800, language: String = "en", extraArguments: [String] = []) async throws {
         port = try Self.freePort()
         driver = Process()
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
@@ -40,6 +40,7 @@ public final class Browser: Sendable {
             "--window-size=\(width),\(height)", "--lang=\(language)",
         ]
         if let microphone { arguments.append("--use-file-for-fake-audio-capture=\(microphone)") }
+        arguments += extraArguments
         var options: [String: JSONValue] = ["binary": "/usr/bin/chromium", "args": .array(arguments.map(JSONValue.string)), "prefs": ["intl.accept_languages": .string(language)]]
         if width < 500 {  // narrower than a headless window can be: emulate the phone's screen
             options["mobileEmulation"] = ["deviceMetrics": ["width": .int(Int64(width)), "height": .int(Int64(height)), "pixelRatio": 1, "touch": true]]

@@ -91,6 +91,7 @@ struct Arguments {
     mutating func flag(_ name: String) -> Bool {
         used.insert(name)
         if switches.contains(name) { return true }
+        if let value = values[name] { return value == "1" || value == "true" }
         let env = environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")] ?? fileValues[name]
         return env == "1" || env == "true"
     }

@@ -149,6 +149,14 @@ import Testing
         #expect(!server.banner.contains("development mode"))
         #expect(server.terminate() == 0)
         #expect(FileManager.default.fileExists(atPath: directory + "/data/majlis.sqlite"))
+        // The example in deploy/ names only real settings (its addresses overridden here).
+        let example = MajlisProcess.executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/majlis.conf").path
+        let deployed = try MajlisProcess(arguments: [
+            "serve", "--config", example, "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--media-advertise", "127.0.0.1:9",
+            "--data", directory + "/deployed", "--media-realtime=false",
+        ])
+        #expect(deployed.terminate() == 0)
         try "listen = 127.0.0.1:0\nlisen = 127.0.0.1:1\n".write(toFile: file, atomically: true, encoding: .utf8)
         let typo = try run(["serve", "--config", file])
         #expect(typo.status == 1 && typo.error.contains("unknown setting 'lisen' in \(file)"), "\(typo)")
