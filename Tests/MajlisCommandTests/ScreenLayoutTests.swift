@@ -26,6 +26,15 @@ import Testing
         ScreenLayout(rows: 24, columns: columns, presenter: VoiceRoomPresenter(language: language))
     }
 
+    /// The line of keys is whole on an 80-column terminal, the host's keys at its end included.
+    @Test func theKeyLineFitsEightyColumns() {
+        for language in Language.allCases {
+            for key in [Strings.Key.keys, .keysInvite] {
+                #expect(DisplayWidth.columns(Strings.text(key, language)) <= 80, "\(language) \(key)")
+            }
+        }
+    }
+
     @Test func widthsCountColumnsNotCharacters() {
         #expect(DisplayWidth.columns("abc") == 3)
         #expect(DisplayWidth.columns("你好") == 4)
@@ -51,7 +60,7 @@ import Testing
         #expect(lines.contains { $0.hasSuffix(" الدردشة ─") })
         #expect(lines.contains { $0.hasSuffix("طلبت التحدث: بانتظار المضيف") })
         #expect(lines.contains { $0.hasSuffix("هدى: أهلاً 你好 👋") })
-        #expect(lines.contains { $0.contains("q خروج · t/1-9 مقعد") })
+        #expect(lines.contains { $0.contains("q خروج  t/1-9 مقعد") })
         // Nothing English on the Arabic screen but the key letters and the room's own id.
         let words = lines.joined(separator: " ").split(whereSeparator: { !$0.isLetter }).filter { $0.allSatisfy(\.isASCII) && $0.count > 1 }
         #expect(words.isEmpty, "\(words)")
