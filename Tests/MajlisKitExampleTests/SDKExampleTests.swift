@@ -12,6 +12,25 @@ import Testing
     static func playGiftAnimation(from: String, type: String, payload: JSONValue) {}
     static func notify(_ message: ChatMessage) {}
 
+    /// "In your package": the app's main.swift (compiled; it needs a server to run).
+    static func aCompleteApp() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let url = environment["MAJLIS_URL"] ?? "ws://127.0.0.1:7880/v1/signal"
+        guard let appToken = environment["MAJLIS_TOKEN"] else {
+            print("set MAJLIS_TOKEN to a token from your backend (or from `majlis token`)")
+            exit(1)
+        }
+        let client = LiveSignalingClient(url: url, token: appToken)
+        _ = try await client.connect()
+        let majlis = VoiceRoom(roomId: environment["MAJLIS_ROOM"] ?? "majlis", signaling: client, media: NullMediaEngine())
+        try await majlis.join()
+        let presenter = VoiceRoomPresenter(language: .english)
+        for await state in await majlis.states() {
+            let view = presenter.present(state)
+            print(view.title, view.seats.map { "\($0.index + 1): \($0.title)" }.joined(separator: ", "))
+        }
+    }
+
     /// "Joining a room" (compiled; it needs a server to run).
     static func joiningARoom() async throws {
         let signaling = LiveSignalingClient(url: "ws://127.0.0.1:7880/v1/signal", token: token)
