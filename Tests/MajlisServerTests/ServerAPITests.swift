@@ -200,8 +200,9 @@ import FoundationNetworking
     }
 
     /// schemathesis (PyPI) generates requests from docs/openapi.yaml, valid and invalid, and
-    /// checks every answer against it: no server error, every status and body as documented,
-    /// invalid input refused.
+    /// checks every answer against it with all its checks: no server error, every status and body
+    /// as documented, invalid input refused, and every valid request accepted (the document is
+    /// exactly as strict as the server).
     @Test(.timeLimit(.minutes(10))) func everyAnswerIsWhatTheDocumentSays() async throws {
         let found = try #require(Self.which("st"), "schemathesis is installed by scripts/install-deps --test")
         let server = try TestServer { $0.apiDocument = Self.document }
@@ -220,13 +221,20 @@ import FoundationNetworking
             try ChildProcess.run(
                 [
                     "/bin/sh", "-c", #"cd "$0" && exec "$@""#, scratch, found, "run", base + "/v1/openapi.yaml", "--url", base, "-H", "Authorization: Bearer \(Self.adminToken(server, ttl: 3600))",
-                    "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection",
+                    "--checks", "all",
                     "--phases", "examples,coverage,fuzzing", "--max-examples", "40", "--workers", "1", "--seed", "20261130", "--no-color",
                 ], environment: ["PYTHONIOENCODING": "utf-8", "HYPOTHESIS_STORAGE_DIRECTORY": scratch + "/hypothesis"], output: report)
         }
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
         if let summary = text.split(separator: "\n").first(where: { $0.contains(" generated,") }) { print("schemathesis: \(summary.trimmingCharacters(in: .whitespaces))") }
-        #expect(status == 0, "schemathesis found problems:\n\(text.suffix(6_000))")
+        // Every check passes. The one exception is libwebsockets' own: a request whose address
+        // holds %00 (schemathesis sends one where an id's pattern forbids it) is closed unanswered
+        // before the server sees it (docs/protocol.md section 1), which schemathesis counts as a
+        // network error, not a failed check.
+        let failed = text.contains(" unique failures")
+        let networkErrors = text.components(separatedBy: "Network Error").count - 1
+        let curls = text.split(separator: "\n").filter { $0.contains("curl -X") }
+        #expect(!failed && (status == 0 || (networkErrors > 0 && curls.allSatisfy { $0.contains("%00") })), "schemathesis found problems:\n\(text.suffix(6_000))")
         #expect(text.contains("Selected: 28/28"), "\(text.suffix(2_000))")
     }
 

@@ -29,10 +29,10 @@ struct APIFailure: Error {
     /// The HTTP status for each protocol error code.
     static func status(of code: ErrorCode) -> UInt32 {
         switch code {
-        case .badRequest, .seatOutOfRange: return 400
+        case .badRequest: return 400
         case .unauthorized, .tokenExpired: return 401
         case .forbidden, .banned: return 403
-        case .roomNotFound, .notInRoom, .requestNotFound, .inviteNotFound: return 404
+        case .roomNotFound, .notInRoom, .requestNotFound, .inviteNotFound, .seatOutOfRange: return 404
         case .unsupported: return 404
         case .roomExists, .roomFull, .seatOccupied, .seatLocked, .alreadySeated, .notSeated, .noFreeSeat, .approvalRequired,
             .alreadyRequested, .chatMuted, .conflict:

@@ -17,6 +17,8 @@ struct APICall: Sendable {
     var parameters: APIParameters
     var claims: AccessClaims
     var exchange: HTTPExchange
+    /// The fields the body may have (none given: any the op reads).
+    var bodyFields: Set<String>?
 
     /// The backend as an operator of the room: the token's subject with its grants, no member.
     var operatorCaller: Caller {
@@ -38,6 +40,9 @@ struct APICall: Sendable {
         guard case .object(let fields) = value else {
             throw APIFailure(ProtocolError(.badRequest, "the body must be one JSON object"))
         }
+        if let allowed = bodyFields, let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIFailure(ProtocolError(.badRequest, "\(unknown) is not a field here (\(allowed.sorted().joined(separator: ", ")))"))
+        }
         // A field not given is left out: null is no value of any field here.
         if let field = fields.first(where: { $0.value == .null && $0.key != "payload" })?.key {
             throw APIFailure(ProtocolError(.badRequest, "\(field) must not be null (leave it out instead)"))
@@ -47,6 +52,25 @@ struct APICall: Sendable {
 
     /// The query's arguments, percent-decoded.
     var query: [String: String] { WebApp.query(Substring(request.query)) }
+
+    /// Each query argument at most once: `limit=1&limit=500` is no request of this API.
+    func refuseRepeatedQueryArguments() throws {
+        var seen: Set<String> = []
+        for pair in request.query.split(separator: "&") {
+            let name = String(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0])
+            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+            guard seen.insert(decoded).inserted else { throw APIFailure(ProtocolError(.badRequest, "\(decoded) is given more than once")) }
+        }
+    }
+
+    /// A query argument that must be a room or user id, if given (empty: not given).
+    func queryId(_ name: String) throws -> String? {
+        guard let text = query[name], !text.isEmpty else { return nil }
+        guard Identifier.isValid(text) else {
+            throw APIFailure(ProtocolError(.badRequest, "\(name) must be an id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -"))
+        }
+        return text
+    }
 
     /// A query argument that must be an integer in `range`, if given.
     func queryInt(_ name: String, in range: ClosedRange<Int>) throws -> Int? {

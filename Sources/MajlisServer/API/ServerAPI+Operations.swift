@@ -16,7 +16,7 @@ extension APIRoute {
 
         APIRoute("GET", "rooms/{room}/members") { api, call in
             var args: [String: JSONValue] = [:]
-            if let after = call.query["after"] { args["after"] = .string(after) }
+            if let after = try call.queryId("after") { args["after"] = .string(after) }
             if let limit = try call.queryInt("limit", in: 1...200) { args["limit"] = .int(Int64(limit)) }
             try api.run(call, op: "member.list", args: args)
         },
@@ -100,8 +100,8 @@ extension ServerAPI {
             throw APIFailure(ProtocolError(.forbidden, "listing rooms needs a token for every room"))
         }
         let limit = try call.queryInt("limit", in: 1...200) ?? 50
-        let owner = call.query["owner"]
-        let stored = try context.store.listRooms(after: call.query["after"], limit: limit, owner: owner)
+        let owner = try call.queryId("owner")
+        let stored = try context.store.listRooms(after: try call.queryId("after"), limit: limit, owner: owner)
         let loaded = Dictionary(context.rooms.all.map { ($0.id, $0.memberCount) }) { first, _ in first }
         struct Page: Encodable {
             var rooms: [RoomInfo]
@@ -116,6 +116,27 @@ extension ServerAPI {
         let page = Page(rooms: rooms, next: rooms.count == limit ? rooms.last?.id : nil)
         call.exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(page))))
     }
+
+    /// What `POST /v1/rooms` takes.
+    static let newRoomFields: Set<String> = ["id", "owner", "title", "seatCount", "mode", "announcement", "maxMembers"]
+
+    /// The fields each call's body may have (docs/openapi.yaml's request bodies): any other is refused.
+    static let bodyFields: [String: Set<String>] = [
+        "POST rooms": newRoomFields,
+        "PATCH rooms/{room}": ["title", "announcement", "mode", "seatCount"],
+        "POST rooms/{room}/mute-chat": ["on"],
+        "POST rooms/{room}/mute-all": ["muted", "membersMayUnmute"],
+        "POST rooms/{room}/members/{user}/kick": ["banSeconds"],
+        "PUT rooms/{room}/members/{user}/role": ["role"],
+        "POST rooms/{room}/members/{user}/mute-chat": ["seconds"],
+        "POST rooms/{room}/members/{user}/invite": ["index"],
+        "POST rooms/{room}/seats/{index}/lock": ["locked", "kick"],
+        "POST rooms/{room}/seats/{index}/mute": ["muted"],
+        "POST rooms/{room}/requests/{request}/accept": ["index"],
+        "POST rooms/{room}/chat": ["type", "text", "payload", "from"],
+        "POST rooms/{room}/signals": ["to", "type", "payload", "from"],
+        "PATCH rooms/{room}/attributes": ["attrs", "deleteOnLeave", "updateOwner"],
+    ]
 
     func createRoom(_ call: APICall) throws {
         var body = try call.body()
@@ -185,6 +206,12 @@ extension ServerAPI {
         guard case .object(let fields) = from, case .string(let id)? = fields["id"], Identifier.isValid(id) else {
             throw APIFailure(ProtocolError(.badRequest, "from.id must be a user id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -"))
         }
+        if let unknown = fields.keys.sorted().first(where: { $0 != "id" && $0 != "name" }) {
+            throw APIFailure(ProtocolError(.badRequest, "from.\(unknown) is not a field of from (id, name)"))
+        }
+        if case .string(let text)? = fields["name"], text.contains("\u{0}") {
+            throw APIFailure(ProtocolError(.badRequest, "from.name must not contain NUL"))
+        }
         var name = id
         switch fields["name"] {
         case nil: break
@@ -217,7 +244,7 @@ extension ServerAPI {
         }
         let limit = try call.queryInt("limit", in: 1...500) ?? 100
         let after = try call.queryInt("after", in: 0...Int.max).map(Int64.init)
-        let records = try context.store.webhookRecords(state: state, room: call.query["room"], after: after, limit: limit)
+        let records = try context.store.webhookRecords(state: state, room: try call.queryId("room"), after: after, limit: limit)
         struct Page: Encodable {
             var events: [Store.WebhookRecord]
             var next: Int64?
@@ -230,7 +257,7 @@ extension ServerAPI {
     func replayWebhook(_ call: APICall) throws {
         let id = call.parameters["event"]
         guard try context.store.replayWebhook(id, now: context.now()) else {
-            throw APIFailure(ProtocolError(.badRequest, "no webhook event \(id)"))
+            throw APIFailure(ProtocolError(.unsupported, "no webhook event \(id)"), status: 404)
         }
         context.webhooks?.poke()
         call.exchange.respond(HTTPResponse(status: 200, body: Array("{}".utf8)))

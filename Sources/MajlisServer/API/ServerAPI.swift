@@ -41,7 +41,11 @@ final class ServerAPI: Sendable {
                 let segments = try Self.segments(request.path)
                 let (route, parameters) = try Self.match(request.method, segments)
                 let claims = try authorize(request, room: parameters.room)
-                try route.handler(self, APICall(request: request, parameters: parameters, claims: claims, exchange: exchange))
+                let call = APICall(
+                    request: request, parameters: parameters, claims: claims, exchange: exchange,
+                    bodyFields: Self.bodyFields["\(route.method) \(route.pattern.joined(separator: "/"))"])
+                try call.refuseRepeatedQueryArguments()
+                try route.handler(self, call)
             } catch let failure as APIFailure {
                 exchange.respond(failure.response)
             } catch let error as ProtocolError {
