@@ -109,7 +109,8 @@ struct BrowserTests {
                 print("the browser hears seat 1 peaking at \(peaks.map { Int($0) }) Hz")
                 #expect(peaks.filter { abs($0 - 440) < 30 }.count >= 8)
                 tone.interrupt()
-                #expect(await tone.finish().status == 0)
+                let toneEnd = await tone.finish()
+                #expect(toneEnd.status == 0, "the tone bot: \(toneEnd.err.suffix(500))")
 
                 func recordRounds(_ attempt: Int) async throws -> [Double] {
                     let heardPath = "\(work)/heard-\(attempt).wav"

@@ -193,3 +193,39 @@ struct WebAppSessionTests {
         }
     }
 }
+
+extension WebAppSessionTests {
+    /// The join page and a room with a host's menu open, at phone and desktop size, in each
+    /// language: nothing wider than the screen, the join page not scrolling at all, the menu
+    /// inside the screen; screenshots kept in the temporary folder to look at.
+    @Test func everyLanguageFitsAPhoneAndADesktop() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try TestServer { $0.developmentKey = TestServer.key }
+            defer { server.destroy() }
+            for language in ["en", "zh", "ar"] {
+                for (width, height) in [(360, 740), (1280, 800)] {
+                    let browser = try await Browser(microphone: nil, width: width, height: height, language: language)
+                    try await Browser.closing([browser]) {
+                        try await browser.open("http://127.0.0.1:\(server.server.port)/?room=fit-\(language)-\(width)")
+                        try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+                        let join = try await browser.run(
+                            "const e = document.documentElement; return { overflowX: e.scrollWidth - e.clientWidth, overflowY: e.scrollHeight - e.clientHeight }")
+                        #expect(join["overflowX"] == 0 && join["overflowY"] == 0, "\(language) \(width): \(join)")
+                        try await BrowserTests.join(browser, server: server, room: "fit-\(language)-\(width)", name: language == "ar" ? "ليلى" : language == "zh" ? "小明" : "Layla")
+                        try await browser.run("document.querySelector('[data-action=seat][data-value=\"1\"]').click()")
+                        try await browser.wait(for: "the seat's menu", "return document.querySelector('.seat .menu') !== null")
+                        let room = try await browser.run(
+                            """
+                            const e = document.documentElement, menu = document.querySelector('.seat .menu').getBoundingClientRect();
+                            return { overflowX: e.scrollWidth - e.clientWidth, menuInside: menu.left >= 0 && menu.right <= e.clientWidth && menu.bottom <= window.innerHeight }
+                            """)
+                        #expect(room["overflowX"] == 0 && room["menuInside"] == true, "\(language) \(width): \(room)")
+                        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-room-\(language)-\(width).png").path
+                        try await browser.screenshot().write(to: URL(fileURLWithPath: path))
+                        print("screenshot: \(path)")
+                    }
+                }
+            }
+        }
+    }
+}
