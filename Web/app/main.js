@@ -587,6 +587,6 @@ identity.onGiven = () => {
 };
 identity.load().then(() => {
   // Back in a room this tab was in (a reload), or signed in by the app with a room to go to.
-  if (identity.shouldEnter(roomId, params)) join(document.createElement('form'));
+  if (identity.shouldEnter(roomId)) join(document.createElement('form'));
   else render();
 });
