@@ -87,6 +87,19 @@ public final class Browser: Sendable {
         throw Failure(description: "waited \(Int(seconds)) s for \(what)")
     }
 
+    /// Clicks the first element matching `selector` once the page shows it (pages draw on the
+    /// next animation frame, so an element a click just asked for may not be there yet).
+    public func click(_ selector: String, seconds: Double = 30) async throws {
+        try await wait(
+            for: selector, "const e = document.querySelector(arguments[0]); if (!e) return false; e.click(); return true".replacingOccurrences(of: "arguments[0]", with: Self.quoted(selector)),
+            seconds: seconds)
+    }
+
+    /// `text` as a JavaScript string literal.
+    static func quoted(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
+
     /// Sends a Chrome DevTools Protocol command (e.g. `Input.imeSetComposition`) to the page.
     @discardableResult
     public func devTools(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {

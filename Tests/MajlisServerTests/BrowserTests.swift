@@ -45,7 +45,7 @@ struct BrowserTests {
             try await browser.run(
                 "const form = document.querySelector('[data-form=create]'); form.elements.mode.value = arguments[0]; form.requestSubmit();", [.string(mode)])
         }
-        try await browser.wait(for: "\(name) in the room", "return window.majlis.page.step === 'room'")
+        try await browser.wait(for: "\(name) in the room", "return window.majlis.page.step === 'room' && document.querySelector('[data-form=chat]') !== null")
         try await browser.wait(for: "\(name)'s voice to connect", "return window.majlis.media()?.state === 'connected'")
     }
 
@@ -99,7 +99,7 @@ struct BrowserTests {
                 if let keep = ProcessInfo.processInfo.environment["MAJLIS_KEEP_AUDIO"] {
                     try? (try await browser.run("return window.majlis.media().pc.localDescription.sdp")).stringValue?.write(toFile: "\(keep)/offer.sdp", atomically: true, encoding: .utf8)
                 }
-                try await browser.run("document.querySelector('[data-action=seat][data-value=\"0\"]').click()")
+                try await browser.click("[data-action=seat][data-value=\"0\"]")
                 try await browser.wait(for: "Layla seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")
                 var peaks: [Double] = []
                 for _ in 0..<10 {
@@ -217,9 +217,9 @@ struct BrowserTests {
         try await Self.join(guest, server: server, room: "salon", name: "Omar", query: "&processing=off")
 
         // The guest asks to speak; the host sees the request and accepts it.
-        try await guest.run("document.querySelector('[data-action=take]').click()")
+        try await guest.click("[data-action=take]")
         try await host.wait(for: "the request at the host", "return document.querySelector('[data-action=accept]') !== null")
-        try await host.run("document.querySelector('[data-action=accept]').click()")
+        try await host.click("[data-action=accept]")
         let seat = try await host.wait(for: "Omar seated", "const seat = window.majlis.state.seats.find((s) => s.user && s.user.startsWith('web-') && s.user !== window.majlis.state.me.id); return seat ? seat.index + 1 : null")
         let index = Int(seat.intValue ?? 1) - 1
         // The guest's speech is heard on the host's page, from the guest's seat track.
@@ -242,8 +242,8 @@ struct BrowserTests {
         try await host.wait(for: "the guest's message after resuming", "return [...document.querySelectorAll('.message bdi')].some((e) => e.textContent === 'back')")
 
         // The host mutes the guest's seat: silence on the host's page.
-        try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] .avatar`).click()", [.int(Int64(index))])
-        try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] [data-action=mute]`).click()", [.int(Int64(index))])
+        try await host.click("[data-seat='\(Int64(index))'] .avatar")
+        try await host.click("[data-seat='\(Int64(index))'] [data-action=mute]")
         try await host.wait(for: "the seat muted", "return window.majlis.state.seats[\(index)]?.muted === true")
         // What was in flight arrives, what the page holds plays out and the decoder's concealment
         // fades; then nothing more arrives on the seat's track and nothing is heard from it. (A

@@ -24,7 +24,7 @@ struct WebAppSessionTests {
             let guest = try await Browser(microphone: nil)
             try await Browser.closing([host, guest]) {
                 try await BrowserTests.join(host, server: server, room: "salon", name: "Huda")
-                try await host.run("document.querySelector('[data-action=take]').click()")
+                try await host.click("[data-action=take]")
                 try await host.wait(for: "Huda seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")
                 let hostId = try await host.run("return window.majlis.state.me.id").stringValue ?? ""
                 try await BrowserTests.join(guest, server: server, room: "salon", name: "Omar")
@@ -37,7 +37,7 @@ struct WebAppSessionTests {
                 // The host reloads: the same member comes back, host, on the same seat, under the
                 // same name, and is still all that once the old connection's grace has passed.
                 try await host.open("http://127.0.0.1:\(server.server.port)/?room=salon")
-                try await host.wait(for: "the host back in the room", "return window.majlis.page.step === 'room' && window.majlis.state.seats.length > 0")
+                try await host.wait(for: "the host back in the room", "return window.majlis.page.step === 'room' && document.querySelector('.seats li') !== null")
                 try await Task.sleep(for: .seconds(4))  // past the 2 s resume grace of the old connection
                 let back = try await host.run(
                     "return { id: window.majlis.state.me.id, role: window.majlis.state.role, seat: window.majlis.state.seats[0].user, count: window.majlis.state.room.memberCount }")
@@ -46,33 +46,35 @@ struct WebAppSessionTests {
                 #expect(try await guest.run("return window.majlis.state.room.memberCount") == 2)
 
                 // The guest asks to speak; the host, back after the reload, accepts.
-                try await guest.run("document.querySelector('[data-action=take]').click()")
+                try await guest.click("[data-action=take]")
                 try await host.wait(for: "the request at the host", "return document.querySelector('[data-action=accept]') !== null")
-                try await host.run("document.querySelector('[data-action=accept]').click()")
+                try await host.click("[data-action=accept]")
                 let seat = try await guest.wait(for: "Omar seated", "const s = window.majlis.state.seats.find((s) => s.user === window.majlis.state.me.id); return s ? s.index : null").intValue ?? 1
 
                 // The host mutes the guest's seat: the guest is told, and its mic button says so.
-                try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] .avatar`).click()", [.int(seat)])
-                try await host.run("document.querySelector(`[data-seat='${arguments[0]}'] [data-action=mute]`).click()", [.int(seat)])
+                try await host.click("[data-seat='\(seat)'] .avatar")
+                try await host.click("[data-seat='\(seat)'] [data-action=mute]")
                 try await guest.wait(for: "the notice", "return [...document.querySelectorAll('.notices p')].some((p) => p.textContent === 'The host muted your seat')")
                 let button = try await guest.run("const b = document.querySelector('[data-action=mic]'); return { text: b.textContent.trim(), disabled: b.disabled }")
                 #expect(button["text"] == "Muted by the host" && button["disabled"] == true, "\(button)")
 
                 // Made an admin: told; removed and banned after a confirmation that says for how long.
-                try await host.run("document.querySelector('[data-action=tab][data-value=members]').click()")
+                try await host.click("[data-action=tab][data-value=members]")
                 let guestId = try await guest.run("return window.majlis.state.me.id").stringValue ?? ""
-                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] .who`).click()", [.string(guestId)])
-                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] [data-action=admin]`).click()", [.string(guestId)])
+                try await host.click("[data-member='\(guestId)'] .who")
+                try await host.click("[data-member='\(guestId)'] [data-action=admin]")
                 try await guest.wait(for: "the admin notice", "return [...document.querySelectorAll('.notices p')].some((p) => p.textContent === 'You are now an admin of this room')")
-                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] .who`).click()", [.string(guestId)])
+                try await host.click("[data-member='\(guestId)'] .who")
+                try await host.wait(for: "the member's menu", "return document.querySelector(`[data-member='${arguments[0]}'] [data-action=kick]`) !== null".replacingOccurrences(of: "${arguments[0]}", with: guestId))
                 #expect(try await host.run("return document.querySelector(`[data-member='${arguments[0]}'] [data-action=invite]`)", [.string(guestId)]) == .null)
-                try await host.run("document.querySelector(`[data-member='${arguments[0]}'] [data-action=kick]`).click()", [.string(guestId)])
-                #expect(try await Self.text(host, ".dialog p") == "Remove Omar and keep them out for an hour?")
-                try await host.run("document.querySelector('[data-action=confirmYes]').click()")
+                try await host.click("[data-member='\(guestId)'] [data-action=kick]")
+                let question = try await host.wait(for: "the confirmation", "return document.querySelector('.dialog p')?.textContent || null")
+                #expect(question == "Remove Omar and keep them out for an hour?")
+                try await host.click("[data-action=confirmYes]")
                 try await guest.wait(for: "the guest removed", "return window.majlis.page.step === 'ended'")
                 #expect(try await Self.text(guest, ".ended p").hasPrefix("You were removed from the room and may not come back until"))
                 // Joining again from the same browser is the same user, still banned.
-                try await guest.run("document.querySelector('[data-action=rejoin]').click()")
+                try await guest.click("[data-action=rejoin]")
                 let refusal = try await guest.wait(for: "the ban", "return document.querySelector('[data-form=join] .error')?.textContent || null")
                 #expect(refusal == "You are banned from this room")
                 try await host.wait(for: "one here", "return document.querySelector('header .count')?.textContent === '1 here'")
@@ -168,7 +170,7 @@ struct WebAppSessionTests {
                 try await browser.wait(for: "Layla in the room", "return window.majlis.page.step === 'room'")
                 #expect(try await browser.run("return location.href") == .string("\(majlis)/?room=salon"))
                 #expect(try await watcher.event("member.joined")["data"]?["member"]?["id"] == "layla")
-                try await browser.run("document.querySelector('[data-action=leave]').click()")
+                try await browser.click("[data-action=leave]")
                 try await browser.wait(for: "Layla gone", "return window.majlis.page.step === 'ended'")
                 _ = try await watcher.event("member.left")
 
@@ -180,7 +182,7 @@ struct WebAppSessionTests {
                 try await browser.run("document.querySelector('[data-form=join]').requestSubmit()")
                 try await browser.wait(for: "Huda in the room", "return window.majlis.page.step === 'room'")
                 #expect(try await watcher.event("member.joined")["data"]?["member"]?["name"] == "Huda")
-                try await browser.run("document.querySelector('[data-action=leave]').click()")
+                try await browser.click("[data-action=leave]")
                 _ = try await watcher.event("member.left")
 
                 // The app's page embeds the room and posts it the token.
@@ -212,7 +214,7 @@ extension WebAppSessionTests {
                             "const e = document.documentElement; return { overflowX: e.scrollWidth - e.clientWidth, overflowY: e.scrollHeight - e.clientHeight }")
                         #expect(join["overflowX"] == 0 && join["overflowY"] == 0, "\(language) \(width): \(join)")
                         try await BrowserTests.join(browser, server: server, room: "fit-\(language)-\(width)", name: language == "ar" ? "ليلى" : language == "zh" ? "小明" : "Layla")
-                        try await browser.run("document.querySelector('[data-action=seat][data-value=\"1\"]').click()")
+                        try await browser.click("[data-action=seat][data-value=\"1\"]")
                         try await browser.wait(for: "the seat's menu", "return document.querySelector('.seat .menu') !== null")
                         let room = try await browser.run(
                             """
