@@ -26,7 +26,7 @@ export class Identity {
 
   async load() {
     const answer = await fetch('/v1/web/config').catch(() => null);
-    if (answer?.ok) this.config = { ...this.config, ...(await answer.json()) };
+    if (answer?.ok) this.config = { ...this.config, ...(await answer.json().catch(() => ({}))) };
     const fragment = new URLSearchParams(location.hash.slice(1));
     const query = new URLSearchParams(location.search);
     const handed = fragment.get('token') || query.get('token');

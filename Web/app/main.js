@@ -20,7 +20,7 @@ let t = translator(language);
 const state = initialState();
 // What only the page has: the join form's step, banners, notices, menus, the dialog, media.
 const page = {
-  step: 'join', // 'join', 'create' (the room does not exist: make it?), 'connecting', 'room', 'ended'
+  step: 'loading', // 'loading' (until the sign-in ways are known), 'join', 'create' (the room does not exist: make it?), 'connecting', 'room', 'ended'
   error: '',
   joinTitle: null, // the title typed, when the room id was made from it
   banner: null,
@@ -564,6 +564,7 @@ function render() {
 
 function draw() {
   page.draws += 1;
+  if (page.step === 'loading') return morph(app, '<p class="loading">…</p>');
   if (page.step === 'ended') return morph(app, endedPage());
   if (page.step !== 'room' || !state.room) return morph(app, joinPage());
   const list = app.querySelector('.messages');
@@ -586,6 +587,7 @@ identity.onGiven = () => {
   if (page.step === 'join') join(document.createElement('form'));
 };
 identity.load().then(() => {
+  page.step = 'join';
   // Back in a room this tab was in (a reload), or signed in by the app with a room to go to.
   if (identity.shouldEnter(roomId)) join(document.createElement('form'));
   else render();

@@ -56,10 +56,8 @@ struct APICall: Sendable {
     /// Each query argument at most once: `limit=1&limit=500` is no request of this API.
     func refuseRepeatedQueryArguments() throws {
         var seen: Set<String> = []
-        for pair in request.query.split(separator: "&") {
-            let name = String(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0])
-            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-            guard seen.insert(decoded).inserted else { throw APIFailure(ProtocolError(.badRequest, "\(decoded) is given more than once")) }
+        for (name, _) in WebApp.queryPairs(Substring(request.query)) where !seen.insert(name).inserted {
+            throw APIFailure(ProtocolError(.badRequest, "\(name) is given more than once"))
         }
     }
 

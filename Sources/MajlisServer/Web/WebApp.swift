@@ -125,12 +125,15 @@ struct WebApp: Sendable {
 
     /// `a=1&b=x%20y` as a dictionary (percent-decoded, `+` as space).
     static func query(_ text: Substring) -> [String: String] {
-        var result: [String: String] = [:]
-        for pair in text.split(separator: "&") {
+        Dictionary(queryPairs(text)) { _, last in last }
+    }
+
+    /// `a=1&b=x%20y` as its name and value pairs, in order (repeats kept).
+    static func queryPairs(_ text: Substring) -> [(String, String)] {
+        text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (part: Substring) in String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part) }
-            result[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
-        return result
     }
 }
