@@ -17,6 +17,15 @@ public struct MediaSettings: Sendable, Equatable {
     /// The SSRC the server's own RTCP (reports, NACKs) carries.
     public static let serverSSRC: UInt32 = 1
 
+    public init(server: UDPAddress, ssrc: UInt32, key: [UInt8], payloadType: UInt8 = 111, audioLevelExtension: UInt8 = 1, redPayloadType: UInt8? = 63) {
+        self.server = server
+        self.ssrc = ssrc
+        self.key = key
+        self.payloadType = payloadType
+        self.audioLevelExtension = audioLevelExtension
+        self.redPayloadType = redPayloadType
+    }
+
     /// Reads a snapshot's `media`; nil when it is missing or malformed.
     public init?(_ media: JSONValue?) {
         guard let media, let ssrc = media["ssrc"]?.intValue, let keyText = media["key"]?.stringValue,

@@ -68,6 +68,7 @@ public final class NetworkSimulator: @unchecked Sendable {
         public var sent = 0
         public var lost = 0
         public var queueDrops = 0
+        public init() {}
     }
 
     private var counts = (up: Counts(), down: Counts())
