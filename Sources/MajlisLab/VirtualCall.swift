@@ -69,7 +69,8 @@ public struct VirtualCall: Sendable {
         }
     }
 
-    /// Runs one call: both join at once and the speaker is seated; after `warmUp` seconds the
+    /// Runs one call: both join at once and the speaker is seated; after `warmUp` seconds, once
+    /// both ends are bound (at most a minute), the
     /// speaker says `speech`; the call ends `tail` seconds after it. `impairment` is applied to
     /// each leg (nil: a clean path), its seed making the run.
     public static func run(_ speech: [Int16], impairment: NetworkSimulator.Settings?, warmUp: Double = 3, tail: Double = 2.5) throws -> VirtualCall {
@@ -138,9 +139,12 @@ public struct VirtualCall: Sendable {
         talker.publishing = true
 
         let frame = AudioFormat.frameSamples
-        let speechStartTick = Int((warmUp * 1000 / Double(AudioFormat.frameMilliseconds)).rounded())
+        let warmUpTicks = Int((warmUp * 1000 / Double(AudioFormat.frameMilliseconds)).rounded())
         let speechTicks = (speech.count + frame - 1) / frame
-        let totalTicks = speechStartTick + speechTicks + Int(tail * 1000) / AudioFormat.frameMilliseconds
+        // The speech starts once the call has settled and both ends are bound (as a
+        // `SpeechTrial` starts it); the call ends `tail` after it.
+        var speechStartTick: Int?
+        var totalTicks = Int.max
         // The two clients' clocks tick out of step with each other and with the server's timers.
         let speakerPhase = 3.0
         let listenerPhase = 11.0
@@ -153,7 +157,7 @@ public struct VirtualCall: Sendable {
         var speakerTick = 0
         var listenerTick = 0
         var buffer = [UInt8](repeating: 0, count: 2_048)
-        while listenerTick < totalTicks {
+        while listenerTick < totalTicks, listenerTick < 60_000 / AudioFormat.frameMilliseconds + warmUpTicks + speechTicks {
             let speakerAt = Double(speakerTick * AudioFormat.frameMilliseconds) + speakerPhase
             let listenerAt = Double(listenerTick * AudioFormat.frameMilliseconds) + listenerPhase
             let timerAt = min(nextOverdue, nextTick, nextReport, nextSample)
@@ -171,7 +175,11 @@ public struct VirtualCall: Sendable {
                     for (bytes, to) in output.sent { post(bytes, from: server, to: to, at: now) }
                 }
             } else if speakerAt == now {
-                let index = speakerTick - speechStartTick
+                if speechStartTick == nil, speakerTick >= warmUpTicks, talker.isBound, hearer.isBound {
+                    speechStartTick = speakerTick
+                    totalTicks = speakerTick + speechTicks + Int(tail * 1000) / AudioFormat.frameMilliseconds
+                }
+                let index = speakerTick - (speechStartTick ?? Int.max / 2)
                 var microphone = [Int16](repeating: 0, count: frame)
                 if index >= 0, index * frame < speech.count {
                     let part = speech[(index * frame)..<min(speech.count, (index + 1) * frame)]
@@ -209,7 +217,7 @@ public struct VirtualCall: Sendable {
             }
         }
         // The listener's clock started `listenerPhase - speakerPhase` after the speaker's.
-        let speechStart = speechStartTick * frame - Int((listenerPhase - speakerPhase) * 48)
+        let speechStart = (speechStartTick ?? 0) * frame - Int((listenerPhase - speakerPhase) * 48)
         let delay = SpeechDelay.milliseconds(spoken: speech, heard: Array(heard[max(0, speechStart)...]))
         return VirtualCall(
             heard: heard, speechStart: max(0, speechStart), mouthToEar: delay, speaker: talker.statistics, listener: hearer.statistics, trace: trace,

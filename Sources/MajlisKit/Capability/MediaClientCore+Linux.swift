@@ -68,6 +68,7 @@ public final class MediaClientCore {
     /// When the last 64 packets were sent: how many a report (on about the last second) covers.
     private var sentTimes: [Double] = []
     private var lastAnswer: Double = 0
+    private var lastBindingSent = -Double.infinity
     /// When anything authentic last came from the server.
     private var lastHeard: Double = 0
     /// The server's last sender report: its NTP middle 32 bits and when it arrived.
@@ -176,7 +177,7 @@ public final class MediaClientCore {
         var tick = Tick()
         tick.datagrams = collect {
             ticks += 1
-            if ticks % 50 == 0 { tick.rebind = keepBinding(at: now) }  // every second: keeps the binding (and NAT) alive
+            tick.rebind = keepBinding(at: now)
             if ticks % 50 == 25 { sendReceiverReport(at: now) }
             sendProbe(at: now)
             sendFrame(microphone, at: now)
@@ -203,6 +204,7 @@ public final class MediaClientCore {
     // MARK: Binding
 
     private func sendBinding(at now: Double) {
+        lastBindingSent = now
         let transaction = MediaBinding.transactionId()
         if bindings.values.contains(where: { now - $0 >= 2_000 }) { pathLossSeen = now }
         bindings = bindings.filter { now - $0.value < 2_000 }
@@ -221,11 +223,27 @@ public final class MediaClientCore {
         sendBinding(at: now)
     }
 
-    /// Sends a binding; three seconds without an answer or anything else from the server (which
-    /// reports every second) means this path is dead: a new socket (returns why).
+    /// How often a binding is sent: once a second while the server answers (it keeps the
+    /// binding and the NAT alive), five times a second while it does not (not bound yet, or the
+    /// last answer is over a second and a half old). Binding takes four packets (a request, the
+    /// challenge, the request with its nonce, the answer): at 40% loss on each leg one try in
+    /// eight gets through, and a try a second left listeners unbound, hearing nothing, for
+    /// the first eight seconds of a call.
+    static let bindingInterval = 1_000.0
+    /// A round trip (ms) below which the server is nearby (see `media`).
+    static let nearbyRoundTrip = 20.0
+    static let bindingRetryInterval = 200.0
+
+    /// Sends a binding when one is due; three seconds without an answer or anything else from
+    /// the server (which reports every second) on a path that was bound means it is dead: a new
+    /// socket (returns why). A path never bound keeps trying from the same socket.
     private func keepBinding(at now: Double) -> String? {
-        let silent = now - max(lastAnswer, lastHeard)
-        guard silent > 3_000 else {
+        guard binding != nil else { return nil }
+        let answered = max(lastAnswer, lastHeard)
+        let interval = bound && now - answered < 1_500 ? Self.bindingInterval : Self.bindingRetryInterval
+        guard now - lastBindingSent >= interval else { return nil }
+        let silent = now - answered
+        guard bound, silent > 3_000 else {
             sendBinding(at: now)
             return nil
         }
@@ -312,9 +330,13 @@ public final class MediaClientCore {
         } else {
             // On a path known to lose packets, a new speaker's playout starts with room for a
             // repair instead of learning it mid-sentence; so it does in a call's first 30
-            // seconds, before anything is known of the path.
+            // seconds, before anything is known of the path, unless the server is a few
+            // milliseconds away (a LAN, this machine), where a repair takes no time worth
+            // leaving room for: there playout starts at the jitter's depth, not 250 ms deeper
+            // for two seconds and 100 ms for fifteen (a clean call's first sentences played that
+            // late, then were drawn in mid-speech: PESQ 3.40 where plain Opus has 3.75).
             let lossy = pathLossSeen.map { now - $0 < 30_000 } ?? false
-            let fresh = now - configuredAt < 30_000
+            let fresh = now - configuredAt < 30_000 && (counted.roundTrip ?? 0) >= Self.nearbyRoundTrip
             guard let made = try? RemoteSpeaker(ssrc: rtp.ssrc, now: now, lossyPathRoundTrip: lossy || fresh ? counted.roundTrip : nil) else { return }
             speaker = made
             speakers[rtp.ssrc] = made
