@@ -38,6 +38,7 @@ final class RemoteSpeaker {
             lastAsked = now
         }
         nack.holdOff = 10  // for reordering
+        nack.learnsReordering = true
     }
 
     /// Takes one RTP packet of this speaker, arrived at `now` (ms).
@@ -46,6 +47,9 @@ final class RemoteSpeaker {
         let voice = rtp.audioLevel(extensionId: levelExtension)
         if let voice { level = Int((Double(127 - Int(voice.level)) / 127 * 100).rounded()) }
         let quiet = voice.map { !$0.voice } ?? false
+        // An answer to an ask crosses the path both ways: what fills a gap sooner is its own
+        // packet, overtaken on the way.
+        nack.minimumAnswerTime = (pathRoundTrip ?? 0) * 0.4
         let waited = nack.noticed(rtp.sequenceNumber).map { now - $0 } ?? 0
         let retransmission = nack.received(rtp.sequenceNumber, at: now, flowing: voice?.voice)
         if retransmission {

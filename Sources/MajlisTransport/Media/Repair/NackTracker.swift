@@ -7,6 +7,7 @@ public struct NackTracker: Sendable {
     private struct Missing: Sendable {
         var noticed: Double
         var lastAsked: Double?
+        var firstAsked: Double?
         var asks = 0
         /// Marked overdue (the stream stopped mid-speech), not seen missing behind a later packet.
         var overdue = false
@@ -46,6 +47,52 @@ public struct NackTracker: Sendable {
     /// 256): how long a packet that fills one kept its receiver waiting.
     private var noticedRing = [(sequence: UInt16, at: Double)](repeating: (0, -.infinity), count: 256)
 
+    /// The shortest time an answer to an ask can take, milliseconds (its owner sets it from
+    /// the path's round trip; 0: unknown): a missing packet that arrives sooner after its ask
+    /// is the packet itself, reordered, not a retransmission.
+    public var minimumAnswerTime: Double = 0
+
+    /// Whether gaps wait for reordering before they are asked for (`reorderWait`). Only where
+    /// every packet that fills a gap unasked is the stream's own (the server, of a speaker's
+    /// uplink): a listener also gets frames the server rebuilt from redundancy unasked, and
+    /// would take those for reordering.
+    public var learnsReordering = false
+
+    /// How long gaps were filled by their own packets, overtaken on the way (when, and how
+    /// long after the gap showed), over the last ten seconds.
+    private var reorderings: [(at: Double, delay: Double)] = []
+
+    /// When gaps showed in the last ten seconds (while `learnsReordering`).
+    private var gapTimes: [Double] = []
+
+    /// How long a gap waits before it is asked for, milliseconds: the longest that packets of
+    /// this stream came late behind later ones in the last ten seconds, and 5 ms more, at most
+    /// 100; 0 on a path that keeps packets in order. Without it every packet a path reorders
+    /// (Wi-Fi retries, multipath, a cellular scheduler) is asked for and sent twice. Only while
+    /// at least half the gaps were reordering: where most are losses, a repair asked for later
+    /// comes too late more often than a needless one costs (at 40% loss, waiting took the
+    /// median call from 2.96 to 2.60 PESQ).
+    public private(set) var reorderWait: Double = 0
+
+    private mutating func noteReordering(_ delay: Double, at now: Double) {
+        reorderings.append((now, delay))
+        if reorderings.count > 512 { reorderings.removeFirst() }
+        judgeReordering(at: now)
+    }
+
+    /// Forgets what is over ten seconds old and judges `reorderWait` again.
+    private mutating func judgeReordering(at now: Double) {
+        reorderings.removeAll { now - $0.at > 10_000 }
+        gapTimes.removeAll { now - $0 > 10_000 }
+        let mostlyReordering = !reorderings.isEmpty && reorderings.count * 3 >= gapTimes.count * 2
+        reorderWait = mostlyReordering ? min(100, reorderings.map(\.delay).max()! + 5) : 0
+    }
+
+    /// Whether something `judgeReordering` counts is over ten seconds old.
+    private func reorderingIsStale(at now: Double) -> Bool {
+        (reorderings.first.map { now - $0.at > 10_000 } ?? false) || (gapTimes.first.map { now - $0 > 10_000 } ?? false)
+    }
+
     /// `roundTrip`: a first guess in milliseconds, until answers measure it.
     public init(roundTrip: Double = 200) { self.roundTrip = roundTrip }
 
@@ -71,6 +118,11 @@ public struct NackTracker: Sendable {
             if ahead - 1 > maxGap {
                 missing = [:]
             } else {
+                if learnsReordering {
+                    gapTimes.append(now)
+                    if gapTimes.count > 512 { gapTimes.removeFirst() }
+                    if reorderWait > 0 { judgeReordering(at: now) }
+                }
                 for step in 1..<ahead where missing[top &+ UInt16(step)] == nil {
                     missing[top &+ UInt16(step)] = Missing(noticed: now)
                     noticedRing[Int(top &+ UInt16(step)) % 256] = (top &+ UInt16(step), now)
@@ -85,7 +137,22 @@ public struct NackTracker: Sendable {
             return missing.removeValue(forKey: sequence)?.lastAsked != nil
         }
         guard let entry = missing.removeValue(forKey: sequence) else { return false }
-        guard let asked = entry.lastAsked else { return false }  // reordered before anyone asked
+        guard let asked = entry.lastAsked else {
+            // Reordered before anyone asked: how long packets overtake each other here.
+            if learnsReordering, !entry.overdue { noteReordering(now - entry.noticed, at: now) }
+            return false
+        }
+        // Sooner than an answer can come: the packet itself, overtaken on the way by later
+        // ones for longer than the wait before asking (a path that reorders), not a repair. Taken
+        // for one, it was left out of the loss count as a retransmission: at 10% loss with
+        // packets delayed independently (+-20 ms), listeners and the server reported a quarter
+        // of packets lost, and speakers sent 24 kb/s instead of 32.
+        if now - asked < minimumAnswerTime, !entry.overdue {
+            // (Or the answer to an earlier ask: no round trip to learn from either way.) Sooner
+            // than an answer to the first ask could come, it was reordering.
+            if learnsReordering, now - (entry.firstAsked ?? asked) < minimumAnswerTime { noteReordering(now - entry.noticed, at: now) }
+            return false
+        }
         guard !entry.overdue else { return true }
         let sample = max(1, now - asked)
         roundTrip = entry.asks == 1 ? roundTrip * 0.8 + sample * 0.2 : min(roundTrip, roundTrip * 0.8 + sample * 0.2)
@@ -128,6 +195,7 @@ public struct NackTracker: Sendable {
     /// next one the player needs) are given up.
     public mutating func due(at now: Double, oldestUseful: UInt16? = nil) -> [UInt16] {
         guard let top = highest else { return [] }
+        if reorderingIsStale(at: now) { judgeReordering(at: now) }
         var ask: [UInt16] = []
         let interval = retryInterval
         for (sequence, entry) in missing {
@@ -139,10 +207,12 @@ public struct NackTracker: Sendable {
                 continue
             }
             // An overdue packet is asked for at once: nothing is coming that could carry a copy.
-            let firstAskDue = entry.overdue || Int(Int16(bitPattern: top &- sequence)) >= redundancyReach || now - entry.noticed >= holdOff
+            let waited = now - entry.noticed
+            let firstAskDue =
+                entry.overdue || (Int(Int16(bitPattern: top &- sequence)) >= redundancyReach && waited >= reorderWait) || waited >= max(holdOff, reorderWait)
             if entry.asks < maxAsks, entry.lastAsked.map({ now - $0 >= interval }) ?? firstAskDue {
                 missing[sequence] = Missing(
-                    noticed: entry.noticed, lastAsked: now, asks: entry.asks + 1, overdue: entry.overdue,
+                    noticed: entry.noticed, lastAsked: now, firstAsked: entry.firstAsked ?? now, asks: entry.asks + 1, overdue: entry.overdue,
                     echoAt: entry.asks == 0 ? echoDelay.map { now + $0 } : nil)
                 ask.append(sequence)
             } else if let echo = entry.echoAt, now >= echo {

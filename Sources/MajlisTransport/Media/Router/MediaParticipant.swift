@@ -18,6 +18,7 @@ final class MediaParticipant {
     var uplinkNack: NackTracker = {
         var tracker = NackTracker()
         tracker.echoDelay = 50
+        tracker.learnsReordering = true
         return tracker
     }()
     /// How much its uplink carries (told to it when that changes).

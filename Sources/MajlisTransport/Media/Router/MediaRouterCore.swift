@@ -169,6 +169,7 @@ public final class MediaRouterCore {
         let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
         let timestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
         let level = buffer.withUnsafeBytes { RTPPacket.audioLevel(in: UnsafeRawBufferPointer(rebasing: $0[0..<plainLength]), extensionId: Self.audioLevelExtension) }
+        sender.uplinkNack.minimumAnswerTime = (sender.roundTrip ?? 0) * 0.4
         let retransmission = sender.uplinkNack.received(sequence, at: now, flowing: level?.voice)
         if sender.webrtc == nil, sender.uplinkNack.isFlowing { flowing.insert(ssrc) } else { flowing.remove(ssrc) }
         // A native speaker's uplink: how much it carries (browsers did not negotiate REMB). A
