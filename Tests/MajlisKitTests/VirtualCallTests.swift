@@ -22,7 +22,7 @@ import Testing
 
     /// At 40% loss on every leg, binding takes four packets that each get through six times in
     /// ten: at one try a second, listeners stayed unbound (hearing nothing) for seconds, and 27
-    /// calls in 30 scored 1.2-1.8 PESQ. Tries are now five a second until answered: over 30
+    /// calls in 30 scored 1.2-1.8 PESQ. Tries are now four a second until answered: over 30
     /// seeds on both network models every call binds both ends within four seconds (most within two), and the
     /// listener plays the speech from its first second.
     @Test(arguments: [false, true]) func bindingSurvivesFortyPercentLoss(reorder: Bool) async throws {

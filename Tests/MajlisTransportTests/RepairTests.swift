@@ -124,6 +124,44 @@ import Testing
     }
 }
 
+extension NackTrackerTests {
+    /// Reordering is not loss. On a lossless path that delays each packet on its own (40 +- 20
+    /// ms: one packet in eight overtakes the one before), a packet overtaken on the way arrives
+    /// sooner after its ask than an answer could (the round trip is at least 40 ms): it counts
+    /// as received, not as a repair, and teaches how far packets overtake each other. From then
+    /// on gaps wait that long before they are asked for: after the first second nothing is
+    /// asked for. A real loss on the same path is still asked for, within that wait.
+    @Test func reorderedPacketsAreNotAskedForOnceTheStreamShowsHowFarTheyOvertake() {
+        var tracker = NackTracker()
+        tracker.learnsReordering = true
+        tracker.minimumAnswerTime = 32
+        var path = PathImpairment(loss: 0, meanBurst: 1, delay: 40, jitter: 20, reorder: true, seed: 4)
+        let lost: UInt16 = 400
+        let arrivals = (UInt16(0)..<500).compactMap { sequence in
+            sequence == lost ? nil : (sequence, path.release(at: Double(sequence) * 20)!)
+        }.sorted { $0.1 < $1.1 }
+        var asked: [(sequence: UInt16, at: Double)] = []
+        var repairs = 0
+        var iterator = arrivals.makeIterator()
+        var pending = iterator.next()
+        for tick in 0..<1_100 {
+            let now = Double(tick) * 10
+            while let (sequence, at) = pending, at <= now {
+                if tracker.received(sequence, at: at) { repairs += 1 }
+                pending = iterator.next()
+            }
+            asked += tracker.due(at: now).map { ($0, now) }
+        }
+        let overtaken = zip(arrivals, arrivals.dropFirst()).count { Int16(bitPattern: $1.0 &- $0.0) < 0 }
+        #expect(overtaken > 40, "the path reordered \(overtaken) packets")
+        #expect(repairs == 0, "no packet counts as a repair")
+        let later = asked.filter { $0.at >= 1_000 }
+        #expect(Set(later.map(\.sequence)) == [lost], "asked after the first second: \(later)")
+        #expect(tracker.reorderWait > 0 && tracker.reorderWait <= 50, "waits \(tracker.reorderWait) ms")
+        if let ask = later.first { #expect(ask.at - Double(lost) * 20 <= 40 + 20 + 20 + tracker.reorderWait + 10) }
+    }
+}
+
 @Suite struct ReceptionCounterTests {
     @Test func lossPerIntervalAndJitter() throws {
         var counter = ReceptionCounter()

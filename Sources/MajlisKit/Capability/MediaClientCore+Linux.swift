@@ -224,15 +224,16 @@ public final class MediaClientCore {
     }
 
     /// How often a binding is sent: once a second while the server answers (it keeps the
-    /// binding and the NAT alive), five times a second while it does not (not bound yet, or the
-    /// last answer is over a second and a half old). Binding takes four packets (a request, the
+    /// binding and the NAT alive), four times a second while it does not (not bound yet, or the
+    /// last answer is over a second and a half old; the server answers a member's unproven
+    /// bindings five times a second at most). Binding takes four packets (a request, the
     /// challenge, the request with its nonce, the answer): at 40% loss on each leg one try in
     /// eight gets through, and a try a second left listeners unbound, hearing nothing, for
     /// the first eight seconds of a call.
     static let bindingInterval = 1_000.0
     /// A round trip (ms) below which the server is nearby (see `media`).
     static let nearbyRoundTrip = 20.0
-    static let bindingRetryInterval = 200.0
+    static let bindingRetryInterval = 250.0
 
     /// Sends a binding when one is due; three seconds without an answer or anything else from
     /// the server (which reports every second) on a path that was bound means it is dead: a new

@@ -35,7 +35,8 @@ final class RemoteSpeaker {
         lastHeard = now
         if let roundTrip = lossyPathRoundTrip {
             nack = NackTracker(roundTrip: roundTrip)
-            lastAsked = now
+            neededRepair = now
+            hintedAt = now
         }
         nack.holdOff = 10  // for reordering
         nack.learnsReordering = true
@@ -52,6 +53,9 @@ final class RemoteSpeaker {
         nack.minimumAnswerTime = (pathRoundTrip ?? 0) * 0.4
         let waited = nack.noticed(rtp.sequenceNumber).map { now - $0 } ?? 0
         let retransmission = nack.received(rtp.sequenceNumber, at: now, flowing: voice?.voice)
+        if let asked = pendingAsks.removeValue(forKey: rtp.sequenceNumber), retransmission {
+            neededRepair = max(neededRepair ?? asked, asked)
+        }
         if retransmission {
             repaired += 1
         } else {
@@ -118,8 +122,19 @@ final class RemoteSpeaker {
     private var newestTimestamp: UInt32?
     /// The RTP timestamp of the first packet received.
     private var firstTimestamp: UInt32?
-    /// When this stream last needed a retransmission.
-    private var lastAsked: Double?
+    /// When this stream last needed a retransmission: an ask answered by a retransmission or
+    /// by nothing (the packet was lost), or the start of a call on a path that may lose.
+    private var neededRepair: Double?
+    /// Asks not yet settled (by sequence number, when asked): one the packet itself answers,
+    /// overtaken on the way, was needless, and does not make playout wait for repairs.
+    private var pendingAsks: [UInt16: Double] = [:]
+    /// When the call's start gave this stream room for repairs before anything was known.
+    private var hintedAt: Double?
+    /// When this stream last needed (or may have needed) a retransmission.
+    private var lastAsked: Double? {
+        guard let pending = pendingAsks.values.max() else { return neededRepair }
+        return max(pending, neededRepair ?? pending)
+    }
     /// How long a retransmission takes (a gap noticed, a round trip, some jitter), and whether
     /// it is short enough to wait for (450 ms at most).
     private var repair: Double { max(nack.roundTrip, pathRoundTrip ?? 0) * 1.25 + 100 }
@@ -191,6 +206,13 @@ final class RemoteSpeaker {
         // (and given back in a pause if the stream turns out clean), as deepening in speech at
         // the first burst stretched 17 frames of a first sentence (PESQ 2.4).
         let lossKnown = reception.expectedSoFar >= Self.packetsToJudgeLoss
+        // Room given at a call's start is taken back once two seconds of the stream lost
+        // nothing (a packet still on its way may count as lost then) and needed no repair; it
+        // is given back in a pause, as playout always is.
+        if let hinted = hintedAt, lossKnown {
+            if (reception.lossSoFar ?? 0) < 0.02, neededRepair == hinted { neededRepair = nil }
+            hintedAt = nil
+        }
         let learning = buffer.samples < Self.samplesToLearn && (!lossKnown || (reception.lossSoFar ?? 0) >= Self.lossForSecondTry)
         buffer.minimumDelay = repairing ? repair + (learning ? Self.secondTry : 0) : (waitsForRepairs || buffer.samples >= Self.samplesToLearn ? 40 : longPathStart)
         // There redundant copies are the repair, and a frame rebuilt from one plays up to the
@@ -241,7 +263,12 @@ final class RemoteSpeaker {
         nack.echoDelay = lossy ? 50 : nil
         if lossy { nack.markOverdue(at: now, grace: max(60, 4 * reception.jitter)) }
         let due = nack.due(at: now, oldestUseful: buffer.nextSequence)
-        if !due.isEmpty { lastAsked = now }
+        for (sequence, asked) in pendingAsks where now - asked > 1_000 {
+            // Nothing came for it: it was lost.
+            pendingAsks[sequence] = nil
+            neededRepair = max(neededRepair ?? asked, asked)
+        }
+        for sequence in due where pendingAsks[sequence] == nil { pendingAsks[sequence] = now }
         return due
     }
 }

@@ -118,7 +118,7 @@ public struct NackTracker: Sendable {
             if ahead - 1 > maxGap {
                 missing = [:]
             } else {
-                if learnsReordering {
+                if learnsReordering, ahead > 1 {
                     gapTimes.append(now)
                     if gapTimes.count > 512 { gapTimes.removeFirst() }
                     if reorderWait > 0 { judgeReordering(at: now) }
