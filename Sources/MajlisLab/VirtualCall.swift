@@ -53,6 +53,12 @@ public struct VirtualCall: Sendable {
         var from: UDPAddress
     }
 
+    /// One client's two legs: toward the server and back (nil: clean).
+    private struct Legs {
+        var up: PathImpairment?
+        var down: PathImpairment?
+    }
+
     private struct Output: RouterOutput {
         var sent: [(bytes: [UInt8], to: UDPAddress)] = []
         private var copies = 0
@@ -98,29 +104,25 @@ public struct VirtualCall: Sendable {
                 loss: impairment.loss, meanBurst: impairment.meanBurst, delay: impairment.delay, jitter: impairment.jitter, reorder: impairment.reorder,
                 seed: nextSeed, rate: impairment.rate, queueLimit: impairment.queue)
         }
-        var legs: [UDPAddress: (up: PathImpairment?, down: PathImpairment?)] = [:]
-        for address in [speakerAddress, listenerAddress] { legs[address] = (leg(), leg()) }
+        var legs: [UDPAddress: Legs] = [:]
+        for address in [speakerAddress, listenerAddress] { legs[address] = Legs(up: leg(), down: leg()) }
         var counts = (up: NetworkSimulator.Counts(), down: NetworkSimulator.Counts())
 
         var queue: [Datagram] = []
         var order = 0
+        /// When a datagram crossing `direction` of `client`'s legs arrives, or nil if lost.
+        func release(_ direction: WritableKeyPath<Legs, PathImpairment?>, of client: UDPAddress, bytes: Int, at now: Double) -> Double? {
+            guard var path = legs[client]?[keyPath: direction] else { return now }
+            defer { legs[client]?[keyPath: direction] = path }
+            return path.release(at: now, bytes: bytes)
+        }
         func post(_ bytes: [UInt8], from: UDPAddress, to: UDPAddress?, at now: Double) {
-            let client = to ?? from
-            var released: Double?
-            if to == nil {
-                released = legs[client]?.up.map { path in
-                    var path = path
-                    defer { legs[client]?.up = path }
-                    return path.release(at: now, bytes: bytes.count)
-                } ?? now
-                if released == nil { counts.up.lost += 1 } else { counts.up.sent += 1 }
-            } else {
-                released = legs[client]?.down.map { path in
-                    var path = path
-                    defer { legs[client]?.down = path }
-                    return path.release(at: now, bytes: bytes.count)
-                } ?? now
-                if released == nil { counts.down.lost += 1 } else { counts.down.sent += 1 }
+            let released = release(to == nil ? \.up : \.down, of: to ?? from, bytes: bytes.count, at: now)
+            switch (to == nil, released == nil) {
+            case (true, true): counts.up.lost += 1
+            case (true, false): counts.up.sent += 1
+            case (false, true): counts.down.lost += 1
+            case (false, false): counts.down.sent += 1
             }
             guard let released else { return }
             order += 1

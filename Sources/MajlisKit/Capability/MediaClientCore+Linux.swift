@@ -231,8 +231,6 @@ public final class MediaClientCore {
     /// eight gets through, and a try a second left listeners unbound, hearing nothing, for
     /// the first eight seconds of a call.
     static let bindingInterval = 1_000.0
-    /// A round trip (ms) below which the server is nearby (see `media`).
-    static let nearbyRoundTrip = 20.0
     static let bindingRetryInterval = 250.0
 
     /// Sends a binding when one is due; three seconds without an answer or anything else from
@@ -337,7 +335,7 @@ public final class MediaClientCore {
             // for two seconds and 100 ms for fifteen (a clean call's first sentences played that
             // late, then were drawn in mid-speech: PESQ 3.40 where plain Opus has 3.75).
             let lossy = pathLossSeen.map { now - $0 < 30_000 } ?? false
-            let fresh = now - configuredAt < 30_000 && (counted.roundTrip ?? 0) >= Self.nearbyRoundTrip
+            let fresh = now - configuredAt < 30_000 && (counted.roundTrip ?? 0) >= RemoteSpeaker.nearbyRoundTrip
             guard let made = try? RemoteSpeaker(ssrc: rtp.ssrc, now: now, lossyPathRoundTrip: lossy || fresh ? counted.roundTrip : nil) else { return }
             speaker = made
             speakers[rtp.ssrc] = made

@@ -148,6 +148,9 @@ final class RemoteSpeaker {
 
     /// How far above playout's target one frame's lateness counts on a long path, milliseconds.
     static let longPathStep = 150.0
+    /// A round trip (ms) below which the server is nearby: a repair there takes no time worth
+    /// leaving room for before one is needed.
+    static let nearbyRoundTrip = 20.0
 
     /// Packets of a stream after which its share lost says whether a second try needs room.
     static let packetsToJudgeLoss = 100
