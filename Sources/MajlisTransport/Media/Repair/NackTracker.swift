@@ -52,10 +52,10 @@ public struct NackTracker: Sendable {
     /// is the packet itself, reordered, not a retransmission.
     public var minimumAnswerTime: Double = 0
 
-    /// Whether gaps wait for reordering before they are asked for (`reorderWait`). Only where
-    /// every packet that fills a gap unasked is the stream's own (the server, of a speaker's
-    /// uplink): a listener also gets frames the server rebuilt from redundancy unasked, and
-    /// would take those for reordering.
+    /// Whether gaps wait for reordering before they are asked for (`reorderWait`). (A listener
+    /// also gets frames the server rebuilt from redundancy unasked, and takes one for
+    /// reordering when the packet that carried its copy was lost too; those are a small share
+    /// of the gaps of a stream that loses, so they do not make it wait.)
     public var learnsReordering = false
 
     /// How long gaps were filled by their own packets, overtaken on the way (when, and how
@@ -68,8 +68,8 @@ public struct NackTracker: Sendable {
     /// How long a gap waits before it is asked for, milliseconds: the longest that packets of
     /// this stream came late behind later ones in the last ten seconds, and 5 ms more, at most
     /// 100; 0 on a path that keeps packets in order. Without it every packet a path reorders
-    /// (Wi-Fi retries, multipath, a cellular scheduler) is asked for and sent twice. Only while
-    /// at least half the gaps were reordering: where most are losses, a repair asked for later
+    /// (Wi-Fi retries, multipath, a cellular scheduler) is asked for and sent twice. Only while at
+    /// least two thirds of the gaps were reordering: where more are losses, a repair asked for later
     /// comes too late more often than a needless one costs (at 40% loss, waiting took the
     /// median call from 2.96 to 2.60 PESQ).
     public private(set) var reorderWait: Double = 0
