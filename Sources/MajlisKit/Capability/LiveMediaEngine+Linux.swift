@@ -12,7 +12,8 @@ import MajlisTransport
 /// (`ProtectionPolicy`: Opus FEC, RED, bitrate, and frames per packet under what the server says
 /// its uplink carries), answers NACKs from a cache of what it sent, and
 /// asks the server for what it missed. It rebinds (a new socket, a new binding) when the network
-/// changes (`networkChanged()`) or when bindings go unanswered for three seconds.
+/// changes (`networkChanged()`) or when a bound path hears nothing from the server for three
+/// seconds; until a binding is answered it is sent four times a second.
 ///
 /// The media plane itself is `MediaClientCore` (no I/O); this engine hosts it on a UDP socket
 /// and a paced clock. Threads: one paced 20 ms clock thread (microphone in, datagrams and sound
