@@ -10,4 +10,6 @@ struct MemberRecord: Sendable, Equatable {
     var joinedAt: Int64
     /// Where the member stands in the join order: larger for later joins.
     var joinIndex: Int
+    /// The member said it will not be handed the room (`member.update` `refuseOwnership`).
+    var refusesOwnership = false
 }

@@ -110,10 +110,11 @@ extension RoomEngine {
             return .done
         case .listMembers(let after, let limit):
             return listMembers(after: after, limit: limit, now: now)
-        case .updateMember(let name, let avatar):
+        case .updateMember(let name, let avatar, let refusesOwnership):
             guard var record = members[caller.id] else { return .done }
             if let name { record.name = claimName(name, for: caller.id, releasing: record.name) }
             if let avatar { record.avatar = avatar }
+            if let refusesOwnership { record.refusesOwnership = refusesOwnership }
             if record != members[caller.id] {
                 members[caller.id] = record
                 emit(.room, .memberUpdated(member(record, now: now)), &out)

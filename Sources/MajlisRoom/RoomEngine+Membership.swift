@@ -216,6 +216,7 @@ extension RoomEngine {
         guard caller.id == owner || caller.grants.admin else { throw ProtocolError(.forbidden, "only the owner may transfer ownership") }
         guard let record = members[user] else { throw ProtocolError(.notInRoom, "\(user) is not in room \(id)") }
         guard user != owner else { return }
+        guard !record.refusesOwnership else { throw ProtocolError(.forbidden, "\(user) has refused to be handed room \(id)") }
         let previous = owner
         owner = user
         admins.remove(user)

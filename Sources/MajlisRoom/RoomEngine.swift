@@ -147,7 +147,8 @@ public struct RoomEngine: Sendable {
     func member(_ record: MemberRecord, now: Int64) -> Member {
         Member(
             id: record.id, name: record.name, avatar: record.avatar, role: role(of: record.id),
-            seat: seatIndex(of: record.id), chatMuted: isChatMuted(record.id, now: now), joinedAt: record.joinedAt)
+            seat: seatIndex(of: record.id), chatMuted: isChatMuted(record.id, now: now), joinedAt: record.joinedAt,
+            refusesOwnership: record.refusesOwnership ? true : nil)
     }
 
     mutating func makeId(_ prefix: String) -> String {

@@ -39,7 +39,7 @@ import Testing
         case 18: return .acceptRequest(requestId: "q\(index())", index: maybe(index))
         case 19: return .rejectRequest(requestId: "q\(index())")
         case 20: return .listMembers(after: maybe(id), limit: Int.random(in: 1...200, using: &rng))
-        case 21: return .updateMember(name: maybe { DisplayName.clean("Name \(index())") }, avatar: maybe(text))
+        case 21: return .updateMember(name: maybe { DisplayName.clean("Name \(index())") }, avatar: maybe(text), refusesOwnership: maybe(flag))
         case 22: return .setRole(user: id(), role: flag() ? .admin : .member)
         case 23: return .transferOwner(user: id())
         case 24: return .kickMember(user: id(), banSeconds: Int.random(in: 0...86_400, using: &rng))

@@ -108,6 +108,16 @@ import Testing
         room.fails("a", .setRole(user: "b", role: .admin), .forbidden)
         room.fails("a", .transferOwner(user: "b"), .forbidden)
         room.fails("owner", .transferOwner(user: "zed"), .notInRoom)
+        // A member who refused to be handed the room is not, until it takes that back.
+        let refusal = room.ok("b", .updateMember(name: nil, avatar: nil, refusesOwnership: true))
+        guard case .memberUpdated(let refusing)? = refusal.events(to: .room).first else {
+            Issue.record("no event")
+            return
+        }
+        #expect(refusing.refusesOwnership == true)
+        room.fails("owner", .transferOwner(user: "b"), .forbidden)
+        #expect(room.engine.owner == "owner")
+        room.ok("b", .updateMember(name: nil, avatar: nil, refusesOwnership: false))
         let outcome = room.ok("owner", .transferOwner(user: "b"))
         #expect(outcome.eventNames == ["room.updated", "member.updated", "member.updated"])
         #expect(room.engine.owner == "b")

@@ -257,8 +257,22 @@ import Testing
         try await giver.call("room.create", room: "gift")
         try await receiver.call("room.join", room: "gift")
         let transfer = try await giver.request("member.transferOwner", ["room": "gift", "user": "receiver"])
-        #expect(errorCode(transfer) == "forbidden")
+        #expect(errorCode(transfer) == "forbidden" && transfer["error"]?["message"]?.stringValue?.contains("owns 2 rooms") == true, "\(transfer)")
         #expect(try await giver.call("room.sync", room: "gift")["room"]?["owner"] == "giver")
+        // Who may not hand the room over hears that, not the receiver's count of rooms.
+        let bystander = try await TestClient.signedIn(server, user: "bystander")
+        try await bystander.call("room.join", room: "gift")
+        let notOwner = try await bystander.request("member.transferOwner", ["room": "gift", "user": "receiver"])
+        #expect(notOwner["error"]?["message"]?.stringValue?.contains("only the owner") == true, "\(notOwner)")
+        // A member who refused is never handed the room, whatever it owns.
+        try await bystander.call("member.update", room: "gift", ["refuseOwnership": true])
+        let declined = try await giver.request("member.transferOwner", ["room": "gift", "user": "bystander"])
+        #expect(errorCode(declined) == "forbidden" && declined["error"]?["message"]?.stringValue?.contains("refused") == true, "\(declined)")
+        let members = try await giver.call("member.list", room: "gift")["members"]?.arrayValue ?? []
+        #expect(members.first { $0["id"] == "bystander" }?["refusesOwnership"] == true)
+        try await bystander.call("member.update", room: "gift", ["refuseOwnership": false])
+        try await giver.call("member.transferOwner", room: "gift", ["user": "bystander"])
+        #expect(try await giver.call("room.sync", room: "gift")["room"]?["owner"] == "bystander")
 
         let third = try await receiver.request("room.create", ["room": "mine3"])
         #expect(errorCode(third) == "forbidden")

@@ -111,6 +111,12 @@ extension VoiceRoom {
 
     public func transferOwner(to user: String) async throws(MajlisError) { try await send(.transferOwner(user: user)) }
 
+    /// Whether this member will not be handed the room (`transferOwner` to it is then refused),
+    /// for as long as it stays in the room.
+    public func refuseOwnership(_ refuse: Bool = true) async throws(MajlisError) {
+        try await send(.updateMember(name: nil, avatar: nil, refusesOwnership: refuse))
+    }
+
     /// Removes a member, banning for `banSeconds` when above zero.
     public func kick(_ user: String, banSeconds: Int = 0) async throws(MajlisError) {
         try await send(.kickMember(user: user, banSeconds: banSeconds))

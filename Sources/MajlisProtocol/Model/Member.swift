@@ -8,8 +8,13 @@ public struct Member: Sendable, Codable, Equatable {
     public var chatMuted: Bool
     /// Unix milliseconds.
     public var joinedAt: Int64
+    /// True when the member refused to be handed the room (`member.update` `refuseOwnership`);
+    /// absent otherwise.
+    public var refusesOwnership: Bool?
 
-    public init(id: String, name: String, avatar: String, role: Role, seat: Int?, chatMuted: Bool, joinedAt: Int64) {
+    public init(
+        id: String, name: String, avatar: String, role: Role, seat: Int?, chatMuted: Bool, joinedAt: Int64, refusesOwnership: Bool? = nil
+    ) {
         self.id = id
         self.name = name
         self.avatar = avatar
@@ -17,5 +22,6 @@ public struct Member: Sendable, Codable, Equatable {
         self.seat = seat
         self.chatMuted = chatMuted
         self.joinedAt = joinedAt
+        self.refusesOwnership = refusesOwnership
     }
 }

@@ -210,7 +210,8 @@ public enum RequestDecoder {
         },
         "member.update": room { args throws(ProtocolError) in
             .updateMember(name: try args.optionalString("name", maxLength: Limits.name).map(DisplayName.clean),
-                          avatar: try args.optionalString("avatar", maxLength: Limits.avatar))
+                          avatar: try args.optionalString("avatar", maxLength: Limits.avatar),
+                          refusesOwnership: try args.optionalBool("refuseOwnership"))
         },
         "member.role": room { args throws(ProtocolError) in
             let role = try args.optionalEnum("role", Role.self)

@@ -73,10 +73,11 @@ public enum RequestEncoder {
             op = "member.list"
             put("after", after.map(JSONValue.string))
             put("limit", .int(Int64(limit)))
-        case .updateMember(let name, let avatar):
+        case .updateMember(let name, let avatar, let refusesOwnership):
             op = "member.update"
             put("name", name.map(JSONValue.string))
             put("avatar", avatar.map(JSONValue.string))
+            put("refuseOwnership", refusesOwnership.map(JSONValue.bool))
         case .setRole(let user, let role):
             op = "member.role"
             args.merge(["user": .string(user), "role": .string(role.rawValue)]) { $1 }

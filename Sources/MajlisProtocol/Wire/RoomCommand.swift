@@ -28,7 +28,8 @@ public enum RoomCommand: Sendable, Equatable {
     case rejectRequest(requestId: String)
 
     case listMembers(after: String?, limit: Int)
-    case updateMember(name: String?, avatar: String?)
+    /// `refusesOwnership`: whether the member will not be handed the room (nil: unchanged).
+    case updateMember(name: String?, avatar: String?, refusesOwnership: Bool? = nil)
     case setRole(user: String, role: Role)
     case transferOwner(user: String)
     case kickMember(user: String, banSeconds: Int)

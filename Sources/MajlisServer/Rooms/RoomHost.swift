@@ -90,13 +90,6 @@ final class RoomHost: @unchecked Sendable {
             // a failed write changes nothing, is answered `internal`, and is never acknowledged
             // later. (Other ops need no copy: the engine changes nothing when an op fails.)
             // With webhooks, the events the change caused are written in the same transaction.
-            // A room handed over counts against the receiver's rooms, as one it created would.
-            if case .transferOwner(let receiver) = command, !caller.grants.admin, receiver != engine.owner,
-                let owned = try? context.store.roomCount(ownedBy: receiver), owned >= context.config.maxRoomsPerUser
-            {
-                answer(false, WireEncoder.encode(ProtocolError(.forbidden, "\(receiver) already owns \(owned) rooms, the most one user may")))
-                return
-            }
             var outcome: RoomOutcome
             var failure: ProtocolError?
             let seatsBefore = webhooksOn ? engine.seats : []
@@ -105,6 +98,10 @@ final class RoomHost: @unchecked Sendable {
                 if command.mayStore {
                     var next = engine
                     outcome = next.handle(command, from: caller, now: now)
+                    if let refusal = receiverOwnsTooMany(command, caller: caller, outcome: outcome) {
+                        answer(false, WireEncoder.encode(refusal))
+                        return
+                    }
                     try persist(outcome, of: next, seatsBefore: seatsBefore, unbanned: Self.unbanned(command, outcome))
                     engine = next
                 } else {
@@ -153,6 +150,16 @@ final class RoomHost: @unchecked Sendable {
             answer(ok, body)
             finish(outcome, since: receivedAt)
         }
+    }
+
+    /// A room handed over counts against the receiver's rooms, as one it created would; asked
+    /// once the engine has allowed the handover, so a caller who may not make it hears why.
+    private func receiverOwnsTooMany(_ command: RoomCommand, caller: Caller, outcome: RoomOutcome) -> ProtocolError? {
+        guard case .transferOwner(let receiver) = command, !caller.grants.admin, receiver != engine.owner,
+            case .success = outcome.reply, let owned = try? context.store.roomCount(ownedBy: receiver),
+            owned >= context.config.maxRoomsPerUser
+        else { return nil }
+        return ProtocolError(.forbidden, "\(receiver) already owns \(owned) rooms, the most one user may")
     }
 
     /// Reads the room on its queue, in order with its changes; nil once the room has ended.
