@@ -11,6 +11,11 @@ public final class ScriptedSource: AudioSource, @unchecked Sendable {
 
     public func play(_ samples: [Int16]) { state.withLock { $0 = (samples, 0) } }
 
+    public var isLive: Bool { false }
+
+    /// Samples handed out of what `play` gave (silence after them not counted).
+    public var played: Int { state.withLock { min($0.position, $0.samples.count) } }
+
     /// Whether everything handed over has been played.
     public var finished: Bool { state.withLock { $0.position >= $0.samples.count } }
 

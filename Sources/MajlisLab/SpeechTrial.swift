@@ -25,13 +25,14 @@ public struct SpeechTrial: Sendable {
     }
 
     /// Runs one trial: the call settles for `warmUp` seconds (long enough for loss reports to
-    /// choose the protection), then `speech` is spoken once.
+    /// choose the protection), then `speech` is spoken once. With no `warmUp` the call starts
+    /// cold: the speaker joins a listener already there and speaks as soon as it is seated.
     public static func run(_ speech: [Int16], impairment: NetworkSimulator.Settings?, warmUp: Double = 3) async throws -> SpeechTrial {
         let server = try LabServer(impairment: impairment)
         defer { server.stop() }
         let source = ScriptedSource()
         let sink = RecordingSink()
-        let call = try await LabCall(server: server, source: source, sink: sink)
+        let call = try await LabCall(server: server, source: source, sink: sink, cold: warmUp <= 0)
         try await Task.sleep(for: .milliseconds(Int(warmUp * 1000)))
         let start = sink.recorded.count
         source.play(speech)

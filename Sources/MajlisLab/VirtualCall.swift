@@ -76,9 +76,11 @@ public struct VirtualCall: Sendable {
     }
 
     /// Runs one call: both join at once and the speaker is seated; after `warmUp` seconds, once
-    /// both ends are bound (at most a minute), the
-    /// speaker says `speech`; the call ends `tail` seconds after it. `impairment` is applied to
-    /// each leg (nil: a clean path), its seed making the run.
+    /// both ends are bound (at most a minute), the speaker says `speech`; the call ends `tail`
+    /// seconds after it. With no `warmUp` the call starts cold: the listener is in the call
+    /// first, and once it is bound the speaker joins, is seated and starts its recording at once
+    /// (which, as a recording does, waits while the speaker's path is not bound).
+    /// `impairment` is applied to each leg (nil: a clean path), its seed making the run.
     public static func run(_ speech: [Int16], impairment: NetworkSimulator.Settings?, warmUp: Double = 3, tail: Double = 2.5) throws -> VirtualCall {
         let server = UDPAddress(host: "127.0.0.1", port: 40_000)!
         let speakerAddress = UDPAddress(host: "127.0.0.1", port: 40_001)!
@@ -135,17 +137,21 @@ public struct VirtualCall: Sendable {
             (talker, speakerAddress, MediaSettings(server: server, ssrc: 1_001, key: speakerKey)),
             (hearer, listenerAddress, MediaSettings(server: server, ssrc: 1_002, key: listenerKey)),
         ]
-        for (core, address, media) in settings {
+        let cold = warmUp <= 0
+        for (core, address, media) in settings where !(cold && core === talker) {
             for bytes in try core.configure(media, now: 0) { post(bytes, from: address, to: nil, at: 0) }
         }
         talker.publishing = true
+        var talkerJoined = !cold
 
         let frame = AudioFormat.frameSamples
         let warmUpTicks = Int((warmUp * 1000 / Double(AudioFormat.frameMilliseconds)).rounded())
         let speechTicks = (speech.count + frame - 1) / frame
         // The speech starts once the call has settled and both ends are bound (as a
-        // `SpeechTrial` starts it); the call ends `tail` after it.
+        // `SpeechTrial` starts it), or cold as soon as the speaker is in; the call ends `tail`
+        // after it. It is read as a recording is: only while the speaker's path is bound.
         var speechStartTick: Int?
+        var spoken = 0
         var totalTicks = Int.max
         // The two clients' clocks tick out of step with each other and with the server's timers.
         let speakerPhase = 3.0
@@ -177,15 +183,27 @@ public struct VirtualCall: Sendable {
                     for (bytes, to) in output.sent { post(bytes, from: server, to: to, at: now) }
                 }
             } else if speakerAt == now {
-                if speechStartTick == nil, speakerTick >= warmUpTicks, talker.isBound, hearer.isBound {
-                    speechStartTick = speakerTick
-                    totalTicks = speakerTick + speechTicks + Int(tail * 1000) / AudioFormat.frameMilliseconds
+                if !talkerJoined, hearer.isBound {
+                    talkerJoined = true
+                    for bytes in try talker.configure(settings[0].2, now: now) { post(bytes, from: speakerAddress, to: nil, at: now) }
                 }
-                let index = speakerTick - (speechStartTick ?? Int.max / 2)
-                var microphone = [Int16](repeating: 0, count: frame)
-                if index >= 0, index * frame < speech.count {
-                    let part = speech[(index * frame)..<min(speech.count, (index + 1) * frame)]
-                    microphone.replaceSubrange(0..<part.count, with: part)
+                let due = cold ? talkerJoined : speakerTick >= warmUpTicks && hearer.isBound
+                let reading = talkerJoined && talker.isBound
+                if speechStartTick == nil, due, reading { speechStartTick = speakerTick }
+                var microphone: [Int16]?
+                if reading {
+                    var samples = [Int16](repeating: 0, count: frame)
+                    if speechStartTick != nil, spoken < speech.count {
+                        let part = speech[spoken..<min(speech.count, spoken + frame)]
+                        samples.replaceSubrange(0..<part.count, with: part)
+                        spoken += frame
+                    }
+                    microphone = samples
+                }
+                // The call ends `tail` after the speech, however long the speaker's path was unbound.
+                if speechStartTick != nil, spoken < speech.count || totalTicks == .max {
+                    let left = (speech.count - min(spoken, speech.count) + frame - 1) / frame
+                    totalTicks = speakerTick + left + Int(tail * 1000) / AudioFormat.frameMilliseconds
                 }
                 let tick = talker.tick(now: now, microphone: microphone)
                 for bytes in tick.datagrams { post(bytes, from: speakerAddress, to: nil, at: now) }

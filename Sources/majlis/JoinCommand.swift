@@ -12,11 +12,11 @@ enum JoinCommand {
                            [--say TEXT] [--duration SECONDS] [--events] [--tui] [--trust-cert FILE.pem]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
         seat N, counted from 1 as every screen shows them (--events prints the protocol's index, from 0);
-        --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo)
-        or a tone, paced in real time, while seated; --record writes everything heard as a 48 kHz mono WAV;
-        --say sends one chat message; --events prints every event as one JSON object per line; --duration
-        leaves after that many seconds (default: until
-        Ctrl-C or end of input). Reconnects by itself if the server goes away and comes back.
+        --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo) or a
+        tone, paced in real time, while seated (a file from its start once the media path is set up, so none of
+        it is lost while it is); --record writes everything heard as a 48 kHz mono WAV; --say sends one chat
+        message; --events prints every event as one JSON object per line; --duration leaves after that many
+        seconds (default: until Ctrl-C or end of input). Reconnects by itself if the server goes away and comes back.
         --tui shows the room in the terminal instead (in the language of LANG: English, Chinese or Arabic),
         playing it through the machine's sound server (PulseAudio or PipeWire) and sending its microphone,
         unless --mic or --record replace them.

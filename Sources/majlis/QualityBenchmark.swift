@@ -10,8 +10,8 @@ enum QualityBenchmark {
         usage: majlis bench quality [--speech FILE.wav] [--only NAME] [--model ordered|independent|both] [--runs N] [--seed N]
                                    [--virtual] [--keep DIR]
         For each network condition (applied to every leg: the speaker's uplink and the listener's downlink),
-        a seated speaker says the speech once (after the call has settled for 3 s; in the "cold" row, as soon as both
-        ends are bound) to a listener through the network simulator (`majlis netsim`'s) and a real server; the
+        a seated speaker says the speech once (after the call has settled for 3 s; in the "cold" rows it joins a
+        listener already in the call and speaks as soon as it is seated, its recording waiting for its path to bind) to a listener through the network simulator (`majlis netsim`'s) and a real server; the
         listener's recording is scored with PESQ-WB (the `pesq` package, scripts/install-deps --test), beside
         plain Opus 32 kb/s with concealment over the same two legs. Speech defaults to espeak-ng's reading of
         two sentences. Every impaired condition runs on two network models (--model; default both): "ordered",

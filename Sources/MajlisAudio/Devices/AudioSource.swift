@@ -2,6 +2,14 @@
 /// paces it in real time. A platform device (ALSA, PulseAudio, AVAudioEngine) plugs in here.
 public protocol AudioSource: AnyObject {
     func nextFrame() -> [Int16]
+    /// Whether the source goes on by itself, read or not (a microphone: what is not read while
+    /// nobody can hear it is gone), or waits to be read (a recording: it is read only while the
+    /// call can carry it, so its start is not spoken into a path that is still being set up).
+    var isLive: Bool { get }
+}
+
+extension AudioSource {
+    public var isLive: Bool { true }
 }
 
 /// A sine tone as the microphone.
@@ -28,6 +36,8 @@ public final class FileSource: AudioSource {
 
     /// Whether the whole file has been handed out.
     public var finished: Bool { position >= samples.count }
+
+    public var isLive: Bool { false }
 
     public func nextFrame() -> [Int16] {
         var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)

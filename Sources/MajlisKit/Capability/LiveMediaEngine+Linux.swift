@@ -58,6 +58,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private let source: any AudioSource
+    /// Whether `source` goes on by itself (a device) rather than waiting to be read (a file).
+    private let live: Bool
     private let sink: any AudioSink
     private let lock = NSLock()
     private let core: MediaClientCore
@@ -68,6 +70,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     /// An engine reading `source` and playing into `sink`.
     public init(source: any AudioSource, sink: any AudioSink, bitrate: Int = 32_000, logger: Logger = .silent) throws(MajlisError) {
         self.source = source
+        live = source.isLive
         self.sink = sink
         self.logger = logger
         do {
@@ -180,8 +183,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             next += Double(AudioFormat.frameMilliseconds)
             let wait = next - MonotonicClock.milliseconds()
             if wait > 0 { usleep(UInt32(wait * 1000)) }
-            // The microphone is read only while publishing (a file source starts with the seat).
-            let microphone = withCore { $0.publishing } ? source.nextFrame() : nil
+            // The microphone is read only while publishing; a recording (a file) only once the
+            // path to the server is bound too, so none of it is spoken into a path being set up.
+            let microphone = withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil
             let now = MonotonicClock.milliseconds()
             let tick = withCore { $0.tick(now: now, microphone: microphone) }
             if let reason = tick.rebind {

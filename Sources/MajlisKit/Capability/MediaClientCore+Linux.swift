@@ -101,6 +101,7 @@ public final class MediaClientCore {
         try encoder.setDTX(true)
         policy = ProtectionPolicy(bitrate: bitrate)
         applied = policy
+        counted.redundancy = policy.redundancy
         self.sequence = sequence
         self.timestamp = timestamp
         self.logger = logger
