@@ -39,6 +39,29 @@ import Testing
         #expect(recording.played == 0)
         #expect(microphone.frames >= 10)
     }
+
+    /// `stop()` returns once the engine's thread has ended: nothing is read after it, and an
+    /// engine configured again runs one thread again.
+    @Test func stopEndsTheEnginesThread() async throws {
+        let unanswering = try UDPSocket(host: "127.0.0.1", port: 0)
+        let media: JSONValue = [
+            "udp": .string("127.0.0.1:\(unanswering.port)"), "ssrc": 7, "key": .string(Data(repeating: 1, count: SRTPSession.keyLength).base64EncodedString()),
+        ]
+        let microphone = CountingSource()
+        let engine = try LiveMediaEngine(source: microphone, sink: NullSink())
+        for round in 1...2 {
+            let before = microphone.frames
+            await engine.configure(media)
+            await engine.setPublishing(true)
+            let deadline = Date().addingTimeInterval(60)
+            while microphone.frames < before + 5, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            await engine.stop()
+            let atStop = microphone.frames
+            #expect(atStop >= before + 5, "round \(round)")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(microphone.frames == atStop, "round \(round): read after stop() returned")
+        }
+    }
 }
 
 /// A live source that counts the frames read from it.

@@ -16,11 +16,12 @@ import MajlisTransport
 /// seconds; until a binding is answered it is sent four times a second.
 ///
 /// The media plane itself is `MediaClientCore` (no I/O); this engine hosts it on a UDP socket
-/// and a paced clock. Threads: one paced 20 ms clock thread (microphone in, datagrams and sound
-/// out), one receive thread; the core behind `lock`.
+/// and a paced clock, on one thread of its own: every 20 ms a tick (microphone in, datagrams and
+/// sound out), and between ticks whatever arrives. `stop()` returns once that thread has ended,
+/// so an engine stopped and configured again never runs two. The core is behind `lock`.
 public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
-    // Audited: `core`, `socket` and `running` are used under `lock` only; `source` and `sink`
-    // on the clock thread only.
+    // Audited: `core`, `socket`, `running` and `ended` are used under `lock` only; `source` and
+    // `sink` on the engine's thread only.
     /// What the engine counted since it started.
     public struct Statistics: Sendable, Equatable {
         public var sent = 0
@@ -65,6 +66,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private let core: MediaClientCore
     private var socket: UDPSocket
     private var running = false
+    /// Signalled when the engine's thread has ended (nil while none runs).
+    private var ended: DispatchSemaphore?
     private let logger: Logger
 
     /// An engine reading `source` and playing into `sink`.
@@ -108,22 +111,28 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             return
         }
         let now = MonotonicClock.milliseconds()
-        let started = withCore { core -> (datagrams: [[UInt8]], start: Bool)? in
+        let started = withCore { core -> (datagrams: [[UInt8]], thread: DispatchSemaphore?)? in
             // The same settings again (a resync): keep the sessions, the binding and what each
             // speaker's buffer learned.
-            if running && core.isConfigured(for: settings) { return ([], false) }
+            if running && core.isConfigured(for: settings) { return ([], nil) }
             guard let datagrams = try? core.configure(settings, now: now) else { return nil }
             defer { running = true }
-            return (datagrams, !running)
+            guard !running else { return (datagrams, nil) }
+            let done = DispatchSemaphore(value: 0)
+            ended = done
+            return (datagrams, done)
         }
         guard let started else {
             logger.warning("the room's media key is unusable")
             return
         }
         send(started.datagrams)
-        if started.start {
-            Thread.detachNewThread { self.receiveLoop() }
-            Thread.detachNewThread { self.clockLoop() }
+        if let done = started.thread {
+            Thread.detachNewThread {
+                ThreadName.set("majlis-voice")
+                self.serve()
+                done.signal()
+            }
         }
     }
 
@@ -139,8 +148,20 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
     }
 
+    /// Stops sending and playing; returns once the engine's thread has ended.
     public func stop() async {
-        withCore { _ in running = false }
+        let thread = withCore { _ -> DispatchSemaphore? in
+            running = false
+            defer { ended = nil }
+            return ended
+        }
+        guard let thread else { return }
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                thread.wait()
+                finished.resume()
+            }
+        }
     }
 
     /// The device moved to another network (or its address may have changed): media continues
@@ -151,7 +172,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             return
         }
         let datagrams = withCore { core in
-            socket = fresh  // the receive thread lets go of the old one after its next wait
+            socket = fresh  // the engine's thread lets go of the old one after its next wait
             return core.rebind(reason: "the network changed", now: MonotonicClock.milliseconds())
         }
         send(datagrams)
@@ -166,23 +187,25 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         for bytes in datagrams { socket.send(bytes, to: server) }
     }
 
-    private func receiveLoop() {
+    /// The engine's thread: a tick every 20 ms, and until each one, what arrives.
+    private func serve() {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        while withCore({ _ in self.running }) {
-            let socket = withCore { _ in self.socket }
-            guard let (length, _) = socket.receive(into: &buffer) else { continue }
-            let packet = Array(buffer.prefix(length))
-            let now = MonotonicClock.milliseconds()
-            send(withCore { $0.receive(packet, now: now) })
-        }
-    }
-
-    private func clockLoop() {
         var next = MonotonicClock.milliseconds()
         while withCore({ _ in self.running }) {
-            next += Double(AudioFormat.frameMilliseconds)
             let wait = next - MonotonicClock.milliseconds()
-            if wait > 0 { usleep(UInt32(wait * 1000)) }
+            if wait > 0 {
+                let socket = withCore { _ in self.socket }
+                guard socket.waitReadable(milliseconds: min(wait, 20)) else { continue }
+                // What is queued, within reason: a flood must not hold up the next tick.
+                for _ in 0..<64 {
+                    guard let (length, _) = socket.receive(into: &buffer, wait: false) else { break }
+                    let packet = Array(buffer.prefix(length))
+                    let now = MonotonicClock.milliseconds()
+                    send(withCore { $0.receive(packet, now: now) })
+                }
+                continue
+            }
+            next += Double(AudioFormat.frameMilliseconds)
             // The microphone is read only while publishing; a recording (a file) only once the
             // path to the server is bound too, so none of it is spoken into a path being set up.
             let microphone = withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil

@@ -65,6 +65,13 @@ public final class UDPSocket: @unchecked Sendable {
         return (count, UDPAddress(address))
     }
 
+    /// Waits up to `milliseconds` for a datagram to arrive; returns whether one is queued.
+    public func waitReadable(milliseconds: Double) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&entry, 1, Int32(max(0, milliseconds).rounded(.up)))  // whole ms: at most 1 ms late
+        return ready > 0 && entry.revents & Int16(POLLIN) != 0
+    }
+
     /// Sends one datagram (best effort, as UDP is).
     public func send(_ bytes: [UInt8], to address: UDPAddress) {
         bytes.withUnsafeBytes { send($0, to: address) }
