@@ -72,6 +72,9 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         var missedPings = 0
         var tasks: [Task<Void, Never>] = []
         var closeInfo: (code: UInt16?, reason: String)?
+        /// Why a connection being opened closed before `open` took it as the current one (the
+        /// service thread can be that quick: a wrong path's 404 under load).
+        var earlyClose: (connection: ObjectIdentifier, info: (code: UInt16?, reason: String))?
     }
 
     public let url: String
@@ -204,7 +207,11 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         } catch {
             return .failure(.misuse("\(error)"))
         }
-        state.withLock { $0.connection = connection }
+        state.withLock { state in
+            state.connection = connection
+            if let early = state.earlyClose, early.connection == ObjectIdentifier(connection) { state.closeInfo = early.info }
+            state.earlyClose = nil
+        }
         let (token, resume, id) = state.withLock { state -> (String, String?, Int64) in
             state.nextId += 1
             state.helloId = state.nextId
@@ -463,13 +470,19 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
     }
 
     public func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
+        var info: (code: UInt16?, reason: String)?
+        if let code, Self.isFinal(code) { info = (code, reason) }
+        if code == nil, let problem = connection.rejectedCertificate {
+            info = (nil, "the server's certificate is not trusted (\(problem))")
+        } else if code == nil, reason.hasPrefix("HS:") {
+            // A server answered the HTTP request, but not with a WebSocket: a wrong path or not Majlis.
+            info = (nil, "the server answered but is not Majlis signaling at this address (\(reason)); the path is /v1/signal")
+        }
         state.withLock { state in
-            if state.connection === connection, let code, Self.isFinal(code) { state.closeInfo = (code, reason) }
-            if state.connection === connection, code == nil, let problem = connection.rejectedCertificate {
-                state.closeInfo = (nil, "the server's certificate is not trusted (\(problem))")
-            } else if state.connection === connection, code == nil, reason.hasPrefix("HS:") {
-                // A server answered the HTTP request, but not with a WebSocket: a wrong path or not Majlis.
-                state.closeInfo = (nil, "the server answered but is not Majlis signaling at this address (\(reason)); the path is /v1/signal")
+            if state.connection === connection {
+                if let info { state.closeInfo = info }
+            } else if let info, state.phase == .connecting || state.phase == .reconnecting {
+                state.earlyClose = (ObjectIdentifier(connection), info)
             }
         }
         connectionEnded(connection, code: code, reason: reason)
