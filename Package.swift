@@ -25,6 +25,8 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(
+            name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .systemLibrary(
             name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
         .systemLibrary(
             name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
@@ -59,7 +61,7 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(
             name: "MajlisServer",
-            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CMalloc"],
+            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CPostgres", "CMalloc"],
             plugins: ["EmbedFiles"]),
         // The SDK: its live signaling client and media engine run on libwebsockets, libsrtp2 and
         // libopus on Linux (MajlisTransport, MajlisAudio); everything else is platform-neutral.

@@ -2,39 +2,125 @@ import Foundation
 import MajlisProtocol
 import MajlisRoom
 import MajlisServer
+import MajlisTestSupport
 import Testing
 
-@Suite struct StoreTests {
-    func directory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("majlis-store-\(UUID().uuidString)").path
+/// Where a store under test keeps its data: an SQLite file, or a fresh database on a throwaway
+/// PostgreSQL server. Every test of the store runs on both: the same behaviour, one suite.
+enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// A new, empty place for a store: a data directory, or a database's URL.
+    func place() throws -> String {
+        switch self {
+        case .sqlite:
+            return FileManager.default.temporaryDirectory.appendingPathComponent("majlis-store-\(UUID().uuidString)").path
+        case .postgres:
+            let server = try #require(PostgresServer.shared, "PostgreSQL is needed for the store's tests (scripts/install-deps --test)")
+            return try server.makeDatabase()
+        }
     }
 
-    @Test func migratesOnceAndRefusesANewerSchema() throws {
-        let path = directory()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(directory: path)
-        #expect(store.schemaVersion == 3)
+    /// Opens (or reopens) the store at `place`.
+    func open(_ place: String) throws -> Store {
+        self == .sqlite ? try Store(directory: place) : try Store(postgres: place)
+    }
+
+    /// Removes what `place` left on disk (a throwaway server's databases go with it).
+    func discard(_ place: String) {
+        if self == .sqlite { try? FileManager.default.removeItem(atPath: place) }
+    }
+
+    /// Marks the store at `place` as made by a newer majlis (schema 99).
+    func makeNewer(_ place: String) throws {
+        let argv: [String]
+        switch self {
+        case .sqlite:
+            argv = ["/usr/bin/python3", "-c", "import sqlite3; c = sqlite3.connect('\(place)/majlis.sqlite'); c.execute('PRAGMA user_version = 99'); c.commit()"]
+        case .postgres:
+            argv = ["/usr/bin/psql", "-q", "-v", "ON_ERROR_STOP=1", place, "-c", "INSERT INTO majlis_schema (version) VALUES (99)"]
+        }
+        #expect(try ChildProcess.run(argv) == 0)
+    }
+}
+
+@Suite struct StoreTests {
+    @Test(arguments: StoreBackend.allCases) func migratesOnceAndRefusesANewerSchema(_ backend: StoreBackend) throws {
+        let place = try backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        let latest = backend == .sqlite ? 3 : 1
+        #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
-        let again = try Store(directory: path)
-        #expect(again.schemaVersion == 3)
+        let again = try backend.open(place)
+        #expect(again.schemaVersion == latest)
         #expect(try again.roomIds() == ["r"])
         // A database from a newer majlis is refused, not damaged.
-        let newer = directory()
-        defer { try? FileManager.default.removeItem(atPath: newer) }
-        _ = try Store(directory: newer)
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["python3", "-c", "import sqlite3; c = sqlite3.connect('\(newer)/majlis.sqlite'); c.execute('PRAGMA user_version = 99'); c.commit()"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        #expect(throws: (any Error).self) { try Store(directory: newer) }
+        let newer = try backend.place()
+        defer { backend.discard(newer) }
+        _ = try backend.open(newer)
+        try backend.makeNewer(newer)
+        #expect(throws: (any Error).self) { try backend.open(newer) }
     }
 
-    @Test func chatIsStoredOncePerClientIdAndPagesNewestFirst() throws {
-        let path = directory()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(directory: path)
+    /// Rooms page by id and count by owner; bans, remembered replies and read-only mode behave
+    /// the same on every store; deleting a room takes its bans and chat with it.
+    @Test(arguments: StoreBackend.allCases) func roomsBansRepliesAndDeletion(_ backend: StoreBackend) throws {
+        let place = try backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        for (index, (id, owner)) in [("b", "x"), ("a", "y"), ("C", "x"), ("غرفة", "x")].enumerated() {
+            try store.saveRoom(RoomEngine(id: id, settings: RoomSettings(title: "مجلس \(index) 🎙"), owner: owner, now: Int64(index)).stored)
+        }
+        #expect(try store.roomIds() == ["b", "a", "C", "غرفة"])
+        // Ids order bytewise, as SQLite's binary collation does: uppercase first, Arabic last.
+        #expect(try store.listRooms(after: nil, limit: 2, owner: nil).map(\.id) == ["C", "a"])
+        #expect(try store.listRooms(after: "a", limit: 10, owner: nil).map(\.id) == ["b", "غرفة"])
+        #expect(try store.listRooms(after: nil, limit: 10, owner: "x").map(\.id) == ["C", "b", "غرفة"])
+        #expect(try store.listRooms(after: nil, limit: 10, owner: "x").last?.title == "مجلس 3 🎙")
+        #expect(try store.roomCount(ownedBy: "x") == 3 && store.roomCount(ownedBy: "nobody") == 0)
+        #expect(try store.roomExists("a") && !store.roomExists("z"))
+
+        try store.saveBan(room: "a", user: "u", until: 100)
+        try store.saveBan(room: "a", user: "u", until: 200)
+        #expect(try store.loadRoom("a", now: 150)?.bans == ["u": 200])
+        #expect(try store.loadRoom("a", now: 250)?.bans == [:])
+
+        let first = Store.RememberedReply(ok: true, body: Data(#"{"n":1}"#.utf8), at: 10)
+        try store.rememberReply(user: "u", rid: "r1", reply: first)
+        #expect(try store.rememberedReply(user: "u", rid: "r1", since: 5) == first)
+        #expect(try store.rememberedReply(user: "u", rid: "r1", since: 11) == nil)
+        #expect(try store.rememberedReply(user: "v", rid: "r1", since: 0) == nil)
+        let second = Store.RememberedReply(ok: false, body: Data(#"{"code":"x"}"#.utf8), at: 20)
+        try store.rememberReply(user: "u", rid: "r1", reply: second)
+        #expect(try store.rememberedReply(user: "u", rid: "r1", since: 0) == second)
+        try store.pruneReplies(before: 21)
+        #expect(try store.rememberedReply(user: "u", rid: "r1", since: 0) == nil)
+
+        let message = ChatMessage(msgId: 1, from: UserRef(id: "u", name: "عمر"), type: "text", text: "سلام 👋", payload: nil, ts: 1)
+        try store.insertChat(room: "a", message: message, clientMsgId: "c1")
+        #expect(try store.history(room: "a", before: nil, limit: 5) == [message])
+        try store.deleteRoom("a")
+        #expect(try !store.roomExists("a") && store.history(room: "a", before: nil, limit: 5).isEmpty)
+        #expect(try store.loadRoom("a", now: 0) == nil)
+
+        // Read-only: a write fails and changes nothing; writable again, it goes through.
+        try store.setReadOnly(true)
+        #expect(throws: (any Error).self) { try store.saveRoom(RoomEngine(id: "ro", settings: RoomSettings(), owner: "x", now: 9).stored) }
+        try store.setReadOnly(false)
+        #expect(try !store.roomExists("ro"))
+        try store.saveRoom(RoomEngine(id: "ro", settings: RoomSettings(), owner: "x", now: 9).stored)
+        #expect(try store.roomExists("ro"))
+    }
+
+    @Test(arguments: StoreBackend.allCases) func chatIsStoredOncePerClientIdAndPagesNewestFirst(_ backend: StoreBackend) throws {
+        let place = try backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
         for id in 1...5 {
             let message = ChatMessage(msgId: Int64(id), from: UserRef(id: "a", name: "A"), type: "text", text: "m\(id)", payload: id == 5 ? ["k": [1, 2]] : nil, ts: Int64(id))
             try store.insertChat(room: "r", message: message, clientMsgId: "c\(id)")
@@ -54,10 +140,10 @@ import Testing
 
     /// Retention keeps at most N messages per room and none older than the cutoff, but always a
     /// room's newest message, so message ids go on from it after a restart.
-    @Test func chatRetentionByCountAndAge() throws {
-        let path = directory()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(directory: path)
+    @Test(arguments: StoreBackend.allCases) func chatRetentionByCountAndAge(_ backend: StoreBackend) throws {
+        let place = try backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
         for room in ["busy", "quiet"] {
             for id in 1...10 {
                 let message = ChatMessage(msgId: Int64(id), from: UserRef(id: "a", name: "A"), type: "text", text: "m\(id)", payload: nil, ts: Int64(id * 1000))
@@ -76,10 +162,10 @@ import Testing
 
     /// The outbox hands out one event per room and endpoint at a time, oldest first, and holds a
     /// room's later events behind a failing one while other rooms go on.
-    @Test func webhookOutboxKeepsEachRoomInOrder() throws {
-        let path = directory()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(directory: path)
+    @Test(arguments: StoreBackend.allCases) func webhookOutboxKeepsEachRoomInOrder(_ backend: StoreBackend) throws {
+        let place = try backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
         let endpoints = ["http://a/hooks", "http://b/hooks"]
         let stored = RoomEngine(id: "r", settings: RoomSettings(), owner: "o", now: 0).stored
         let events = (1...3).map { WebhookEvent(type: "member.joined", room: "r", time: Int64($0), data: ["n": .int(Int64($0))]) }

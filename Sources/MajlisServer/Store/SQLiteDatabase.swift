@@ -4,17 +4,11 @@ import Foundation
 /// A thin, synchronous handle on one SQLite database file.
 ///
 /// Not thread-safe by itself: `Store` serializes every use behind its lock.
-final class SQLiteDatabase {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+final class SQLiteDatabase: SQLDatabase {
+    typealias Failure = SQLFailure
+    typealias Value = SQLValue
 
-    /// A value to bind or read.
-    enum Value: Equatable {
-        case null
-        case int(Int64)
-        case text(String)
-    }
+    let dialect = SQLDialect.sqlite
 
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
@@ -37,7 +31,6 @@ final class SQLiteDatabase {
 
     private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
 
-    /// Runs one or more statements that return no rows.
     func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         if sqlite3_exec(handle, sql, nil, nil, &message) != SQLITE_OK {
@@ -72,9 +65,8 @@ final class SQLiteDatabase {
         }
     }
 
-    /// Runs a statement that changes rows; returns how many changed.
     @discardableResult
-    func run(_ sql: String, _ values: Value...) throws -> Int {
+    func run(_ sql: String, _ values: [Value]) throws -> Int {
         let statement = try prepared(sql)
         bind(values, to: statement)
         defer { sqlite3_reset(statement) }
@@ -83,11 +75,7 @@ final class SQLiteDatabase {
         return Int(sqlite3_changes(handle))
     }
 
-    /// The row id of the last insert on this connection.
-    var lastInsertRowId: Int64 { sqlite3_last_insert_rowid(handle) }
-
-    /// Runs a query; returns each row as its column values.
-    func query(_ sql: String, _ values: Value...) throws -> [[Value]] {
+    func query(_ sql: String, _ values: [Value]) throws -> [[Value]] {
         let statement = try prepared(sql)
         bind(values, to: statement)
         defer { sqlite3_reset(statement) }
@@ -110,7 +98,6 @@ final class SQLiteDatabase {
         return rows
     }
 
-    /// Runs `body` in one transaction, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
@@ -121,17 +108,5 @@ final class SQLiteDatabase {
             try? execute("ROLLBACK")
             throw error
         }
-    }
-}
-
-extension SQLiteDatabase.Value {
-    var int: Int64? {
-        if case .int(let number) = self { return number }
-        return nil
-    }
-
-    var text: String? {
-        if case .text(let text) = self { return text }
-        return nil
     }
 }

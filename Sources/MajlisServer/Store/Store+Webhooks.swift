@@ -66,18 +66,18 @@ extension Store {
         }
     }
 
-    static func insert(_ events: [WebhookEvent], endpoints: [String], in db: SQLiteDatabase) throws {
+    static func insert(_ events: [WebhookEvent], endpoints: [String], in db: any SQLDatabase) throws {
         guard !endpoints.isEmpty else { return }
         for event in events {
             let seq = try db.query(
-                "INSERT INTO webhook_rooms (room, seq) VALUES (?, 1) ON CONFLICT(room) DO UPDATE SET seq = seq + 1 RETURNING seq",
+                "INSERT INTO webhook_rooms (room, seq) VALUES (?, 1) ON CONFLICT (room) DO UPDATE SET seq = webhook_rooms.seq + 1 RETURNING seq",
                 .text(event.room)
             ).first?.first?.int ?? 1
             let id = "ev_" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
-            try db.run(
-                "INSERT INTO webhook_events (event_id, room, seq, type, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                .text(id), .text(event.room), .int(seq), .text(event.type), .text(event.body(id: id, seq: seq)), .int(event.time))
-            let row = db.lastInsertRowId
+            let row = try db.query(
+                "INSERT INTO webhook_events (event_id, room, seq, type, body, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                .text(id), .text(event.room), .int(seq), .text(event.type), .text(event.body(id: id, seq: seq)), .int(event.time)
+            ).first?.first?.int ?? 0
             for endpoint in endpoints {
                 try db.run(
                     "INSERT INTO webhook_deliveries (event, endpoint, room, state, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)",
@@ -144,8 +144,8 @@ extension Store {
                 FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
                 WHERE e.id > ? AND (? IS NULL OR d.state = ?) AND (? IS NULL OR e.room = ?)
                 ORDER BY e.id, d.endpoint LIMIT ?
-                """, .int(after ?? 0), state.map(SQLiteDatabase.Value.text) ?? .null, state.map(SQLiteDatabase.Value.text) ?? .null,
-                room.map(SQLiteDatabase.Value.text) ?? .null, room.map(SQLiteDatabase.Value.text) ?? .null, .int(Int64(limit)))
+                """, .int(after ?? 0), state.map(SQLValue.text) ?? .null, state.map(SQLValue.text) ?? .null,
+                room.map(SQLValue.text) ?? .null, room.map(SQLValue.text) ?? .null, .int(Int64(limit)))
             return rows.compactMap { row in
                 guard let cursor = row[0].int, let id = row[1].text, let type = row[2].text, let room = row[3].text, let seq = row[4].int,
                     let created = row[5].int, let endpoint = row[6].text, let state = row[7].text, let attempts = row[8].int

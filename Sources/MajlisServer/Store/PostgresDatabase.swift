@@ -1,0 +1,153 @@
+import CPostgres
+import Foundation
+
+/// A synchronous connection to a PostgreSQL database (libpq), for the store of a node that keeps
+/// its data in PostgreSQL (`majlis serve --postgres URL`).
+///
+/// Values are sent as parameters (`?` in the statement becomes `$1`, `$2`, ...), integers as
+/// `bigint` and text as `text`; integer columns come back as `.int`, everything else as `.text`.
+/// A connection that broke is opened again before the next statement (not inside a
+/// transaction: that one fails, as it would on any database). Not thread-safe by itself:
+/// `Store` serializes every use behind its lock.
+final class PostgresDatabase: SQLDatabase {
+    let dialect = SQLDialect.postgres
+    private var connection: OpaquePointer?
+    private var inTransaction = false
+    private var numbered: [String: String] = [:]
+
+    /// Types of parameters and columns (PostgreSQL's `pg_type` oids).
+    private static let int8: Oid = 20
+    private static let text: Oid = 25
+    private static let integerTypes: Set<Oid> = [20, 21, 23]
+
+    /// Connects to `url` (`postgres://user:password@host:port/database` or libpq's `key=value` form).
+    init(url: String) throws {
+        connection = PQconnectdb(url)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.message(connection)
+            PQfinish(connection)
+            throw SQLFailure(description: "cannot connect to PostgreSQL: \(message)")
+        }
+        // Notices ("relation already exists, skipping") are not errors; keep them off stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(connection) }
+
+    private static func message(_ connection: OpaquePointer?) -> String {
+        guard let connection, let text = PQerrorMessage(connection) else { return "out of memory" }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A broken connection (the server restarted) is opened again, outside a transaction.
+    private func ensureConnected() {
+        guard !inTransaction, PQstatus(connection) != CONNECTION_OK else { return }
+        PQreset(connection)
+    }
+
+    func execute(_ sql: String) throws {
+        ensureConnected()
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        try check(result, sql)
+    }
+
+    private func check(_ result: OpaquePointer?, _ sql: String) throws {
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let detail = result.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) } ?? ""
+            let text = (detail.isEmpty ? Self.message(connection) : detail).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw SQLFailure(description: "\(text) in: \(sql)")
+        }
+    }
+
+    /// `sql` with its `?` placeholders numbered as PostgreSQL wants them (none inside quotes).
+    private func postgresSQL(_ sql: String) -> String {
+        if let known = numbered[sql] { return known }
+        var out = ""
+        var count = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                out.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                out.append(character)
+            } else if character == "?" {
+                count += 1
+                out += "$\(count)"
+            } else {
+                out.append(character)
+            }
+        }
+        numbered[sql] = out
+        return out
+    }
+
+    private func perform(_ sql: String, _ values: [SQLValue]) throws -> OpaquePointer? {
+        ensureConnected()
+        let types = values.map { value -> Oid in
+            if case .int = value { return Self.int8 }
+            return Self.text
+        }
+        let texts: [String?] = values.map { value in
+            switch value {
+            case .null: nil
+            case .int(let number): String(number)
+            case .text(let text): text
+            }
+        }
+        let statement = postgresSQL(sql)
+        let pointers = texts.map { $0.map { strdup($0) } ?? nil }
+        defer { pointers.forEach { free($0) } }
+        let result = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { parameters in
+            types.withUnsafeBufferPointer { types in
+                PQexecParams(connection, statement, Int32(values.count), types.baseAddress, parameters.baseAddress, nil, nil, 0)
+            }
+        }
+        do {
+            try check(result, sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
+        let result = try perform(sql, values)
+        defer { PQclear(result) }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    func query(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]] {
+        let result = try perform(sql, values)
+        defer { PQclear(result) }
+        let rows = PQntuples(result)
+        let columns = PQnfields(result)
+        let integer = (0..<columns).map { Self.integerTypes.contains(PQftype(result, $0)) }
+        return (0..<rows).map { row in
+            (0..<columns).map { column in
+                if PQgetisnull(result, row, column) == 1 { return .null }
+                let text = String(cString: PQgetvalue(result, row, column))
+                return integer[Int(column)] ? Int64(text).map(SQLValue.int) ?? .null : .text(text)
+            }
+        }
+    }
+
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
