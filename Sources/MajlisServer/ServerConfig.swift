@@ -9,8 +9,11 @@ public struct ServerConfig: Sendable {
     public var mediaHost = "127.0.0.1"
     public var mediaPort = 7882
     public var mediaAdvertise: String?
-    /// The directory of the SQLite database.
+    /// The directory of the SQLite database (with `postgresURL`, of this node's DTLS certificate
+    /// and development secret only).
     public var dataDirectory = "./majlis-data"
+    /// PostgreSQL to keep the store in instead of SQLite (`postgres://user@host:port/database`).
+    public var postgresURL: String?
     /// API keys: `kid` -> HS256 secret.
     public var keys: [String: String] = [:]
     /// Seconds a dropped user's seat and membership wait for `resume`.

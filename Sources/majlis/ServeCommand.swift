@@ -8,7 +8,7 @@ import MajlisTransport
 enum ServeCommand {
     static let help = """
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
-                            [--data DIR] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
+                            [--data DIR] [--postgres URL] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
@@ -19,6 +19,9 @@ enum ServeCommand {
         at /v1/openapi.yaml), the web app (http://HOST:PORT/, built into
         the binary; --web DIR serves a folder of it instead, as its files are, for working on it), GET /healthz, GET /metrics and the store (SQLite and the
         DTLS certificate under --data).
+        --postgres URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE) keeps the store in PostgreSQL instead (rooms, bans,
+        chat, idempotency keys, the webhook outbox; --data then holds this node's DTLS certificate and development secret
+        only); the schema is made or brought up to date on start. `majlis migrate` moves a data directory's store into it.
         --webhook posts every room event (docs/webhooks.md) to each URL, signed with --webhook-key's secret
         (default: the first key), in order per room, retried with backoff for --webhook-retention seconds
         (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
@@ -60,6 +63,7 @@ enum ServeCommand {
         if let advertise { _ = try Arguments.hostPort(advertise, flag: "media-advertise") }
         config.mediaAdvertise = advertise
         config.dataDirectory = args.string("data", default: "./majlis-data")
+        config.postgresURL = args.string("postgres")
         config.resumeGrace = try args.int("resume-grace", default: 30, range: 0...86_400)
         config.heartbeat = try args.int("heartbeat", default: 20, range: 1...3600)
         config.maxConnectionsPerAddress = try args.int("max-connections-per-address", default: 256, range: 1...1_000_000)

@@ -12,6 +12,7 @@ let usage = """
       bench    run a benchmark (signaling, media, mouth-to-ear, quality, webhooks)
       netsim   relay UDP through a simulated weak network
       backup   copy the store while the server runs
+      migrate  move a data directory's store into PostgreSQL
     Every command has --help.
     """
 
@@ -41,6 +42,7 @@ do {
     case "bench": status = try BenchCommand.run(rest)
     case "netsim": status = try NetsimCommand.run(rest)
     case "backup": status = try BackupCommand.run(rest)
+    case "migrate": status = try MigrateCommand.run(rest)
     case "--help", "-h", "help":
         say(usage)
         status = 0

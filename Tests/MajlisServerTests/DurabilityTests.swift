@@ -46,7 +46,9 @@ import Testing
         #expect(after["attributes"]?["guest.mood"] == nil)
     }
 
-    @Test func roomsBansAndChatSurviveARestart() async throws {
+    /// Rooms, bans and chat survive a restart; and, on PostgreSQL, a move of the data directory's
+    /// store into it with `majlis migrate` between the two runs (nothing lost).
+    @Test(arguments: StoreBackend.allCases) func roomsBansAndChatSurviveARestart(_ backend: StoreBackend) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-restart-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
@@ -61,7 +63,19 @@ import Testing
             for index in 1...5 { try await owner.call("chat.send", room: "keep", ["text": .string("m\(index)"), "clientMsgId": .string("c\(index)")]) }
             server.stop()
         }
-        let server = try TestServer(dataDirectory: directory)
+        var postgres: String?
+        if backend == .postgres {
+            let url = try backend.place()
+            let output = directory + "-migrate.txt"
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            let status = try ChildProcess.run([MajlisProcess.executable.path, "migrate", "--data", directory, "--postgres", url], output: output)
+            let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            #expect(status == 0 && printed.contains("chat: 5 rows") && printed.contains("bans: 1 rows"), "\(printed)")
+            postgres = url
+            // From now on the data can only come from PostgreSQL.
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: "\(directory)/majlis.sqlite\(suffix)") }
+        }
+        let server = try TestServer(dataDirectory: directory) { $0.postgresURL = postgres }
         defer { server.stop() }
         let owner = try await TestClient.signedIn(server, user: "owner")
         let snapshot = try await owner.call("room.join", room: "keep")

@@ -117,6 +117,43 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         #expect(try store.roomExists("ro"))
     }
 
+    /// A store copied into an empty one (SQLite into PostgreSQL, and back into a new SQLite file)
+    /// arrives whole; a store that holds anything is not copied into; events written after a
+    /// copy are numbered after the copied ones.
+    @Test func copyMovesEverythingIntoAnEmptyStoreAndBack() throws {
+        let file = try StoreBackend.sqlite.place()
+        defer { StoreBackend.sqlite.discard(file) }
+        let source = try StoreBackend.sqlite.open(file)
+        let stored = RoomEngine(id: "r", settings: RoomSettings(title: "مجلس"), owner: "o", now: 1).stored
+        try source.saveRoom(stored)
+        try source.saveBan(room: "r", user: "u", until: 500)
+        let message = ChatMessage(msgId: 1, from: UserRef(id: "o", name: "O"), type: "gift", text: nil, payload: ["n": 3], ts: 2)
+        try source.insertChat(room: "r", message: message, clientMsgId: "c1")
+        let reply = Store.RememberedReply(ok: true, body: Data("{}".utf8), at: 3)
+        try source.rememberReply(user: "o", rid: "x", reply: reply)
+        let endpoints = ["http://hooks/a"]
+        try source.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
+
+        let database = try StoreBackend.postgres.place()
+        let target = try StoreBackend.postgres.open(database)
+        let counts = try source.copy(to: target)
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1])
+        #expect(throws: (any Error).self) { try source.copy(to: target) }
+        let back = try StoreBackend.sqlite.place()
+        defer { StoreBackend.sqlite.discard(back) }
+        let returned = try StoreBackend.sqlite.open(back)
+        try target.copy(to: returned)
+        for store in [target, returned] {
+            let loaded = try #require(try store.loadRoom("r", now: 0))
+            #expect(loaded.stored == stored && loaded.bans == ["u": 500] && loaded.lastMsgId == 1)
+            #expect(try store.history(room: "r", before: nil, limit: 5) == [message])
+            #expect(try store.rememberedReply(user: "o", rid: "x", since: 0) == reply)
+            try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)
+            let records = try store.webhookRecords(state: nil, room: "r", after: nil, limit: 10)
+            #expect(records.map(\.seq) == [1, 2] && records.map(\.cursor) == [1, 2], "\(records)")
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases) func chatIsStoredOncePerClientIdAndPagesNewestFirst(_ backend: StoreBackend) throws {
         let place = try backend.place()
         defer { backend.discard(place) }

@@ -47,7 +47,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         self.monotonic = monotonic ?? MonotonicClock.wholeMilliseconds
         var config = config
         config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
-        let store = try Store(directory: config.dataDirectory)
+        let store = try config.postgresURL.map { try Store(postgres: $0) } ?? Store(directory: config.dataDirectory)
         let identity = try DTLSIdentity.load(directory: config.dataDirectory)
         var routerClock: (@Sendable () -> Double)?
         if let monotonic { routerClock = { Double(monotonic()) } }

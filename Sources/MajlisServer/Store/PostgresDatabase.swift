@@ -5,7 +5,7 @@ import Foundation
 /// its data in PostgreSQL (`majlis serve --postgres URL`).
 ///
 /// Values are sent as parameters (`?` in the statement becomes `$1`, `$2`, ...), integers as
-/// `bigint` and text as `text`; integer columns come back as `.int`, everything else as `.text`.
+/// `bigint`, text as `text` and NULL as whatever its place needs; integer columns come back as `.int`, everything else as `.text`.
 /// A connection that broke is opened again before the next statement (not inside a
 /// transaction: that one fails, as it would on any database). Not thread-safe by itself:
 /// `Store` serializes every use behind its lock.
@@ -87,9 +87,14 @@ final class PostgresDatabase: SQLDatabase {
 
     private func perform(_ sql: String, _ values: [SQLValue]) throws -> OpaquePointer? {
         ensureConnected()
+        // A NULL's type is left for PostgreSQL to infer from where it goes (so statements test
+        // an absent value as `CAST(? AS TEXT) IS NULL`).
         let types = values.map { value -> Oid in
-            if case .int = value { return Self.int8 }
-            return Self.text
+            switch value {
+            case .null: 0
+            case .int: Self.int8
+            case .text: Self.text
+            }
         }
         let texts: [String?] = values.map { value in
             switch value {

@@ -142,7 +142,7 @@ extension Store {
                 SELECT e.id, e.event_id, e.type, e.room, e.seq, e.created_at, d.endpoint, d.state, d.attempts, d.next_attempt_at,
                        d.delivered_at, d.last_error
                 FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
-                WHERE e.id > ? AND (? IS NULL OR d.state = ?) AND (? IS NULL OR e.room = ?)
+                WHERE e.id > ? AND (CAST(? AS TEXT) IS NULL OR d.state = ?) AND (CAST(? AS TEXT) IS NULL OR e.room = ?)
                 ORDER BY e.id, d.endpoint LIMIT ?
                 """, .int(after ?? 0), state.map(SQLValue.text) ?? .null, state.map(SQLValue.text) ?? .null,
                 room.map(SQLValue.text) ?? .null, room.map(SQLValue.text) ?? .null, .int(Int64(limit)))

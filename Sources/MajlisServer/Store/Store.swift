@@ -260,7 +260,7 @@ public final class Store: @unchecked Sendable {
     public func listRooms(after: String?, limit: Int, owner: String?) throws -> [StoredRoom] {
         try withDatabase { db in
             let rows = try db.query(
-                "SELECT data FROM rooms WHERE id > ? AND (? IS NULL OR owner = ?) ORDER BY id LIMIT ?",
+                "SELECT data FROM rooms WHERE id > ? AND (CAST(? AS TEXT) IS NULL OR owner = ?) ORDER BY id LIMIT ?",
                 .text(after ?? ""), owner.map(SQLValue.text) ?? .null, owner.map(SQLValue.text) ?? .null,
                 .int(Int64(limit)))
             return try rows.compactMap { row in

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Moving a store: everything durable copied, as it is, into another (empty) store. An operator
+/// who outgrows one machine moves its SQLite data directory into PostgreSQL this way
+/// (`majlis migrate`), and back.
+extension Store {
+    /// The tables and their columns, in an order that keeps references whole.
+    static let copiedTables: [(name: String, columns: String)] = [
+        ("rooms", "id, owner, created_at, data"),
+        ("bans", #"room, "user", until"#),
+        ("chat", "room, msg_id, sender, sender_name, type, text, payload, ts, client_msg_id"),
+        ("request_replies", #""user", rid, at, ok, body"#),
+        ("webhook_rooms", "room, seq"),
+        ("webhook_events", "id, event_id, room, seq, type, body, created_at"),
+        ("webhook_deliveries", "event, endpoint, room, state, attempts, next_attempt_at, delivered_at, last_error"),
+    ]
+
+    /// Copies everything this store holds into `target`, which must hold nothing yet, in one
+    /// transaction on each side (a consistent copy; either all of it arrives or nothing), and
+    /// checks every table arrived whole. Returns how many rows each table had.
+    @discardableResult
+    public func copy(to target: Store) throws -> [(table: String, rows: Int)] {
+        guard target !== self else { throw SQLFailure(description: "a store cannot be copied into itself") }
+        return try withDatabase { source in
+            try target.writing { destination in
+                for (table, _) in Self.copiedTables {
+                    let held = try destination.query("SELECT COUNT(*) FROM \(table)").first?.first?.int ?? 0
+                    guard held == 0 else { throw SQLFailure(description: "\(target.path) is not empty (\(table) holds \(held) rows); copy into an empty database") }
+                }
+                return try source.transaction {
+                    try destination.transaction {
+                        var counts: [(String, Int)] = []
+                        for (table, columns) in Self.copiedTables {
+                            let rows = try source.query("SELECT \(columns) FROM \(table)")
+                            let slots = Array(repeating: "?", count: columns.split(separator: ",").count).joined(separator: ", ")
+                            for row in rows { try destination.run("INSERT INTO \(table) (\(columns)) VALUES (\(slots))", row) }
+                            let arrived = try destination.query("SELECT COUNT(*) FROM \(table)").first?.first?.int ?? 0
+                            guard arrived == rows.count else {
+                                throw SQLFailure(description: "\(table): \(rows.count) rows read, \(arrived) arrived")
+                            }
+                            counts.append((table, rows.count))
+                        }
+                        // Events written from now on are numbered after the copied ones.
+                        if destination.dialect == .postgres {
+                            try destination.execute(
+                                "SELECT setval(pg_get_serial_sequence('webhook_events', 'id'), COALESCE((SELECT MAX(id) FROM webhook_events), 0) + 1, false)")
+                        }
+                        return counts
+                    }
+                }
+            }
+        }
+    }
+}
