@@ -11,6 +11,9 @@ public enum RoomEffect: Sendable, Equatable {
     /// The user is no longer a member: `reason` as in `member.left` (`left`, `kicked`,
     /// `timeout`, ...; `ended` when the room ended).
     case memberRemoved(user: String, kicked: Bool, reason: String)
+    /// Attributes that outlive their setter's presence changed: store `set`, forget `deleted`
+    /// (keys that are gone, or now vanish when their owner leaves and so are not kept).
+    case saveAttributes(set: [String: AttributeValue], deleted: [String])
     /// The room is over: forget it.
     case deleteRoom
 }

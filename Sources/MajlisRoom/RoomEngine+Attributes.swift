@@ -67,12 +67,24 @@ extension RoomEngine {
         }
         deletedKeys = deletedKeys.filter { attributes[$0] != nil }
         let changedSets = setKeys.filter { working[$0] != attributes[$0] }
+        // Kept keys are stored; one gone, or one that now vanishes with its owner, is forgotten.
+        var stored: [String: AttributeValue] = [:]
+        var forgotten = deletedKeys.filter { attributes[$0]?.deleteOnLeave == false }
+        for key in changedSets {
+            guard let record = working[key] else { continue }
+            if !record.deleteOnLeave {
+                stored[key] = AttributeValue(value: record.value, owner: record.owner)
+            } else if attributes[key]?.deleteOnLeave == false {
+                forgotten.insert(key)
+            }
+        }
         attributes = working
         if !changedSets.isEmpty || !deletedKeys.isEmpty {
             var set: [String: AttributeValue] = [:]
             for key in changedSets { if let record = working[key] { set[key] = AttributeValue(value: record.value, owner: record.owner) } }
             emit(.room, .attributesUpdated(set: set, deleted: deletedKeys.sorted()), &out)
         }
+        if !stored.isEmpty || !forgotten.isEmpty { out.effects.append(.saveAttributes(set: stored, deleted: forgotten.sorted())) }
         return .attributes(failed: failed)
     }
 }

@@ -77,7 +77,10 @@ public struct RoomEngine: Sendable {
     }
 
     /// A room restored from the store, with no one in it.
-    public init(stored: StoredRoom, bans: [String: Int64], lastMsgId: Int64, recentChats: [(user: String, clientMsgId: String, msgId: Int64, ts: Int64)], limits: RoomLimits = RoomLimits()) {
+    public init(
+        stored: StoredRoom, bans: [String: Int64], lastMsgId: Int64, recentChats: [(user: String, clientMsgId: String, msgId: Int64, ts: Int64)],
+        attributes: [String: AttributeValue] = [:], limits: RoomLimits = RoomLimits()
+    ) {
         self.init(
             id: stored.id,
             settings: RoomSettings(
@@ -91,6 +94,7 @@ public struct RoomEngine: Sendable {
         self.bans = bans
         self.lastMsgId = lastMsgId
         for chat in recentChats { rememberChat(user: chat.user, clientMsgId: chat.clientMsgId, msgId: chat.msgId, ts: chat.ts) }
+        self.attributes = attributes.mapValues { AttributeRecord(value: $0.value, owner: $0.owner, deleteOnLeave: false) }
     }
 
     /// What the store keeps of this room.

@@ -36,6 +36,26 @@ import Testing
         #expect(room.engine.snapshot(for: "a", now: room.now).attributes.isEmpty)
     }
 
+    /// Keys that outlive their owner's presence are stored as they change; keys deleted on leave
+    /// are not, and one that becomes such a key is forgotten by the store.
+    @Test func keptKeysAskToBeStored() {
+        var room = RoomHarness()
+        room.join("a")
+        let kept = room.ok("a", .attributes([set(["k": "1"]), set(["gone": "x"], deleteOnLeave: true)], force: false, atomic: false))
+        #expect(kept.effects == [.saveAttributes(set: ["k": AttributeValue(value: "1", owner: "a")], deleted: [])])
+        let unchanged = room.ok("a", .attributes([set(["k": "1"])], force: false, atomic: false))
+        #expect(unchanged.effects.isEmpty)
+        let moved = room.ok("a", .attributes([set(["k": "1"], deleteOnLeave: true)], force: false, atomic: false))
+        #expect(moved.effects == [.saveAttributes(set: [:], deleted: ["k"])])
+        room.ok("a", .attributes([set(["j": "2"])], force: false, atomic: false))
+        let deleted = room.ok("a", .attributes([.delete(["j", "gone"])], force: false, atomic: false))
+        #expect(deleted.effects == [.saveAttributes(set: [:], deleted: ["j"])])
+        // Restored from the store, the kept ones are there, owned as they were.
+        let restored = RoomEngine(
+            stored: room.engine.stored, bans: [:], lastMsgId: 0, recentChats: [], attributes: ["k": AttributeValue(value: "1", owner: "a")])
+        #expect(restored.snapshot(for: "owner", now: room.now).attributes == ["k": AttributeValue(value: "1", owner: "a")])
+    }
+
     @Test func batchIsAllOrNothing() {
         var room = RoomHarness()
         room.join("a")

@@ -61,6 +61,8 @@ import Testing
             try await owner.call("seat.mute", room: "keep", ["index": 3, "muted": true])
             try await owner.call("member.kick", room: "keep", ["user": "troll", "banSeconds": 600])
             for index in 1...5 { try await owner.call("chat.send", room: "keep", ["text": .string("m\(index)"), "clientMsgId": .string("c\(index)")]) }
+            try await owner.call("attr.set", room: "keep", ["attrs": ["topic": "قرآن", "mood": "calm"]])
+            try await owner.call("attr.set", room: "keep", ["attrs": ["typing": "yes"], "deleteOnLeave": true])
             server.stop()
         }
         var postgres: String?
@@ -85,6 +87,8 @@ import Testing
         #expect(snapshot["seats"]?.arrayValue?[2]["state"] == "locked")
         #expect(snapshot["seats"]?.arrayValue?[3]["muted"] == true)
         #expect(snapshot["chat"]?["lastMsgId"] == 5)
+        // Attributes were kept, but not those that go with their owner.
+        #expect(snapshot["attributes"] == ["topic": ["value": "قرآن", "owner": "owner"], "mood": ["value": "calm", "owner": "owner"]])
         let history = try await owner.call("chat.history", room: "keep", ["limit": 10])
         #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["m5", "m4", "m3", "m2", "m1"])
         // The same clientMsgId after the restart still stores nothing new.

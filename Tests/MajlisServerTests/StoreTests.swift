@@ -52,7 +52,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let place = try backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
-        let latest = backend == .sqlite ? 3 : 1
+        let latest = backend == .sqlite ? 4 : 2
         #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
@@ -104,6 +104,14 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let message = ChatMessage(msgId: 1, from: UserRef(id: "u", name: "عمر"), type: "text", text: "سلام 👋", payload: nil, ts: 1)
         try store.insertChat(room: "a", message: message, clientMsgId: "c1")
         #expect(try store.history(room: "a", before: nil, limit: 5) == [message])
+        // Attributes: set, overwritten, forgotten, each by the effect the room asked for.
+        let stored = try #require(try store.loadRoom("a", now: 0)).stored
+        let set = ["k1": AttributeValue(value: "v1", owner: "u"), "k2": AttributeValue(value: "ق", owner: "y")]
+        try store.commit(room: "a", effects: [.saveAttributes(set: set, deleted: [])], state: stored, events: [], endpoints: [])
+        try store.commit(
+            room: "a", effects: [.saveAttributes(set: ["k1": AttributeValue(value: "v2", owner: "y")], deleted: ["k2"])], state: stored, events: [],
+            endpoints: [])
+        #expect(try store.loadRoom("a", now: 0)?.attributes == ["k1": AttributeValue(value: "v2", owner: "y")])
         try store.deleteRoom("a")
         #expect(try !store.roomExists("a") && store.history(room: "a", before: nil, limit: 5).isEmpty)
         #expect(try store.loadRoom("a", now: 0) == nil)
@@ -132,12 +140,13 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let reply = Store.RememberedReply(ok: true, body: Data("{}".utf8), at: 3)
         try source.rememberReply(user: "o", rid: "x", reply: reply)
         let endpoints = ["http://hooks/a"]
-        try source.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
+        let mood = ["mood": AttributeValue(value: "😊", owner: "o")]
+        try source.commit(room: "r", effects: [.saveAttributes(set: mood, deleted: [])], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
 
         let database = try StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
-        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1])
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1])
         #expect(throws: (any Error).self) { try source.copy(to: target) }
         let back = try StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
@@ -145,7 +154,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         try target.copy(to: returned)
         for store in [target, returned] {
             let loaded = try #require(try store.loadRoom("r", now: 0))
-            #expect(loaded.stored == stored && loaded.bans == ["u": 500] && loaded.lastMsgId == 1)
+            #expect(loaded.stored == stored && loaded.bans == ["u": 500] && loaded.lastMsgId == 1 && loaded.attributes == mood)
             #expect(try store.history(room: "r", before: nil, limit: 5) == [message])
             #expect(try store.rememberedReply(user: "o", rid: "x", since: 0) == reply)
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)

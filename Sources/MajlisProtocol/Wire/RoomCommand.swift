@@ -48,16 +48,16 @@ public enum RoomCommand: Sendable, Equatable {
     case offerWebRTC(sdp: String)
 
     /// Whether the op may write to the store (room settings, seat locks and mutes, roles, bans,
-    /// chat, the end of the room). A server keeps a copy of the room to roll back to only for
+    /// chat, attributes, the end of the room). A server keeps a copy of the room to roll back to only for
     /// these; the randomized engine test checks no other op asks for a write.
     public var mayStore: Bool {
         switch self {
         case .create, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .muteAllSeats, .setRole, .transferOwner, .kickMember, .unban,
-            .sendChat:
+            .sendChat, .attributes:
             return true
         case .join, .leave, .sync, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .inviteToSeat, .replyToInvite, .setMic,
             .createRequest, .cancelRequest, .acceptRequest, .rejectRequest, .listMembers, .updateMember, .muteChat, .chatHistory,
-            .attributes, .sendSignal, .offerWebRTC:
+            .sendSignal, .offerWebRTC:
             return false
         }
     }

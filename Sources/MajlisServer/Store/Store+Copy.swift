@@ -10,6 +10,7 @@ extension Store {
         ("bans", #"room, "user", until"#),
         ("chat", "room, msg_id, sender, sender_name, type, text, payload, ts, client_msg_id"),
         ("request_replies", #""user", rid, at, ok, body"#),
+        ("attributes", "room, key, value, owner"),
         ("webhook_rooms", "room, seq"),
         ("webhook_events", "id, event_id, room, seq, type, body, created_at"),
         ("webhook_deliveries", "event, endpoint, room, state, attempts, next_attempt_at, delivered_at, last_error"),

@@ -18,6 +18,8 @@ public final class Store: @unchecked Sendable {
         public var bans: [String: Int64]
         public var lastMsgId: Int64
         public var recentChats: [(user: String, clientMsgId: String, msgId: Int64, ts: Int64)]
+        /// Attributes kept across restarts (those not deleted when their owner leaves).
+        public var attributes: [String: AttributeValue]
     }
 
     /// A remembered answer to a request that carried a `rid`.
@@ -71,6 +73,9 @@ public final class Store: @unchecked Sendable {
         CREATE INDEX webhook_pending ON webhook_deliveries (endpoint, room, event) WHERE state = 'pending';
         CREATE INDEX webhook_state ON webhook_deliveries (state, event);
         """,
+        """
+        CREATE TABLE attributes (room TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, owner TEXT NOT NULL, PRIMARY KEY (room, key));
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -100,7 +105,10 @@ public final class Store: @unchecked Sendable {
             delivered_at BIGINT, last_error TEXT, PRIMARY KEY (endpoint, event));
         CREATE INDEX webhook_pending ON webhook_deliveries (endpoint, room, event) WHERE state = 'pending';
         CREATE INDEX webhook_state ON webhook_deliveries (state, event);
+        """,
         """
+        CREATE TABLE attributes (room TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, owner TEXT NOT NULL, PRIMARY KEY (room, key));
+        """,
     ]
 
     /// Opens (creating if needed) the SQLite database in `directory`.
@@ -240,6 +248,7 @@ public final class Store: @unchecked Sendable {
         try db.run("DELETE FROM rooms WHERE id = ?", .text(id))
         try db.run("DELETE FROM bans WHERE room = ?", .text(id))
         try db.run("DELETE FROM chat WHERE room = ?", .text(id))
+        try db.run("DELETE FROM attributes WHERE room = ?", .text(id))
     }
 
     public func roomExists(_ id: String) throws -> Bool {
@@ -287,7 +296,13 @@ public final class Store: @unchecked Sendable {
                 guard let user = row[0].text, let client = row[1].text, let msgId = row[2].int, let ts = row[3].int else { return nil }
                 return (user, client, msgId, ts)
             }
-            return LoadedRoom(stored: stored, bans: bans, lastMsgId: last, recentChats: chats.map { (user: $0.0, clientMsgId: $0.1, msgId: $0.2, ts: $0.3) })
+            var attributes: [String: AttributeValue] = [:]
+            for row in try db.query("SELECT key, value, owner FROM attributes WHERE room = ?", .text(id)) {
+                if let key = row[0].text, let value = row[1].text, let owner = row[2].text { attributes[key] = AttributeValue(value: value, owner: owner) }
+            }
+            return LoadedRoom(
+                stored: stored, bans: bans, lastMsgId: last, recentChats: chats.map { (user: $0.0, clientMsgId: $0.1, msgId: $0.2, ts: $0.3) },
+                attributes: attributes)
         }
     }
 
@@ -301,6 +316,17 @@ public final class Store: @unchecked Sendable {
         try db.run(
             "INSERT INTO bans (room, \"user\", until) VALUES (?, ?, ?) ON CONFLICT (room, \"user\") DO UPDATE SET until = excluded.until",
             .text(room), .text(user), .int(until))
+    }
+
+    // MARK: Attributes
+
+    static func saveAttributes(room: String, set: [String: AttributeValue], deleted: [String], in db: any SQLDatabase) throws {
+        for key in deleted { try db.run("DELETE FROM attributes WHERE room = ? AND key = ?", .text(room), .text(key)) }
+        for (key, attribute) in set.sorted(by: { $0.key < $1.key }) {
+            try db.run(
+                "INSERT INTO attributes (room, key, value, owner) VALUES (?, ?, ?, ?) ON CONFLICT (room, key) DO UPDATE SET value = excluded.value, owner = excluded.owner",
+                .text(room), .text(key), .text(attribute.value), .text(attribute.owner))
+        }
     }
 
     // MARK: Chat
