@@ -28,7 +28,8 @@ public final class PostgresServer: Sendable {
             .first { FileManager.default.isExecutableFile(atPath: "\($0)/pg_ctl") }
     }
 
-    init() throws {
+    /// Starts a server of its own (for a test that stops and starts it; others share `shared`).
+    public init() throws {
         guard let binaries = Self.binaries else { throw TestClient.Timeout(description: "PostgreSQL is not installed (scripts/install-deps --test)") }
         self.binaries = binaries
         asPostgres = getuid() == 0
@@ -40,9 +41,20 @@ public final class PostgresServer: Sendable {
         port = probe.port
         let initialized = try run(["\(binaries)/initdb", "-D", "\(directory)/data", "-A", "trust", "-U", "majlis", "-E", "UTF8", "--no-sync"])
         guard initialized == 0 else { throw TestClient.Timeout(description: "initdb failed (exit \(initialized))") }
+        try start()
+    }
+
+    /// Starts the server (again, after `halt`), on the same port with the same data.
+    public func start() throws {
         let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         let started = try run(["\(binaries)/pg_ctl", "-D", "\(directory)/data", "-o", options, "-l", "\(directory)/log", "-w", "start"])
         guard started == 0 else { throw TestClient.Timeout(description: "PostgreSQL did not start (exit \(started)); see \(directory)/log") }
+    }
+
+    /// Stops the server as an outage would (connections cut), keeping its data for `start`.
+    public func halt() throws {
+        let status = try run(["\(binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "fast", "-w", "stop"])
+        guard status == 0 else { throw TestClient.Timeout(description: "PostgreSQL did not stop (exit \(status))") }
     }
 
     private func run(_ argv: [String]) throws -> Int32 {

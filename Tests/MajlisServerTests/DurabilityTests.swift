@@ -102,6 +102,32 @@ import Testing
         }
     }
 
+    /// PostgreSQL away: what must be stored is refused (`internal`) and changes nothing, what
+    /// needs no store (seats) goes on; back, the server reconnects by itself and stores again.
+    @Test func aPostgresOutageRefusesStoredChangesCleanly() async throws {
+        let postgres = try PostgresServer()
+        defer { postgres.stop() }
+        let url = try postgres.makeDatabase()
+        let server = try TestServer { $0.postgresURL = url }
+        defer { server.stop() }
+        let owner = try await TestClient.signedIn(server, user: "owner")
+        try await owner.call("room.create", room: "r")
+        try await owner.call("chat.send", room: "r", ["text": "before", "clientMsgId": "c1"])
+
+        try postgres.halt()
+        let refused = try await owner.request("chat.send", ["room": "r", "text": "during", "clientMsgId": "c2"])
+        #expect(refused["error"]?["code"] == "internal", "\(refused)")
+        let attribute = try await owner.request("attr.set", ["room": "r", "attrs": ["k": "v"]])
+        #expect(attribute["error"]?["code"] == "internal", "\(attribute)")
+        try await owner.call("seat.take", room: "r", ["index": 1])
+        #expect(try await owner.call("room.sync", room: "r")["attributes"] == [:])
+
+        try postgres.start()
+        try await owner.call("chat.send", room: "r", ["text": "after", "clientMsgId": "c3"])
+        let history = try await owner.call("chat.history", room: "r", ["limit": 10])
+        #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["after", "before"])
+    }
+
     @Test func acknowledgedChatSurvivesKillDashNine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-kill-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

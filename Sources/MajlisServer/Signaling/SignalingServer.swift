@@ -47,6 +47,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         self.monotonic = monotonic ?? MonotonicClock.wholeMilliseconds
         var config = config
         config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
+        // The data directory holds the node's DTLS certificate (and the SQLite store, without PostgreSQL).
+        try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
         let store = try config.postgresURL.map { try Store(postgres: $0) } ?? Store(directory: config.dataDirectory)
         let identity = try DTLSIdentity.load(directory: config.dataDirectory)
         var routerClock: (@Sendable () -> Double)?

@@ -20,9 +20,26 @@ final class PostgresDatabase: SQLDatabase {
     private static let text: Oid = 25
     private static let integerTypes: Set<Oid> = [20, 21, 23]
 
+    /// Seconds a connection attempt may take (unless `url` says otherwise): a server that is
+    /// away must not hold a room's queue for long.
+    static let connectTimeout = "5"
+
     /// Connects to `url` (`postgres://user:password@host:port/database` or libpq's `key=value` form).
     init(url: String) throws {
-        connection = PQconnectdb(url)
+        // `url` fills in everything it names (expand_dbname); the timeout is only a default.
+        let keys = ["connect_timeout", "dbname"]
+        let values = [Self.connectTimeout, url]
+        let keyPointers = keys.map { strdup($0) } + [nil]
+        let valuePointers = values.map { strdup($0) } + [nil]
+        defer {
+            keyPointers.forEach { free($0) }
+            valuePointers.forEach { free($0) }
+        }
+        connection = keyPointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { keys in
+            valuePointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                PQconnectdbParams(keys.baseAddress, values.baseAddress, 1)
+            }
+        }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.message(connection)
             PQfinish(connection)
