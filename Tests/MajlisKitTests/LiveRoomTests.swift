@@ -76,12 +76,17 @@ import Testing
         let room = VoiceRoom(roomId: "phoenix", signaling: signaling)
         try await room.join(create: RoomSettings(title: "Phoenix"))
         try await room.sendChat("before")
+        try await room.takeSeat(2)
+        try await room.setMic(on: true)
+        _ = try await until(room) { $0.mySeat == 2 && $0.seats[2].micOn }
         server!.stop()
         _ = try await until(room) { $0.status == .reconnecting }
         server = try TestServer(dataDirectory: directory, secret: server!.secret) { $0.port = port }
         defer { server?.destroy() }
         let back = try await until(room, timeout: 20) { $0.status == .joined && $0.chat.contains { $0.text == "before" } }
         #expect(back.role == .owner)
+        // Its seat and microphone are taken again by themselves.
+        _ = try await until(room, timeout: 20) { $0.mySeat == 2 && $0.seats[2].micOn }
         try await room.sendChat("after")
         _ = try await until(room) { $0.chat.contains { $0.text == "after" } }
     }

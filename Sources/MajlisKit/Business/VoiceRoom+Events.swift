@@ -30,13 +30,24 @@ extension VoiceRoom {
         }
     }
 
-    /// Back after a reconnect: resync, or join again if the server let the membership go.
+    /// Back after a reconnect: resync, or join again if the server let the membership go (a
+    /// restarted server, say); then a seat this member held, and its microphone, are taken again
+    /// where the room allows it (a free seat, a room members may sit in).
     func recover(stillMember: Bool) async {
+        let held = state.mySeat.map { index in (index: index, micOn: state.seats[index].micOn) }
         do {
             if stillMember {
                 try await sync()
             } else {
                 _ = try await join()
+            }
+            if let held, state.mySeat == nil, state.seats.indices.contains(held.index), state.seats[held.index].state == .empty {
+                do {
+                    try await takeSeat(held.index)
+                    if held.micOn { try await setMic(on: true) }
+                } catch {
+                    logger.info("could not take seat \(held.index + 1) of \(roomId) again: \(error)")
+                }
             }
             await loadRecentChat()
         } catch {
