@@ -3,8 +3,8 @@ import MajlisProtocol
 import MajlisRoom
 import MajlisTransport
 
-/// Everything Majlis keeps durably: rooms, bans, chat history, idempotency keys and the webhook
-/// outbox. In one SQLite database (WAL mode) under the data directory by default, or in
+/// Everything Majlis keeps durably: rooms, bans, attributes, chat history, idempotency keys and
+/// the webhook outbox. In one SQLite database (WAL mode) under the data directory by default, or in
 /// PostgreSQL (`majlis serve --postgres URL`); the same statements on either, each with its own
 /// versioned schema migrations.
 ///
@@ -129,7 +129,7 @@ public final class Store: @unchecked Sendable {
         self.database = database
     }
 
-    /// `url` with any password left out (for logs and `/healthz`).
+    /// `url` with any password left out (for messages).
     static func withoutCredentials(_ url: String) -> String {
         guard var parts = URLComponents(string: url), parts.password != nil else {
             return url.replacingOccurrences(of: #"password=\S*"#, with: "password=…", options: .regularExpression)
@@ -157,6 +157,9 @@ public final class Store: @unchecked Sendable {
     /// Applies the migrations `database` has not had, each in its own transaction; refuses a
     /// schema newer than this majlis knows.
     static func migrate(_ database: any SQLDatabase, at path: String) throws {
+        // Servers starting together on one PostgreSQL database migrate one after the other.
+        if database.dialect == .postgres { try database.execute("SELECT pg_advisory_lock(7880)") }
+        defer { if database.dialect == .postgres { try? database.execute("SELECT pg_advisory_unlock(7880)") } }
         let migrations = migrations(database.dialect)
         let version = try version(of: database)
         if version > migrations.count {
