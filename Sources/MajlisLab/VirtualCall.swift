@@ -113,18 +113,22 @@ public struct VirtualCall: Sendable {
         var queue: [Datagram] = []
         var order = 0
         /// When a datagram crossing `direction` of `client`'s legs arrives, or nil if lost.
-        func release(_ direction: WritableKeyPath<Legs, PathImpairment?>, of client: UDPAddress, bytes: Int, at now: Double) -> Double? {
-            guard var path = legs[client]?[keyPath: direction] else { return now }
+        /// When a datagram crossing `direction` of `client`'s legs arrives (nil if lost), and
+        /// whether a full queue dropped it.
+        func release(_ direction: WritableKeyPath<Legs, PathImpairment?>, of client: UDPAddress, bytes: Int, at now: Double) -> (at: Double?, queueDrop: Bool) {
+            guard var path = legs[client]?[keyPath: direction] else { return (now, false) }
             defer { legs[client]?[keyPath: direction] = path }
-            return path.release(at: now, bytes: bytes)
+            let drops = path.queueDrops
+            return (path.release(at: now, bytes: bytes), path.queueDrops > drops)
         }
         func post(_ bytes: [UInt8], from: UDPAddress, to: UDPAddress?, at now: Double) {
-            let released = release(to == nil ? \.up : \.down, of: to ?? from, bytes: bytes.count, at: now)
-            switch (to == nil, released == nil) {
-            case (true, true): counts.up.lost += 1
-            case (true, false): counts.up.sent += 1
-            case (false, true): counts.down.lost += 1
-            case (false, false): counts.down.sent += 1
+            let (released, queueDrop) = release(to == nil ? \.up : \.down, of: to ?? from, bytes: bytes.count, at: now)
+            let counted: WritableKeyPath<(up: NetworkSimulator.Counts, down: NetworkSimulator.Counts), NetworkSimulator.Counts> = to == nil ? \.up : \.down
+            if released == nil {
+                counts[keyPath: counted].lost += 1
+                if queueDrop { counts[keyPath: counted].queueDrops += 1 }
+            } else {
+                counts[keyPath: counted].sent += 1
             }
             guard let released else { return }
             order += 1

@@ -25,7 +25,7 @@ enum QualityBenchmark {
         same conditions, a run in a fraction of a second, exactly repeated by its seed, so 30 or 100 runs find the
         rare call that goes wrong. --only runs the conditions whose name contains NAME. --keep writes the speech and
         each run's recording to DIR and prints the listener's and speaker's statistics (and, with --virtual, a
-        trace of both every 100 ms in DIR/NAME-runN.trace; without, what the simulator relayed and dropped).
+        trace of both every 100 ms in DIR/NAME-runN.trace) and what the simulator relayed and dropped.
         """
 
     struct Condition {
@@ -123,6 +123,7 @@ enum QualityBenchmark {
                     calls.append((call.listener, call.speaker, call.trace))
                     losses.append(call.networkLoss)
                     delays.append(call.mouthToEar ?? .infinity)
+                    if keep != nil { say("  run \(run) network: up \(call.relayed.up), down \(call.relayed.down)") }
                 } else {
                     let trial = try MediaBenchmark.blocking { try await SpeechTrial.run(speech, impairment: impairment, warmUp: template.warmUp) }
                     heard.append(trial.heard)

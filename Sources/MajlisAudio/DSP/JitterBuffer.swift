@@ -41,6 +41,9 @@ public struct JitterBuffer: Sendable {
     /// The pace for the slot `pop` returned last.
     public private(set) var pace = Pace.normal
 
+    /// How far short of its target playout must be (ms) for a frame in speech to play longer.
+    static let speechLead = 100.0
+
     /// The share of frames the target covers.
     public var quantile: Double
     /// Bounds of the target playout delay, milliseconds.
@@ -240,14 +243,18 @@ public struct JitterBuffer: Sendable {
         if var frame = frames[current] {
             let late = lateness(frame.mediaTime + Double(frame.played) * frameMilliseconds, at: now)
             // Well ahead of the target during a pause: lengthen the pause. In speech the frame
-            // itself plays longer, as far ahead as a pause would be lengthened; or shorter, to
-            // drain a backlog of over 200 ms (a stall's packets arriving together) while the
-            // frames after it are here. A smaller lead or lag waits for a pause, where dropping
-            // or lengthening quiet frames moves no word: every change of timing inside a sentence
-            // costs a little (and playing nearer the target costs delay).
+            // itself plays longer while playout is over 100 ms short of its target (the target
+            // rose a long way: repairs became needed); or shorter, to drain a backlog of over
+            // 200 ms (a stall's packets arriving together) while the frames after it are here.
+            // A smaller lead or lag waits for a pause, where dropping or lengthening quiet frames
+            // moves no word: every change of timing inside a sentence costs a little (and playing
+            // nearer the target costs delay). Deepening in speech by every 40 ms that one slow
+            // repair added to the target stretched five frames of a sentence on a thin link and
+            // took its call to PESQ 1.96 (2.31 without them); over 30 seeds of each condition
+            // on virtual time, calls under 2.5 went from 7 to 3.
             if late < target - slack {
                 if frame.played == 0, lastPlayedQuiet { return .conceal }
-                pace = .slower
+                if late < target - Self.speechLead { pace = .slower }
             } else if late > target + 10 * frameMilliseconds, frames[current &+ 1] != nil, frames[current &+ 2] != nil {
                 pace = .faster
             }
