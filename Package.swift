@@ -26,6 +26,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(
             name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // hiredis's pkg-config file adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses (with a
+        // warning): its headers are found in the system include path without it.
+        .systemLibrary(name: "CRedis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         .systemLibrary(
             name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
         .systemLibrary(
@@ -61,7 +64,7 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(
             name: "MajlisServer",
-            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CPostgres", "CMalloc"],
+            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CPostgres", "CRedis", "CMalloc"],
             plugins: ["EmbedFiles"]),
         // The SDK: its live signaling client and media engine run on libwebsockets, libsrtp2 and
         // libopus on Linux (MajlisTransport, MajlisAudio); everything else is platform-neutral.

@@ -14,6 +14,12 @@ public struct ServerConfig: Sendable {
     public var dataDirectory = "./majlis-data"
     /// PostgreSQL to keep the store in instead of SQLite (`postgres://user@host:port/database`).
     public var postgresURL: String?
+    /// Redis holding the cluster's registry of nodes (`redis://[:PASSWORD@]HOST:PORT[/DB]`): this
+    /// server is then a node of a cluster, `node` its id.
+    public var redisURL: String?
+    /// What other nodes and clients are told this node's signaling is (`wss://node1.example.com/v1/signal`);
+    /// nil: the address it listens on.
+    public var signalingAdvertise: String?
     /// API keys: `kid` -> HS256 secret.
     public var keys: [String: String] = [:]
     /// Seconds a dropped user's seat and membership wait for `resume`.
@@ -57,7 +63,7 @@ public struct ServerConfig: Sendable {
     public var historyDays = 90
     /// Seconds an empty room with nothing pending stays in memory (it comes back from the store).
     public var idleRoomSeconds = 60
-    /// This server's name in `hello` answers.
+    /// This server's name in `hello` answers, and its id as a node of a cluster.
     public var node = "majlis-1"
     /// A folder to serve the web app from (index.html, console.html, app/), as its files are
     /// now; nil: the copy built into the binary.

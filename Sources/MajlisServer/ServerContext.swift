@@ -16,8 +16,12 @@ final class ServerContext: Sendable {
     let metrics = ServerMetrics()
     /// Posts webhooks; nil when no endpoint is configured (then no events are kept).
     let webhooks: WebhookDispatcher?
+    /// This node's id, addresses and load.
+    let node: NodeStatus
+    /// The cluster's registry of nodes; nil for a server on its own (no Redis).
+    let registry: NodeRegistry?
 
-    init(config: ServerConfig, store: Store, media: MediaRouter, logger: Logger, clock: @escaping @Sendable () -> Int64) {
+    init(config: ServerConfig, store: Store, media: MediaRouter, redis: RedisClient?, logger: Logger, clock: @escaping @Sendable () -> Int64) {
         self.config = config
         self.store = store
         self.media = media
@@ -25,6 +29,9 @@ final class ServerContext: Sendable {
         self.logger = logger
         self.clock = clock
         self.rooms = RoomRegistry()
+        let node = NodeStatus(id: config.node, startedAt: clock())
+        self.node = node
+        registry = redis.map { NodeRegistry(redis: $0, id: config.node, instance: node.instance, logger: logger) }
         let settings = config.webhooks
         let keyId = settings.key ?? config.keys.keys.sorted().first
         if settings.enabled, let keyId, let secret = config.keys[keyId] {
@@ -36,6 +43,12 @@ final class ServerContext: Sendable {
 
     /// The endpoints events are kept for (none without webhooks).
     var webhookEndpoints: [String] { webhooks?.endpoints ?? [] }
+
+    /// The live nodes of the cluster (this one alone without Redis).
+    func nodes() throws -> [NodeInfo] {
+        guard let registry else { return [node.report(self)] }
+        return try registry.nodes()
+    }
 
     /// Unix milliseconds now.
     func now() -> Int64 { clock() }

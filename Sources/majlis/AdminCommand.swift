@@ -24,6 +24,7 @@ enum AdminCommand {
           say ROOM TEXT [--as ID[:NAME]]          post a message as the system (or as a bot user)
           webhooks [--state pending|delivered|failed] [--room ROOM]
           replay EVENT                            post a webhook event again
+          nodes                                   the cluster's live nodes, their addresses and load
         --server defaults to http://127.0.0.1:7880. The token needs the admin grant; without --token, one is
         minted for user "admin" from --key and --secret, or from the development key in --data (default
         ./majlis-data) when the server runs in development mode. --json prints the API's answer as it came.
@@ -150,6 +151,19 @@ enum AdminCommand {
             try args.rejectUnknown()
             answer = try client.call("POST", path("webhooks", "events", words[0], "replay"))
             if !json { say("event \(words[0]) will be posted again") }
+        case "nodes":
+            try need(0, "")
+            try args.rejectUnknown()
+            answer = try client.call("GET", "/v1/nodes")
+            if !json {
+                let rows = (answer["nodes"]?.arrayValue ?? []).map { node -> [String] in
+                    let cpu = node["cpu"]?.doubleValue ?? 0
+                    return [node["id"]?.stringValue ?? "", node["state"]?.stringValue ?? "", "\(node["rooms"]?.intValue ?? 0) rooms",
+                        "\(node["members"]?.intValue ?? 0) members", "\(Int((node["packetsPerSecond"]?.doubleValue ?? 0).rounded())) packets/s",
+                        "cpu \(Int((cpu * 100).rounded()))%", node["signaling"]?.stringValue ?? "", "media " + (node["media"]?.stringValue ?? "")]
+                }
+                say(rows.isEmpty ? "no live nodes" : table(rows))
+            }
         default:
             throw Arguments.Failure(description: "unknown admin command '\(command)'\n\(help)")
         }

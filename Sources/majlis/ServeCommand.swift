@@ -8,7 +8,7 @@ import MajlisTransport
 enum ServeCommand {
     static let help = """
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
-                            [--data DIR] [--postgres URL] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
+                            [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
@@ -22,6 +22,10 @@ enum ServeCommand {
         --postgres URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE) keeps the store in PostgreSQL instead (rooms, bans,
         chat, idempotency keys, the webhook outbox; --data then holds this node's DTLS certificate and development secret
         only); the schema is made or brought up to date on start. `majlis migrate` moves a data directory's store into it.
+        --redis URL (redis://[:PASSWORD@]HOST:PORT[/DB]) makes this server a node of a cluster, --node ID its id (unique
+        in the cluster): it registers there with its addresses and load every second (GET /v1/nodes, `majlis admin
+        nodes`) and leaves on stop; a node that dies leaves the registry within 5 s. --signaling-advertise URL is what
+        the registry gives as its signaling (default: ws://LISTEN/v1/signal); --media-advertise, as its media address.
         --webhook posts every room event (docs/webhooks.md) to each URL, signed with --webhook-key's secret
         (default: the first key), in order per room, retried with backoff for --webhook-retention seconds
         (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
@@ -64,6 +68,19 @@ enum ServeCommand {
         config.mediaAdvertise = advertise
         config.dataDirectory = args.string("data", default: "./majlis-data")
         config.postgresURL = args.string("postgres")
+        config.redisURL = args.string("redis")
+        if let node = args.string("node") {
+            guard Identifier.isValid(node) else { throw Arguments.Failure(description: "--node must be an id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -") }
+            config.node = node
+        } else if config.redisURL != nil {
+            throw Arguments.Failure(description: "--redis needs --node ID: this node's id in the cluster (node-1, node-2, ...)")
+        }
+        if let signaling = args.string("signaling-advertise") {
+            guard let url = URL(string: signaling), ["ws", "wss"].contains(url.scheme ?? ""), url.host != nil else {
+                throw Arguments.Failure(description: "--signaling-advertise \(signaling) is not a ws:// or wss:// URL")
+            }
+            config.signalingAdvertise = signaling
+        }
         config.resumeGrace = try args.int("resume-grace", default: 30, range: 0...86_400)
         config.heartbeat = try args.int("heartbeat", default: 20, range: 1...3600)
         config.maxConnectionsPerAddress = try args.int("max-connections-per-address", default: 256, range: 1...1_000_000)

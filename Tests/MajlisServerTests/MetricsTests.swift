@@ -52,6 +52,7 @@ import FoundationNetworking
         }
         #expect(settled, "\(text)")
         #expect(Self.value(text, "majlis_room_members") == 2 && Self.value(text, "majlis_seats_taken") == 1)
+        #expect(Self.value(text, #"majlis_node_info{node="majlis-1",version="\#(SignalingServer.version)"}"#) == 1)
         #expect(Self.value(text, #"majlis_ops_total{op="room.join",result="ok"}"#) == 2)
         #expect(Self.value(text, #"majlis_ops_total{op="seat.take",result="seat_occupied"}"#) == 1)
         #expect(Self.value(text, #"majlis_op_duration_seconds_count{op="seat.take"}"#) == 2)

@@ -84,9 +84,12 @@ async function developmentToken() {
 // MARK: Data
 
 async function refresh() {
+  // The cluster's registry may be out of reach (Redis down) while rooms run on: that is shown, not thrown.
+  const nodes = api('GET', '/nodes').catch((error) => ({ error: describe(error) }));
   const [rooms, hooks] = await Promise.all([api('GET', '/rooms?limit=200'), api('GET', '/webhooks/events?limit=500')]);
   state.rooms = rooms.rooms;
   state.hooks = hooks;
+  state.nodes = await nodes;
   if (state.room) await loadRoom(state.room.room.id);
   state.refreshes += 1;
   render();
@@ -158,6 +161,7 @@ function render() {
       </section>
       ${room ? renderRoom(room) : ''}
       ${renderHooks()}
+      ${renderNodes()}
     </div>
     ${state.confirm ? `<div class="dialog" role="alertdialog"><div class="box"><p>${escape(t(...state.confirm.text))}</p>
       <button class="danger" data-action="confirm-yes">${escape(t('confirm.yes'))}</button><button data-action="confirm-no">${escape(t('cancel'))}</button></div></div>` : ''}`);
@@ -214,6 +218,25 @@ function renderHooks() {
           <td>${event.attempts}</td><td>${escape(time(event.createdAt))}</td>
           <td><button data-action="replay" data-event="${escape(event.id)}">${escape(t('console.replay'))}</button></td></tr>`).join('')}
       </tbody></table>`}
+    </section>`;
+}
+
+// The nodes of the cluster (one without Redis), with their load.
+function renderNodes() {
+  const nodes = state.nodes;
+  if (!nodes) return '';
+  if (nodes.error) {
+    return `<section class="nodes"><h2>${escape(t('console.nodes'))}</h2><p class="empty" role="status">${escape(t('console.noRegistry'))}: ${escape(nodes.error)}</p></section>`;
+  }
+  return `
+    <section class="nodes">
+      <h2>${escape(t('console.nodes'))}<span class="count">${escape(t('console.nodeCount', { n: nodes.nodes.length }))}</span></h2>
+      <table><thead><tr><th>${escape(t('console.node'))}</th><th>${escape(t('console.state'))}</th><th>${escape(t('console.rooms'))}</th>
+        <th>${escape(t('members'))}</th><th>${escape(t('console.packets'))}</th><th>${escape(t('console.cpu'))}</th><th>${escape(t('console.address'))}</th></tr></thead><tbody>
+        ${nodes.nodes.map((node) => `<tr data-key="node-${escape(node.id)}" data-node="${escape(node.id)}" class="${node.id === nodes.node ? 'selected' : ''}">
+          <td><bdi>${escape(node.id)}</bdi></td><td>${escape(t(`console.node.${node.state}`))}</td><td>${node.rooms}</td><td>${node.members}</td>
+          <td>${Math.round(node.packetsPerSecond)}</td><td>${Math.round(node.cpu * 100)}%</td><td class="dim"><bdi>${escape(node.signaling)}</bdi></td></tr>`).join('')}
+      </tbody></table>
     </section>`;
 }
 

@@ -90,6 +90,7 @@ extension APIRoute {
         },
 
         APIRoute("GET", "webhooks/events") { try $0.listWebhooks($1) },
+        APIRoute("GET", "nodes") { try $0.listNodes($1) },
         APIRoute("POST", "webhooks/events/{event}/replay") { try $0.replayWebhook($1) },
     ]
 }
@@ -261,5 +262,19 @@ extension ServerAPI {
         }
         context.webhooks?.poke()
         call.exchange.respond(HTTPResponse(status: 200, body: Array("{}".utf8)))
+    }
+
+    func listNodes(_ call: APICall) throws {
+        let nodes: [NodeInfo]
+        do {
+            nodes = try context.nodes()
+        } catch {
+            throw APIFailure(ProtocolError(.internal, "the cluster's registry cannot be read now: \(error)"), status: 503)
+        }
+        struct Page: Encodable {
+            var nodes: [NodeInfo]
+            var node: String
+        }
+        call.exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(Page(nodes: nodes, node: context.node.id)))))
     }
 }

@@ -14,9 +14,9 @@ struct PrometheusText {
         text += "\(name)\(rendered) \(value)\n"
     }
 
-    mutating func gauge(_ name: String, _ help: String, _ value: Double) {
+    mutating func gauge(_ name: String, _ help: String, _ value: Double, labels: [(String, String)] = []) {
         family(name, "gauge", help)
-        sample(name, [], Self.number(value))
+        sample(name, labels, Self.number(value))
     }
 
     mutating func counter(_ name: String, _ help: String, _ samples: [([(String, String)], Double)]) {

@@ -6,6 +6,9 @@ extension SignalingServer {
     func metrics() -> String {
         var page = PrometheusText()
         let hosts = context.rooms.all
+        page.gauge(
+            "majlis_node_info", "This node: its id (--node) and version, as labels (1 while it runs).", 1,
+            labels: [("node", context.config.node), ("version", Self.version)])
         page.gauge("majlis_connections", "Open WebSocket connections.", Double(connectionCount))
         page.gauge("majlis_rooms_loaded", "Rooms in memory (rooms with members, and idle ones not yet unloaded).", Double(hosts.count))
         page.gauge("majlis_room_members", "Members in loaded rooms, connected or waiting to resume.", Double(hosts.reduce(0) { $0 + $1.memberCount }))

@@ -56,7 +56,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let media = try MediaRouter(
             host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity, realtime: config.mediaRealtime,
             clock: routerClock)
-        context = ServerContext(config: config, store: store, media: media, logger: logger, clock: clock ?? ServerContext.systemClock)
+        let redis = try config.redisURL.map { try RedisClient(url: $0) }
+        context = ServerContext(config: config, store: store, media: media, redis: redis, logger: logger, clock: clock ?? ServerContext.systemClock)
         api = ServerAPI(context: context)
     }
 
@@ -131,6 +132,19 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             throw error
         }
         webSocket.withLock { $0 = server }
+        let scheme = tls == nil ? "ws" : "wss"
+        context.node.listening(signaling: config.signalingAdvertise ?? "\(scheme)://\(config.host):\(server.port)/v1/signal", media: context.media.advertised)
+        if let registry = context.registry {
+            do {
+                try registry.join { [context] in context.node.report(context) }
+            } catch {
+                server.stop()
+                webSocket.withLock { $0 = nil }
+                started.store(false, ordering: .sequentiallyConsistent)
+                throw error
+            }
+            registry.start()
+        }
         context.media.start()
         context.webhooks?.start()
         let timer = DispatchSource.makeTimerSource(queue: timerQueue)
@@ -161,6 +175,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         for host in context.rooms.all { host.drain() }
         context.media.stop()
         context.webhooks?.stop()
+        context.registry?.stop()
         context.store.flush()
         let waiting = stopped.withLock { state in
             state.done = true

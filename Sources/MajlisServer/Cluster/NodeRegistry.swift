@@ -1,0 +1,114 @@
+import Dispatch
+import Foundation
+import MajlisProtocol
+
+/// The cluster's registry of live nodes, in Redis: each node keeps its `NodeInfo` under
+/// `majlis:node:ID` with a time to live of `lifetime`, written again every `interval`, so a node
+/// that dies (no goodbye) leaves the registry within `lifetime`; one that stops deletes its entry.
+///
+/// Redis holds only what the nodes can write again: when it is unreachable, running rooms are
+/// not touched, reports fail (logged once per outage) and resume when it is back.
+final class NodeRegistry: @unchecked Sendable {
+    // Audited: `timer` and `report` are set by `join` and `start`, called once from the
+    // server's start before anything reads them, and `timer` cancelled by `stop`; `failing`
+    // is used on `queue` only.
+    static let keyPrefix = "majlis:node:"
+
+    let redis: RedisClient
+    let id: String
+    let instance: String
+    /// Milliseconds an entry lives without being written again, and between writes.
+    let lifetime: Int
+    let interval: Int
+    private var report: (@Sendable () -> NodeInfo)?
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "majlis.registry")
+    private var timer: DispatchSourceTimer?
+    private var failing = false
+
+    init(redis: RedisClient, id: String, instance: String, lifetime: Int = 5_000, interval: Int = 1_000, logger: Logger) {
+        self.redis = redis
+        self.id = id
+        self.instance = instance
+        self.lifetime = lifetime
+        self.interval = interval
+        self.logger = logger
+    }
+
+    private var key: String { Self.keyPrefix + id }
+
+    /// Registers this node, whose entry `report` makes as it is now (called on the registry's
+    /// queue from then on): an entry of the same id left by a process that died is waited out
+    /// (at most its lifetime); one another live process keeps writing is refused.
+    func join(report: @escaping @Sendable () -> NodeInfo) throws {
+        self.report = report
+        let deadline = Date().addingTimeInterval(Double(lifetime + interval) / 1000)
+        while true {
+            let entry = try Self.encode(report())
+            if try redis.command(["SET", key, entry, "PX", String(lifetime), "NX"]) != .null { break }
+            let holder = try redis.command(["GET", key]).text.flatMap { try? JSONDecoder().decode(NodeInfo.self, from: Data($0.utf8)) }
+            if holder?.instance == instance { break }
+            guard Date() < deadline else {
+                throw RedisClient.Failure(
+                    description: "node id \(id) is in use by a live node (\(holder?.signaling ?? "unknown address")): give this one another --node",
+                    answered: true)
+            }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+    }
+
+    /// Writes this node's entry every `interval` from now on.
+    func start() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
+        timer.setEventHandler { [weak self] in self?.write() }
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// Stops writing and removes this node's entry (if still its own).
+    func stop() {
+        timer?.cancel()
+        queue.sync {}
+        do {
+            let current = try redis.command(["GET", key]).text.flatMap { try? JSONDecoder().decode(NodeInfo.self, from: Data($0.utf8)) }
+            if current?.instance == instance { try redis.command(["DEL", key]) }
+        } catch {
+            logger.warning("cluster: could not remove node \(id) from the registry (it expires by itself): \(error)")
+        }
+    }
+
+    /// Writes this node's entry now.
+    func write() {
+        guard let report else { return }
+        do {
+            try redis.command(["SET", key, try Self.encode(report()), "PX", String(lifetime)])
+            if failing { logger.info("cluster: the registry is reachable again") }
+            failing = false
+        } catch {
+            if !failing { logger.warning("cluster: cannot report to the registry (running rooms go on): \(error)") }
+            failing = true
+        }
+    }
+
+    /// The live nodes, by id.
+    func nodes() throws -> [NodeInfo] {
+        var keys: [String] = []
+        var cursor = "0"
+        repeat {
+            guard case .array(let parts) = try redis.command(["SCAN", cursor, "MATCH", Self.keyPrefix + "*", "COUNT", "200"]), parts.count == 2,
+                let next = parts[0].text, case .array(let found) = parts[1]
+            else { throw RedisClient.Failure(description: "Redis answered SCAN in an unknown form", answered: true) }
+            keys += found.compactMap(\.text)
+            cursor = next
+        } while cursor != "0"
+        guard !keys.isEmpty else { return [] }
+        guard case .array(let values) = try redis.command(["MGET"] + keys) else { return [] }
+        let decoder = JSONDecoder()
+        return values.compactMap { $0.text.flatMap { try? decoder.decode(NodeInfo.self, from: Data($0.utf8)) } }.sorted { $0.id < $1.id }
+    }
+
+    private static func encode(_ info: NodeInfo) throws -> String {
+        String(decoding: try JSONEncoder().encode(info), as: UTF8.self)
+    }
+}

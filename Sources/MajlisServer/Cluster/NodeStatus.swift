@@ -1,0 +1,58 @@
+import Foundation
+import MajlisTransport
+import Synchronization
+
+/// This node as the cluster sees it: its id and addresses, and its load measured between two
+/// reports (rooms and members now; packets forwarded and processor time per second since the
+/// report before).
+final class NodeStatus: Sendable {
+    let id: String
+    /// A random id of this process (a node restarted under the same id is a new instance).
+    let instance: String
+    let startedAt: Int64
+    private let addresses = Mutex<(signaling: String, media: String)>(("", ""))
+    private let state = Mutex(NodeInfo.State.active)
+    private let previous = Mutex<(at: Double, cpu: Double, forwarded: Int)?>(nil)
+
+    init(id: String, startedAt: Int64) {
+        self.id = id
+        instance = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+        self.startedAt = startedAt
+    }
+
+    /// Where clients reach this node (known once it listens).
+    func listening(signaling: String, media: String) {
+        addresses.withLock { $0 = (signaling, media) }
+    }
+
+    var current: NodeInfo.State {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    /// This node's entry now, with its load from `context`.
+    func report(_ context: ServerContext) -> NodeInfo {
+        let hosts = context.rooms.all
+        let forwarded = context.media.counted.forwarded
+        let now = Double(MonotonicClock.nanoseconds()) / 1e9
+        let cpu = Self.processorSeconds()
+        let rates = previous.withLock { last -> (packets: Double, cpu: Double) in
+            defer { last = (now, cpu, forwarded) }
+            guard let last, now - last.at > 0.05 else { return (0, 0) }
+            return (Double(forwarded - last.forwarded) / (now - last.at), (cpu - last.cpu) / (now - last.at))
+        }
+        let (signaling, media) = addresses.withLock { $0 }
+        return NodeInfo(
+            id: id, instance: instance, signaling: signaling, media: media, state: current, rooms: hosts.count,
+            members: hosts.reduce(0) { $0 + $1.memberCount }, packetsPerSecond: (rates.packets * 10).rounded() / 10,
+            cpu: (rates.cpu * 1000).rounded() / 1000, startedAt: startedAt, reportedAt: context.now())
+    }
+
+    /// Processor time this process has used (user and system), seconds.
+    private static func processorSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Synchronization
+import Testing
+
+/// Nodes of a cluster in a real Redis: they register with their addresses and load, see each
+/// other through any node's `GET /v1/nodes`, leave on stop, drop out when they die, and keep
+/// their rooms running through a Redis outage.
+@Suite(.serialized) struct ClusterTests {
+    /// A Redis database of its own for each test (the shared server has 64).
+    static let nextDatabase = Atomic<Int>(1)
+    static func database() -> Int { nextDatabase.add(1, ordering: .relaxed).oldValue }
+
+    static func redis() throws -> RedisServer {
+        try #require(RedisServer.shared, "Redis is needed for the cluster's tests (scripts/install-deps --test)")
+    }
+
+    static func node(_ id: String, redis url: String) throws -> TestServer {
+        try TestServer { config in
+            config.redisURL = url
+            config.node = id
+        }
+    }
+
+    /// The ids of the live nodes as `server` lists them.
+    static func nodes(_ server: TestServer) async throws -> [JSONValue] {
+        let answer = try await ServerAPITests.call(server, "GET", "/v1/nodes")
+        guard answer.status == 200 else { return [] }
+        return answer.body["nodes"]?.arrayValue ?? []
+    }
+
+    static func ids(_ server: TestServer) async -> [String] {
+        ((try? await nodes(server)) ?? []).compactMap { $0["id"]?.stringValue }
+    }
+
+    @Test func nodesRegisterReportTheirLoadAndLeave() async throws {
+        let url = try Self.redis().url(database: Self.database())
+        let first = try Self.node("node-a", redis: url)
+        let second = try Self.node("node-b", redis: url)
+        defer { first.destroy() }
+        #expect(await eventually { await Self.ids(first) == ["node-a", "node-b"] })
+        #expect(await Self.ids(second) == ["node-a", "node-b"])
+        let listed = try await Self.nodes(second)
+        let a = try #require(listed.first)
+        #expect(a["signaling"]?.stringValue == first.url)
+        #expect(a["media"]?.stringValue == first.server.mediaAddress)
+        #expect(a["state"]?.stringValue == "active")
+
+        // A member in a room on the first node: its load, as the second node reads it.
+        let member = try await TestClient.signedIn(first, user: "huda")
+        _ = try await member.call("room.join", room: "majlis", ["create": ["title": "Majlis"]])
+        #expect(await eventually {
+            let entry = ((try? await Self.nodes(second)) ?? []).first { $0["id"]?.stringValue == "node-a" }
+            return entry?["rooms"]?.intValue == 1 && entry?["members"]?.intValue == 1
+        })
+        member.disconnect()
+
+        // A node that stops leaves at once (not when its entry would have expired).
+        second.destroy()
+        #expect(await Self.ids(first) == ["node-a"])
+    }
+
+    @Test func aNodeThatDiesLeavesTheRegistryAndItsIdCanBeTakenAgain() async throws {
+        let redis = try Self.redis()
+        let url = redis.url(database: Self.database())
+        let survivor = try Self.node("node-a", redis: url)
+        defer { survivor.destroy() }
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
+        let twin = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
+        defer { for folder in [data, twin] { try? FileManager.default.removeItem(atPath: folder) } }
+        let doomed = try MajlisProcess(arguments: [
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b",
+        ])
+        #expect(await eventually { await Self.ids(survivor) == ["node-a", "node-b"] })
+        // A second process under a live node's id is refused, with the reason.
+        let refused = try await offPool {
+            try CommandLineTests().run(["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", twin, "--redis", url, "--node", "node-b"])
+        }
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("node id node-b is in use by a live node"), "\(refused)")
+
+        doomed.kill()  // no goodbye: its entry expires
+        #expect(await eventually(within: 20) { await Self.ids(survivor) == ["node-a"] })
+        let again = try MajlisProcess(arguments: [
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b",
+        ])
+        defer { again.terminate() }
+        #expect(await eventually { await Self.ids(survivor) == ["node-a", "node-b"] })
+    }
+
+    @Test func aRedisOutageLeavesRunningRoomsAloneAndTheRegistryIsRebuilt() async throws {
+        let redis = try RedisServer()  // its own: it is stopped
+        defer { redis.stop() }
+        let node = try Self.node("node-a", redis: redis.url())
+        defer { node.destroy() }
+        #expect(await eventually { await Self.ids(node) == ["node-a"] })
+        let huda = try await TestClient.signedIn(node, user: "huda")
+        _ = try await huda.call("room.join", room: "majlis", ["create": ["title": "Majlis"]])
+        let omar = try await TestClient.signedIn(node, user: "omar")
+        _ = try await omar.call("room.join", room: "majlis")
+
+        redis.halt()
+        let unreadable = try await ServerAPITests.call(node, "GET", "/v1/nodes")
+        #expect(unreadable.status == 503)
+        #expect(unreadable.body["error"]?["message"]?.stringValue?.contains("registry") == true)
+        // The room goes on: seats and chat, answered and delivered.
+        _ = try await omar.call("seat.take", room: "majlis", ["index": 1])
+        let sent = try await huda.call("chat.send", room: "majlis", ["type": "text", "text": "still here", "clientMsgId": "m1"])
+        #expect(sent["msgId"] != nil)
+        let heard = try await omar.event("chat.message")
+        #expect(heard["data"]?["msgId"] == sent["msgId"])
+
+        // Redis back, empty: the node writes its entry again by itself.
+        try redis.start()
+        #expect(await eventually { await Self.ids(node) == ["node-a"] })
+        huda.disconnect()
+        omar.disconnect()
+    }
+}
