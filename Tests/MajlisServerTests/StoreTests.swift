@@ -52,7 +52,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let place = try backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
-        let latest = backend == .sqlite ? 4 : 2
+        let latest = backend == .sqlite ? 5 : 3
         #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
@@ -123,6 +123,41 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         #expect(try !store.roomExists("ro"))
         try store.saveRoom(RoomEngine(id: "ro", settings: RoomSettings(), owner: "x", now: 9).stored)
         #expect(try store.roomExists("ro"))
+    }
+
+    /// Two nodes on one store: the node that took a room's fence last is the only one whose
+    /// writes for it are kept; the other's are refused whole (room, chat, events), on a room
+    /// just created as on one long stored.
+    @Test(arguments: StoreBackend.allCases) func onlyTheNewestFenceWritesARoom(_ backend: StoreBackend) throws {
+        let place = try backend.place()
+        defer { backend.discard(place) }
+        let first = try backend.open(place)
+        let second = try backend.open(place)
+        let old = try first.takeFence("salon")
+        let room = RoomEngine(id: "salon", settings: RoomSettings(title: "Salon"), owner: "huda", now: 1).stored
+        try first.createRoom(room, events: [], endpoints: [], fence: old)
+        let message = ChatMessage(msgId: 1, from: UserRef(id: "huda", name: "Huda"), type: "text", text: "first", payload: nil, ts: 2)
+        try first.commit(room: "salon", effects: [.storeChat(message, clientMsgId: "c1")], state: room, events: [], endpoints: [], fence: old)
+
+        let new = try second.takeFence("salon")
+        #expect(new > old)
+        var renamed = room
+        renamed.title = "Taken over"
+        let late = ChatMessage(msgId: 2, from: UserRef(id: "huda", name: "Huda"), type: "text", text: "from the old node", payload: nil, ts: 3)
+        let event = WebhookEvent(type: "chat.message", room: "salon", time: 3, data: [:])
+        #expect(throws: Store.Fenced.self) {
+            try first.commit(
+                room: "salon", effects: [.saveRoom, .storeChat(late, clientMsgId: "c2")], state: renamed, events: [event], endpoints: ["http://hook"],
+                fence: old)
+        }
+        #expect(throws: Store.Fenced.self) { try first.createRoom(renamed, events: [], endpoints: [], fence: old) }
+        #expect(try second.loadRoom("salon", now: 4)?.stored.title == "Salon")
+        #expect(try second.history(room: "salon", before: nil, limit: 5) == [message])
+        #expect(try second.webhookQueueDepth() == 0)
+        // The new holder writes; a room no node has taken a fence for is written without one.
+        try second.commit(room: "salon", effects: [.saveRoom], state: renamed, events: [], endpoints: [], fence: new)
+        #expect(try first.loadRoom("salon", now: 5)?.stored.title == "Taken over")
+        #expect(try second.takeFence("diwan") == 1)
     }
 
     /// A store copied into an empty one (SQLite into PostgreSQL, and back into a new SQLite file)

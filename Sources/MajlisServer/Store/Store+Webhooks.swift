@@ -38,10 +38,12 @@ extension Store {
 
     /// Writes what a room's change must store (`effects`, of the room as `state` has it) and the
     /// webhook events it caused (a delivery for each endpoint) in one transaction: either all of
-    /// it is kept or none.
-    public func commit(room: String, effects: [RoomEffect], state: StoredRoom, events: [WebhookEvent], endpoints: [String]) throws {
+    /// it is kept or none. With a `fence` (a node of a cluster), nothing is kept (`Fenced`) once
+    /// another node has taken the room.
+    public func commit(room: String, effects: [RoomEffect], state: StoredRoom, events: [WebhookEvent], endpoints: [String], fence: Int64? = nil) throws {
         try writing { db in
             try db.transaction {
+                try Self.check(fence: fence, room: room, in: db)
                 for effect in effects {
                     switch effect {
                     case .saveRoom: try Self.saveRoom(state, in: db)
@@ -57,10 +59,12 @@ extension Store {
         }
     }
 
-    /// Stores a new room and the events of its start in one transaction.
-    public func createRoom(_ stored: StoredRoom, events: [WebhookEvent], endpoints: [String]) throws {
+    /// Stores a new room and the events of its start in one transaction (refused, as `commit`
+    /// is, once another node has taken a newer `fence`).
+    public func createRoom(_ stored: StoredRoom, events: [WebhookEvent], endpoints: [String], fence: Int64? = nil) throws {
         try writing { db in
             try db.transaction {
+                try Self.check(fence: fence, room: stored.id, in: db)
                 try Self.saveRoom(stored, in: db)
                 try Self.insert(events, endpoints: endpoints, in: db)
             }

@@ -76,6 +76,9 @@ public final class Store: @unchecked Sendable {
         """
         CREATE TABLE attributes (room TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, owner TEXT NOT NULL, PRIMARY KEY (room, key));
         """,
+        """
+        CREATE TABLE room_fences (room TEXT PRIMARY KEY, fence INTEGER NOT NULL);
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -108,6 +111,9 @@ public final class Store: @unchecked Sendable {
         """,
         """
         CREATE TABLE attributes (room TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, owner TEXT NOT NULL, PRIMARY KEY (room, key));
+        """,
+        """
+        CREATE TABLE room_fences (room TEXT COLLATE "C" PRIMARY KEY, fence BIGINT NOT NULL);
         """,
     ]
 
@@ -241,6 +247,41 @@ public final class Store: @unchecked Sendable {
         try db.run(
             "INSERT INTO rooms (id, owner, created_at, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, data = excluded.data",
             .text(room.id), .text(room.owner), .int(room.createdAt), .text(data))
+    }
+
+    // MARK: Fencing
+
+    /// A node's write for a room it no longer holds: another node has taken the room since
+    /// (a newer fence), so nothing of the write was kept.
+    public struct Fenced: Error, CustomStringConvertible {
+        public let room: String
+        public let fence: Int64
+        public var description: String { "room \(room) was taken over by another node (fence \(fence) is stale)" }
+    }
+
+    /// Takes room `id` for a node (of a cluster) about to load it: a fence greater than any
+    /// before for this room, which every later write for it must carry (`commit`, `createRoom`);
+    /// the writes of whoever held an older one are refused from now on.
+    public func takeFence(_ id: String) throws -> Int64 {
+        try writing { db in
+            try db.transaction {
+                try db.run(
+                    "INSERT INTO room_fences (room, fence) VALUES (?, 1) ON CONFLICT (room) DO UPDATE SET fence = room_fences.fence + 1", .text(id))
+                guard let fence = try db.query("SELECT fence FROM room_fences WHERE room = ?", .text(id)).first?.first?.int else {
+                    throw SQLFailure(description: "room \(id) has no fence after taking one")
+                }
+                return fence
+            }
+        }
+    }
+
+    /// Refuses (throws `Fenced`) unless `fence` is still room `id`'s newest; in a transaction,
+    /// holds the fence's row (PostgreSQL) so no node takes the room until the write is done.
+    static func check(fence: Int64?, room id: String, in db: any SQLDatabase) throws {
+        guard let fence else { return }
+        guard try db.run("UPDATE room_fences SET fence = ? WHERE room = ? AND fence = ?", .int(fence), .text(id), .int(fence)) == 1 else {
+            throw Fenced(room: id, fence: fence)
+        }
     }
 
     public func deleteRoom(_ id: String) throws {
