@@ -18,8 +18,10 @@ final class ServerContext: Sendable {
     let webhooks: WebhookDispatcher?
     /// This node's id, addresses and load.
     let node: NodeStatus
-    /// The cluster's registry of nodes; nil for a server on its own (no Redis).
+    /// The cluster's registry of nodes, and this node's leases on its rooms; nil for a server
+    /// on its own (no Redis).
     let registry: NodeRegistry?
+    let leases: RoomLeases?
 
     init(config: ServerConfig, store: Store, media: MediaRouter, redis: RedisClient?, logger: Logger, clock: @escaping @Sendable () -> Int64) {
         self.config = config
@@ -31,7 +33,13 @@ final class ServerContext: Sendable {
         self.rooms = RoomRegistry()
         let node = NodeStatus(id: config.node, startedAt: clock())
         self.node = node
-        registry = redis.map { NodeRegistry(redis: $0, id: config.node, instance: node.instance, logger: logger) }
+        let registry = redis.map { NodeRegistry(redis: $0, id: config.node, instance: node.instance, logger: logger) }
+        self.registry = registry
+        if let redis, let registry {
+            leases = RoomLeases(redis: redis, registry: registry, store: store, logger: logger)
+        } else {
+            leases = nil
+        }
         let settings = config.webhooks
         let keyId = settings.key ?? config.keys.keys.sorted().first
         if settings.enabled, let keyId, let secret = config.keys[keyId] {

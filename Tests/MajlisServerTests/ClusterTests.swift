@@ -17,10 +17,11 @@ import Testing
         try #require(RedisServer.shared, "Redis is needed for the cluster's tests (scripts/install-deps --test)")
     }
 
-    static func node(_ id: String, redis url: String) throws -> TestServer {
-        try TestServer { config in
+    static func node(_ id: String, redis url: String, postgres: String? = nil, secret: String? = nil) throws -> TestServer {
+        try TestServer(secret: secret) { config in
             config.redisURL = url
             config.node = id
+            config.postgresURL = postgres
         }
     }
 
@@ -111,11 +112,55 @@ import Testing
         #expect(sent["msgId"] != nil)
         let heard = try await omar.event("chat.message")
         #expect(heard["data"]?["msgId"] == sent["msgId"])
+        // Only a room not yet placed waits for Redis: it is refused, saying why.
+        let unplaced = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
+        #expect(unplaced?.message.contains("cannot be placed now") == true, "\(String(describing: unplaced))")
 
         // Redis back, empty: the node writes its entry again by itself.
         try redis.start()
         #expect(await eventually { await Self.ids(node) == ["node-a"] })
         huda.disconnect()
         omar.disconnect()
+    }
+
+    /// Two nodes on one PostgreSQL database: a room lives on the node that opened it, and the
+    /// other refuses it, naming that node. When the room's lease passes to the second node while
+    /// the first still serves it (as when the first was paused past its lease), nothing the
+    /// first writes for it is kept, and it lets the room's members go.
+    @Test func aRoomHasOneWriterAcrossNodes() async throws {
+        let redis = try Self.redis()
+        let url = redis.url(database: Self.database())
+        let database = try #require(PostgresServer.shared, "PostgreSQL is needed (scripts/install-deps --test)").makeDatabase()
+        let secret = TestServer.newSecret()
+        let first = try Self.node("node-a", redis: url, postgres: database, secret: secret)
+        let second = try Self.node("node-b", redis: url, postgres: database, secret: secret)
+        defer {
+            first.destroy()
+            second.destroy()
+        }
+        let huda = try await TestClient.signedIn(first, user: "huda")
+        _ = try await huda.call("room.join", room: "majlis", ["create": ["title": "Majlis"]])
+        _ = try await huda.call("chat.send", room: "majlis", ["type": "text", "text": "kept", "clientMsgId": "m1"])
+        let omar = try await TestClient.signedIn(second, user: "omar")
+        let refusal = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "majlis") }
+        #expect(refusal?.code == .conflict)
+        #expect(refusal?.message.contains("node-a (\(first.url))") == true, "\(String(describing: refusal))")
+
+        // The first node's lease lapses unseen (a pause): the second takes the room, from the store.
+        let control = try RedisClient(url: url)
+        try control.command(["DEL", "majlis:lease:majlis"])
+        let snapshot = try await omar.call("room.join", room: "majlis")
+        #expect(snapshot["room"]?["title"] == "Majlis")
+        // The first node still has it in memory: its next write is refused, unacknowledged, and
+        // its members are let go to connect again.
+        let late = await #expect(throws: ProtocolError.self) {
+            try await huda.call("chat.send", room: "majlis", ["type": "text", "text": "lost", "clientMsgId": "m2"])
+        }
+        #expect(late?.code == .internal || late?.code == .conflict, "\(String(describing: late))")
+        #expect(try await huda.closed() == CloseCode.goingAway.rawValue)
+        let history = try await omar.call("chat.history", room: "majlis", ["limit": 10])
+        #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["kept"])
+        // The room goes on where it is now.
+        _ = try await omar.call("seat.take", room: "majlis", ["index": 1])
     }
 }

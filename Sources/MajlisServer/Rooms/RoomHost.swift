@@ -26,9 +26,12 @@ final class RoomHost: @unchecked Sendable {
     /// the member list and the presence generation are the ones it was made from (queue only).
     private var audience: (members: [String], generation: UInt64, connections: [WebSocketConnection])?
     private let seated = Atomic<Int>(0)
+    /// In a cluster, the fence this node took for the room: every write carries it.
+    private let fence: Int64?
 
-    init(engine: RoomEngine, context: ServerContext) {
+    init(engine: RoomEngine, fence: Int64? = nil, context: ServerContext) {
         self.id = engine.id
+        self.fence = fence
         self.engine = engine
         self.context = context
         self.queue = DispatchQueue(label: "majlis.room.\(engine.id)")
@@ -114,6 +117,7 @@ final class RoomHost: @unchecked Sendable {
                 context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
                 failure = ProtocolError(.internal, "the server could not store the change")
                 outcome = RoomOutcome()
+                if error is Store.Fenced { context.leases?.fenced(id) }
             }
             var body: Data
             var ok = true
@@ -237,6 +241,24 @@ final class RoomHost: @unchecked Sendable {
             else { return }
             unloaded = true
             context.rooms.remove(id, host: self)
+            context.leases?.release(id)
+        }
+    }
+
+    /// Stops serving the room: another node holds it now. Requests that still reach this host go
+    /// to the registry (which answers where the room is); members are disconnected, to connect
+    /// again (1001, as a server stopping does). Nothing is written: the room is not this node's.
+    func relinquish() {
+        queue.async { [self] in
+            guard !ended, !unloaded else { return }
+            unloaded = true
+            context.rooms.remove(id, host: self)
+            var connections: [WebSocketConnection] = []
+            for user in engine.memberIds {
+                context.media.leave(room: id, user: user)
+                if let session = context.presence.left(user, room: id).session { connections.append(session.connection) }
+            }
+            for connection in connections { connection.close(code: CloseCode.goingAway.rawValue, reason: "room \(id) moved to another node") }
         }
     }
 
@@ -293,7 +315,7 @@ final class RoomHost: @unchecked Sendable {
         }
         let stores = outcome.effects.contains { if case .memberRemoved = $0 { false } else { true } }
         guard stores || !events.isEmpty else { return }
-        try context.store.commit(room: id, effects: outcome.effects, state: state.stored, events: events, endpoints: context.webhookEndpoints)
+        try context.store.commit(room: id, effects: outcome.effects, state: state.stored, events: events, endpoints: context.webhookEndpoints, fence: fence)
         if !events.isEmpty { context.webhooks?.poke() }
     }
 
@@ -305,6 +327,7 @@ final class RoomHost: @unchecked Sendable {
         } catch {
             context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
             if webhooksOn { context.metrics.count(.webhooksLost) }
+            if error is Store.Fenced { context.leases?.fenced(id) }
         }
     }
 
@@ -406,6 +429,7 @@ final class RoomHost: @unchecked Sendable {
             case .deleteRoom:
                 ended = true
                 context.rooms.remove(id, host: self)
+                context.leases?.release(id)
             default:
                 break
             }

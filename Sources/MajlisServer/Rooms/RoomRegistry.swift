@@ -111,6 +111,7 @@ final class RoomRegistry: Sendable {
     private func settle(_ id: String, context: ServerContext) {
         var host: RoomHost?
         var loaded = false
+        var fence: Int64?
         while true {
             // The next waiter; when none is left, the room becomes ready (atomically, so no
             // request slips in between the last waiter and the publication).
@@ -123,10 +124,16 @@ final class RoomRegistry: Sendable {
                 entries[id] = .loading(waiters)
                 return first
             }
-            guard let waiter else { return }
+            guard let waiter else {
+                // A room that turned out not to exist is not held.
+                if host == nil, fence != nil { context.leases?.release(id) }
+                return
+            }
             do throws(ProtocolError) {
                 if !loaded {
-                    host = try load(id, context: context)
+                    // In a cluster, the room is this node's alone before anything of it is read.
+                    if fence == nil { fence = try context.leases?.acquire(id) }
+                    host = try load(id, fence: fence, context: context)
                     loaded = true
                 }
                 if let existing = host {
@@ -136,7 +143,7 @@ final class RoomRegistry: Sendable {
                 }
                 guard let creation = waiter.creation else { throw ProtocolError(.roomNotFound, "no room \(id)") }
                 guard creation.allowed else { throw ProtocolError(.forbidden, "your token does not grant create") }
-                let created = try make(id, creation, context: context)
+                let created = try make(id, creation, fence: fence, context: context)
                 host = created
                 waiter.body(.success(created))
             } catch {
@@ -145,7 +152,7 @@ final class RoomRegistry: Sendable {
         }
     }
 
-    private func load(_ id: String, context: ServerContext) throws(ProtocolError) -> RoomHost? {
+    private func load(_ id: String, fence: Int64?, context: ServerContext) throws(ProtocolError) -> RoomHost? {
         do {
             guard let loaded = try context.store.loadRoom(id, now: context.now(), recentChats: context.config.roomLimits.rememberedClientMessages) else {
                 return nil
@@ -153,27 +160,26 @@ final class RoomRegistry: Sendable {
             let engine = RoomEngine(
                 stored: loaded.stored, bans: loaded.bans, lastMsgId: loaded.lastMsgId, recentChats: loaded.recentChats,
                 attributes: loaded.attributes, limits: context.config.roomLimits)
-            return RoomHost(engine: engine, context: context)
+            return RoomHost(engine: engine, fence: fence, context: context)
         } catch {
             context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
             throw ProtocolError(.internal, "the server could not load room \(id)")
         }
     }
 
-    private func make(_ id: String, _ creation: Creation, context: ServerContext) throws(ProtocolError) -> RoomHost {
+    private func make(_ id: String, _ creation: Creation, fence: Int64?, context: ServerContext) throws(ProtocolError) -> RoomHost {
         do {
             if let limit = creation.ownedLimit, try context.store.roomCount(ownedBy: creation.owner) >= limit {
                 throw ProtocolError(.forbidden, "you already own \(limit) rooms, the most one user may; end one first")
             }
             let engine = RoomEngine(id: id, settings: creation.settings, owner: creation.owner, now: context.now(), limits: context.config.roomLimits)
+            var events: [WebhookEvent] = []
             if context.webhooks != nil {
-                let started = WebhookEvent(type: "room.started", room: id, time: engine.createdAt, data: ["room": RoomWebhooks.json(engine.info)])
-                try context.store.createRoom(engine.stored, events: [started], endpoints: context.webhookEndpoints)
-                context.webhooks?.poke()
-            } else {
-                try context.store.saveRoom(engine.stored)
+                events = [WebhookEvent(type: "room.started", room: id, time: engine.createdAt, data: ["room": RoomWebhooks.json(engine.info)])]
             }
-            return RoomHost(engine: engine, context: context)
+            try context.store.createRoom(engine.stored, events: events, endpoints: context.webhookEndpoints, fence: fence)
+            context.webhooks?.poke()
+            return RoomHost(engine: engine, fence: fence, context: context)
         } catch let error as ProtocolError {
             throw error
         } catch {
@@ -183,6 +189,12 @@ final class RoomRegistry: Sendable {
     }
 
     // MARK: Any thread
+
+    /// Stops serving room `id` here: its lease is lost to another node (see `RoomLeases`).
+    func relinquish(_ id: String) {
+        guard case .ready(let host)? = entries.withLock({ $0[id] }) else { return }
+        host.relinquish()
+    }
 
     /// Forgets `host` (ended, or unloaded while idle: the next use loads it from the store).
     func remove(_ id: String, host: RoomHost) {

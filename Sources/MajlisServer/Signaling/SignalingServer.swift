@@ -144,6 +144,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 throw error
             }
             registry.start()
+            context.leases?.start { [context] room in context.rooms.relinquish(room) }
         }
         context.media.start()
         context.webhooks?.start()
@@ -173,6 +174,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             server = nil
         }
         for host in context.rooms.all { host.drain() }
+        context.leases?.stop()
         context.media.stop()
         context.webhooks?.stop()
         context.registry?.stop()
