@@ -163,4 +163,42 @@ import Testing
         // The room goes on where it is now.
         _ = try await omar.call("seat.take", room: "majlis", ["index": 1])
     }
+
+    /// A node that stops gives its rooms back at once; one killed without a goodbye holds them
+    /// until their leases lapse (four seconds): either way the next node a member asks opens
+    /// the room from the store, as it was.
+    @Test func aRoomMovesWhenItsNodeStopsOrDies() async throws {
+        let redis = try Self.redis()
+        let url = redis.url(database: Self.database())
+        let database = try #require(PostgresServer.shared, "PostgreSQL is needed (scripts/install-deps --test)").makeDatabase()
+        let secret = TestServer.newSecret()
+        let survivor = try Self.node("node-b", redis: url, postgres: database, secret: secret)
+        defer { survivor.destroy() }
+
+        let leaving = try Self.node("node-a", redis: url, postgres: database, secret: secret)
+        let huda = try await TestClient.signedIn(leaving, user: "huda")
+        _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
+        leaving.destroy()
+        let omar = try await TestClient.signedIn(survivor, user: "omar")
+        let moved = try await omar.call("room.join", room: "salon")
+        #expect(moved["room"]?["title"] == "Salon")
+
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let doomed = try MajlisProcess(arguments: [
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(TestServer.key):\(secret)",
+            "--postgres", database, "--redis", url, "--node", "node-c",
+        ])
+        let layla = try await TestClient.connect(doomed.url)
+        _ = try await layla.request("hello", ["token": .string(survivor.token("layla"))])
+        _ = try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
+        doomed.kill()
+        // Refused while the dead node's lease lives, then opened here.
+        var opened: JSONValue?
+        #expect(await eventually(within: 20) {
+            opened = try? await omar.call("room.join", room: "diwan")
+            return opened != nil
+        })
+        #expect(opened?["room"]?["title"] == "Diwan")
+    }
 }

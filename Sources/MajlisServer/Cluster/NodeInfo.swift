@@ -2,10 +2,8 @@
 /// reach it and how loaded it is.
 public struct NodeInfo: Codable, Sendable, Equatable {
     public enum State: String, Codable, Sendable {
-        /// Takes new rooms.
+        /// Serves its rooms and takes new ones.
         case active
-        /// Moving its rooms away before it stops: takes no new ones.
-        case draining
     }
 
     /// The node's id (`majlis serve --node`).

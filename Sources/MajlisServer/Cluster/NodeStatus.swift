@@ -11,7 +11,6 @@ final class NodeStatus: Sendable {
     let instance: String
     let startedAt: Int64
     private let addresses = Mutex<(signaling: String, media: String)>(("", ""))
-    private let state = Mutex(NodeInfo.State.active)
     private let previous = Mutex<(at: Double, cpu: Double, forwarded: Int)?>(nil)
 
     init(id: String, startedAt: Int64) {
@@ -23,11 +22,6 @@ final class NodeStatus: Sendable {
     /// Where clients reach this node (known once it listens).
     func listening(signaling: String, media: String) {
         addresses.withLock { $0 = (signaling, media) }
-    }
-
-    var current: NodeInfo.State {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
     }
 
     /// This node's entry now, with its load from `context`.
@@ -43,7 +37,7 @@ final class NodeStatus: Sendable {
         }
         let (signaling, media) = addresses.withLock { $0 }
         return NodeInfo(
-            id: id, instance: instance, signaling: signaling, media: media, state: current, rooms: hosts.count,
+            id: id, instance: instance, signaling: signaling, media: media, state: .active, rooms: hosts.count,
             members: hosts.reduce(0) { $0 + $1.memberCount }, packetsPerSecond: (rates.packets * 10).rounded() / 10,
             cpu: (rates.cpu * 1000).rounded() / 1000, startedAt: startedAt, reportedAt: context.now())
     }
