@@ -276,4 +276,28 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         #expect(try store.dueWebhooks(now: 2_000, limit: 10).first { $0.endpoint == endpoints[0] }?.eventId == first.eventId)
         #expect(try !store.replayWebhook("ev_none", now: 2_000))
     }
+
+    /// Two nodes on one outbox read the same due delivery: one claim lands, the other is
+    /// refused, and the lane shows nothing due until the claim runs out (a node that died while
+    /// posting leaves it to be tried again then).
+    @Test(arguments: StoreBackend.allCases) func oneNodeClaimsEachDelivery(_ backend: StoreBackend) throws {
+        let place = try backend.place()
+        defer { backend.discard(place) }
+        let first = try backend.open(place)
+        let second = try backend.open(place)
+        let stored = RoomEngine(id: "r", settings: RoomSettings(), owner: "o", now: 0).stored
+        let events = (1...2).map { WebhookEvent(type: "member.joined", room: "r", time: Int64($0), data: [:]) }
+        try first.commit(room: "r", effects: [], state: stored, events: events, endpoints: ["http://a/hooks"])
+        let seenByFirst = try #require(try first.dueWebhooks(now: 10, limit: 10).first)
+        let seenBySecond = try #require(try second.dueWebhooks(now: 10, limit: 10).first)
+        #expect(seenByFirst == seenBySecond)
+        #expect(try first.claimWebhook(seenByFirst, until: 5_000))
+        #expect(try !second.claimWebhook(seenBySecond, until: 5_000))
+        #expect(try second.dueWebhooks(now: 4_999, limit: 10).isEmpty)
+        let again = try #require(try second.dueWebhooks(now: 5_000, limit: 10).first)
+        #expect(again.eventId == seenByFirst.eventId)
+        #expect(try second.claimWebhook(again, until: 9_000))
+        try second.webhookDelivered(again, at: 5_001)
+        #expect(try first.dueWebhooks(now: 5_001, limit: 10).first?.body.contains(#""seq":2"#) == true)
+    }
 }

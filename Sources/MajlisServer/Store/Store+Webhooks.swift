@@ -16,6 +16,8 @@ extension Store {
         public var body: String
         public var createdAt: Int64
         public var attempts: Int
+        /// When this attempt became due (what `claimWebhook` compares).
+        public var dueAt: Int64
     }
 
     /// An event and how its delivery to one endpoint stands, for operators.
@@ -97,7 +99,7 @@ extension Store {
         try withDatabase { db in
             let rows = try db.query(
                 """
-                SELECT d.event, d.endpoint, e.event_id, d.room, e.body, e.created_at, d.attempts
+                SELECT d.event, d.endpoint, e.event_id, d.room, e.body, e.created_at, d.attempts, d.next_attempt_at
                 FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
                 WHERE d.state = 'pending' AND d.next_attempt_at <= ?
                   AND d.event = (SELECT MIN(p.event) FROM webhook_deliveries p
@@ -106,10 +108,23 @@ extension Store {
                 """, .int(now), .int(Int64(limit + busy.count)))
             return rows.compactMap { row -> PendingWebhook? in
                 guard let event = row[0].int, let endpoint = row[1].text, let id = row[2].text, let room = row[3].text,
-                    let body = row[4].text, let created = row[5].int, let attempts = row[6].int
+                    let body = row[4].text, let created = row[5].int, let attempts = row[6].int, let dueAt = row[7].int
                 else { return nil }
-                return PendingWebhook(event: event, endpoint: endpoint, eventId: id, room: room, body: body, createdAt: created, attempts: Int(attempts))
+                return PendingWebhook(
+                    event: event, endpoint: endpoint, eventId: id, room: room, body: body, createdAt: created, attempts: Int(attempts), dueAt: dueAt)
             }.filter { !busy.contains(Self.webhookLane($0.endpoint, $0.room)) }.prefix(limit).map { $0 }
+        }
+    }
+
+    /// Takes a due delivery for this process until `until` (Unix ms): true when no one else took
+    /// it first. Nodes sharing one outbox each read the same due deliveries; the one whose claim
+    /// lands posts it, and the others see it due only at `until` (a node that died while posting
+    /// leaves it to be tried again then), so a lane never has two posts in flight.
+    public func claimWebhook(_ delivery: PendingWebhook, until: Int64) throws -> Bool {
+        try writing { db in
+            try db.run(
+                "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event = ? AND endpoint = ? AND state = 'pending' AND next_attempt_at = ?",
+                .int(until), .int(delivery.event), .text(delivery.endpoint), .int(delivery.dueAt)) == 1
         }
     }
 

@@ -97,6 +97,14 @@ final class WebhookDispatcher: Sendable {
     }
 
     private func post(_ delivery: Store.PendingWebhook) {
+        // Another node sharing the outbox may have read it too: only the one whose claim lands
+        // posts it. The claim outlasts a post (its timeout) by a margin.
+        do {
+            guard try store.claimWebhook(delivery, until: clock() + Int64(settings.timeout * 1000) + 30_000) else { return }
+        } catch {
+            logger.error("webhooks: the outbox could not be written: \(error)")
+            return
+        }
         guard let url = URL(string: delivery.endpoint) else {
             finish(delivery, error: "not a URL")
             return
