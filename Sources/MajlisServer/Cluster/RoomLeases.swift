@@ -106,8 +106,9 @@ final class RoomLeases: Sendable {
         for id in leases.withLock({ Array($0.keys) }) { release(id) }
     }
 
-    /// The fence this node holds room `id` under (nil: not held).
-    func fence(of id: String) -> Int64? { leases.withLock { $0[id] } }
+    /// How many rooms this node holds.
+    var held: Int { leases.withLock { $0.count } }
+
 
     private func renew() {
         for room in leases.withLock({ Array($0.keys) }) {

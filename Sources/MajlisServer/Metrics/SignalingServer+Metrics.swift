@@ -57,6 +57,14 @@ extension SignalingServer {
         page.counter("majlis_media_estimates_sent_total", "Uplink estimates (REMB) sent to speakers.", [([], Double(media.estimatesSent))])
         page.counter("majlis_media_repairs_refused_total", "Retransmissions refused because the listener's budget was spent.", [([], Double(media.repairsRefused))])
         page.counter("majlis_media_dtls_failures_total", "Browsers whose DTLS handshake failed.", [([], Double(media.dtlsFailures))])
+        if let leases = context.leases {
+            let counted = leases.counted.withLock { $0 }
+            page.gauge("majlis_cluster_rooms_held", "Rooms this node holds a lease on.", Double(leases.held))
+            page.counter("majlis_cluster_rooms_lost_total", "Rooms this node stopped serving because another node took them.", [([], Double(counted.lost))])
+            page.counter(
+                "majlis_cluster_writes_fenced_total", "Writes for a room the store refused because another node had taken it since.",
+                [([], Double(counted.fenced))])
+        }
         page.histogram("majlis_media_forwarding_seconds", "From a media packet's arrival to its send, per copy.", latency: context.media.forwardingHistogram)
         let legs = context.media.legs
         page.histogram(
