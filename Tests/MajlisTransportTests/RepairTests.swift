@@ -213,8 +213,10 @@ extension NackTrackerTests {
         #expect(policy.redundancy == 2)
         for _ in 0..<20 { policy.update(loss: 0) }
         #expect(policy.redundancy == 0 && !policy.fec)
+        policy.update(loss: 0.25)
+        #expect(policy.redundancy == 2 && policy.bitrate == 24_000, "very high loss caps the bitrate")
         policy.update(loss: 0.4)
-        #expect(policy.bitrate == 24_000, "very high loss caps the bitrate")
+        #expect(policy.redundancy == 3 && policy.distances == [2, 4, 6] && policy.bitrate == 24_000, "a third copy from 30%")
     }
 
     /// On a round trip too long for retransmissions to be waited for, copies are the only repair:
@@ -246,10 +248,10 @@ extension NackTrackerTests {
         var policy = ProtectionPolicy(bitrate: 32_000)
         policy.update(loss: 0, packets: 3)
         #expect(policy.redundancy == 2 && policy.loss == nil, "the first protection stays")
-        policy.update(loss: 0.3, packets: 50)
+        policy.update(loss: 0.2, packets: 50)
         #expect(policy.redundancy == 2)
         for _ in 0..<20 { policy.update(loss: 0, packets: 2) }
-        #expect(policy.redundancy == 2 && abs((policy.loss ?? 0) - 0.3) < 1e-9, "silence says nothing of the path")
+        #expect(policy.redundancy == 2 && abs((policy.loss ?? 0) - 0.2) < 1e-9, "silence says nothing of the path")
         policy.update(loss: 0.5, packets: 2)
         #expect(policy.loss == 0.5, "but worse news counts")
         for _ in 0..<20 { policy.update(loss: 0, packets: 50) }

