@@ -34,8 +34,13 @@ public struct SpeechTrial: Sendable {
         let sink = RecordingSink()
         let call = try await LabCall(server: server, source: source, sink: sink, cold: warmUp <= 0)
         try await Task.sleep(for: .milliseconds(Int(warmUp * 1000)))
-        let start = sink.recorded.count
         source.play(speech)
+        // Mouth to ear counts from the speaker's first word: a speaker reads its speech only once
+        // its path is bound (a cold call's first second or so), and that wait is no delay of the
+        // voice. The recording is as long as what has been played out when that happens.
+        let reading = Date().addingTimeInterval(30)
+        while source.played == 0, Date() < reading { try await Task.sleep(for: .milliseconds(5)) }
+        let start = sink.recorded.count
         while !source.finished { try await Task.sleep(for: .milliseconds(50)) }
         // The tail (buffered audio, late repairs): until the listener has played the speech out,
         // its last second silent after at least the speech's length, however far its buffer grew
