@@ -28,6 +28,21 @@ import Testing
         }
     }
 
+    /// What nodes sharing rooms share: a Redis database of their own, a PostgreSQL database, and
+    /// a signing secret (so a token works on every node).
+    static func sharedStore() throws -> (redis: String, postgres: String, secret: String) {
+        let postgres = try #require(PostgresServer.shared, "PostgreSQL is needed (scripts/install-deps --test)").makeDatabase()
+        return (try redis().url(database: database()), postgres, TestServer.newSecret())
+    }
+
+    /// A node as a `majlis serve` process of its own (to kill or pause), its data in `data`.
+    static func process(_ id: String, _ shared: (redis: String, postgres: String, secret: String), data: String) throws -> MajlisProcess {
+        try MajlisProcess(arguments: [
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(TestServer.key):\(shared.secret)",
+            "--postgres", shared.postgres, "--redis", shared.redis, "--node", id,
+        ])
+    }
+
     /// The ids of the live nodes as `server` lists them.
     static func nodes(_ server: TestServer) async throws -> [JSONValue] {
         let answer = try await ServerAPITests.call(server, "GET", "/v1/nodes")
@@ -131,12 +146,9 @@ import Testing
     /// the first still serves it (as when the first was paused past its lease), nothing the
     /// first writes for it is kept, and it lets the room's members go.
     @Test func aRoomHasOneWriterAcrossNodes() async throws {
-        let redis = try Self.redis()
-        let url = redis.url(database: Self.database())
-        let database = try #require(PostgresServer.shared, "PostgreSQL is needed (scripts/install-deps --test)").makeDatabase()
-        let secret = TestServer.newSecret()
-        let first = try Self.node("node-a", redis: url, postgres: database, secret: secret)
-        let second = try Self.node("node-b", redis: url, postgres: database, secret: secret)
+        let shared = try Self.sharedStore()
+        let first = try Self.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        let second = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer {
             first.destroy()
             second.destroy()
@@ -150,7 +162,7 @@ import Testing
         #expect(refusal?.message.contains("node-a (\(first.url))") == true, "\(String(describing: refusal))")
 
         // The first node's lease lapses unseen (a pause): the second takes the room, from the store.
-        let control = try RedisClient(url: url)
+        let control = try RedisClient(url: shared.redis)
         try control.command(["DEL", "majlis:lease:majlis"])
         let snapshot = try await omar.call("room.join", room: "majlis")
         #expect(snapshot["room"]?["title"] == "Majlis")
@@ -175,14 +187,11 @@ import Testing
     /// until their leases lapse (four seconds): either way the next node a member asks opens
     /// the room from the store, as it was.
     @Test func aRoomMovesWhenItsNodeStopsOrDies() async throws {
-        let redis = try Self.redis()
-        let url = redis.url(database: Self.database())
-        let database = try #require(PostgresServer.shared, "PostgreSQL is needed (scripts/install-deps --test)").makeDatabase()
-        let secret = TestServer.newSecret()
-        let survivor = try Self.node("node-b", redis: url, postgres: database, secret: secret)
+        let shared = try Self.sharedStore()
+        let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer { survivor.destroy() }
 
-        let leaving = try Self.node("node-a", redis: url, postgres: database, secret: secret)
+        let leaving = try Self.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         let huda = try await TestClient.signedIn(leaving, user: "huda")
         _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
         leaving.destroy()
@@ -192,10 +201,7 @@ import Testing
 
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let doomed = try MajlisProcess(arguments: [
-            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(TestServer.key):\(secret)",
-            "--postgres", database, "--redis", url, "--node", "node-c",
-        ])
+        let doomed = try Self.process("node-c", shared, data: data)
         let layla = try await TestClient.connect(doomed.url)
         _ = try await layla.request("hello", ["token": .string(survivor.token("layla"))])
         _ = try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
@@ -214,18 +220,12 @@ import Testing
     /// made), counts the loss, and lets the room's member go; nobody sees the unacknowledged
     /// message.
     @Test func aPausedNodeWakesToARoomItNoLongerHolds() async throws {
-        let redis = try Self.redis()
-        let url = redis.url(database: Self.database())
-        let database = try #require(PostgresServer.shared, "PostgreSQL is needed (scripts/install-deps --test)").makeDatabase()
-        let secret = TestServer.newSecret()
-        let survivor = try Self.node("node-b", redis: url, postgres: database, secret: secret)
+        let shared = try Self.sharedStore()
+        let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer { survivor.destroy() }
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let paused = try MajlisProcess(arguments: [
-            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(TestServer.key):\(secret)",
-            "--postgres", database, "--redis", url, "--node", "node-a",
-        ])
+        let paused = try Self.process("node-a", shared, data: data)
         defer { paused.terminate() }
         let huda = try await TestClient.connect(paused.url)
         _ = try await huda.request("hello", ["token": .string(survivor.token("huda"))])
