@@ -50,6 +50,12 @@ import Testing
         return answer.body["nodes"]?.arrayValue ?? []
     }
 
+    /// `GET /healthz` of `server`.
+    static func health(_ server: TestServer) async -> JSONValue? {
+        guard let (data, _) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.server.port)/healthz")!) else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
     static func ids(_ server: TestServer) async -> [String] {
         ((try? await nodes(server)) ?? []).compactMap { $0["id"]?.stringValue }
     }
@@ -121,6 +127,7 @@ import Testing
         _ = try await omar.call("room.join", room: "majlis")
 
         redis.halt()
+        #expect(await eventually { await Self.health(node)?["cluster"]?["registry"] == "unreachable" })
         let unreadable = try await ServerAPITests.call(node, "GET", "/v1/nodes")
         #expect(unreadable.status == 503)
         #expect(unreadable.body["error"]?["message"]?.stringValue?.contains("registry") == true)
@@ -137,6 +144,8 @@ import Testing
         // Redis back, empty: the node writes its entry again by itself.
         try redis.start()
         #expect(await eventually { await Self.ids(node) == ["node-a"] })
+        #expect(await eventually { await Self.health(node)?["cluster"]?["registry"] == "ok" })
+        #expect(await Self.health(node)?["cluster"]?["roomsHeld"] == 1)
         huda.disconnect()
         omar.disconnect()
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MajlisProtocol
+import Synchronization
 
 /// The cluster's registry of live nodes, in Redis: each node keeps its `NodeInfo` under
 /// `majlis:node:ID` with a time to live of `lifetime`, written again every `interval`, so a node
@@ -10,8 +11,7 @@ import MajlisProtocol
 /// not touched, reports fail (logged once per outage) and resume when it is back.
 final class NodeRegistry: @unchecked Sendable {
     // Audited: `timer` and `report` are set by `join` and `start`, called once from the
-    // server's start before anything reads them, and `timer` cancelled by `stop`; `failing`
-    // is used on `queue` only.
+    // server's start before anything reads them, and `timer` cancelled by `stop`.
     static let keyPrefix = "majlis:node:"
 
     let redis: RedisClient
@@ -24,7 +24,7 @@ final class NodeRegistry: @unchecked Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "majlis.registry")
     private var timer: DispatchSourceTimer?
-    private var failing = false
+    private let failing = Atomic<Bool>(false)
 
     init(redis: RedisClient, id: String, instance: String, lifetime: Int = 5_000, interval: Int = 1_000, logger: Logger) {
         self.redis = redis
@@ -83,13 +83,14 @@ final class NodeRegistry: @unchecked Sendable {
         guard let report else { return }
         do {
             try redis.command(["SET", key, try Self.encode(report()), "PX", String(lifetime)])
-            if failing { logger.info("cluster: the registry is reachable again") }
-            failing = false
+            if failing.exchange(false, ordering: .relaxed) { logger.info("cluster: the registry is reachable again") }
         } catch {
-            if !failing { logger.warning("cluster: cannot report to the registry (running rooms go on): \(error)") }
-            failing = true
+            if !failing.exchange(true, ordering: .relaxed) { logger.warning("cluster: cannot report to the registry (running rooms go on): \(error)") }
         }
     }
+
+    /// Whether this node's last report reached the registry.
+    var reachable: Bool { !failing.load(ordering: .relaxed) }
 
     /// The live nodes, by id.
     func nodes() throws -> [NodeInfo] {

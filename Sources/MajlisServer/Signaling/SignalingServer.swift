@@ -268,6 +268,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 var connections: Int
                 var media: Media
                 var signaling: Signaling
+                /// A node of a cluster: whether its last report reached the registry, and the
+                /// rooms it holds.
+                var cluster: Cluster?
+            }
+            struct Cluster: Encodable {
+                var registry: String
+                var roomsHeld: Int
             }
             let counted = context.media.counted
             let latency = context.media.forwardingLatency
@@ -279,7 +286,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             let health = Health(
                 node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,
                 signaling: Signaling(
-                    answers: Delays(delays.answers), events: Delays(delays.events), queued: Delays(context.metrics.roomQueueWaits)))
+                    answers: Delays(delays.answers), events: Delays(delays.events), queued: Delays(context.metrics.roomQueueWaits)),
+                cluster: context.registry.map { Cluster(registry: $0.reachable ? "ok" : "unreachable", roomsHeld: context.leases?.held ?? 0) })
             return HTTPResponse(status: 200, body: Array(WireEncoder.encode(health)))
         default:
             return HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
