@@ -50,15 +50,13 @@ final class RoomLeases: Sendable {
     func acquire(_ id: String) throws(ProtocolError) -> Int64 {
         let key = Self.keyPrefix + id
         do {
-            if try redis.command(["SET", key, holder, "PX", String(lifetime), "NX"]) == .null {
-                let current = try redis.command(["GET", key]).text
-                if let current, current != holder {
-                    let node = String(current.split(separator: " ").first ?? "")
-                    let address = (try? registry.nodes())?.first { $0.id == node }?.signaling
-                    throw ProtocolError(.conflict, "room \(id) is hosted on node \(node)\(address.map { " (\($0))" } ?? ""): connect there, or try again once it has moved")
-                }
-                // Ours already (or just expired): taken again below.
-                try redis.command(["SET", key, holder, "PX", String(lifetime)])
+            // Taken when free (or already this node's) in one step: nobody can take it between
+            // a look and a write.
+            if try redis.command(["EVAL", Self.renewScript, "1", key, holder, String(lifetime)]) == .integer(0) {
+                let current = try redis.command(["GET", key]).text ?? ""
+                let node = String(current.split(separator: " ").first ?? "")
+                let address = (try? registry.nodes())?.first { $0.id == node }?.signaling
+                throw ProtocolError(.conflict, "room \(id) is hosted on node \(node)\(address.map { " (\($0))" } ?? ""): connect there, or try again once it has moved")
             }
         } catch let error as ProtocolError {
             throw error
@@ -131,8 +129,8 @@ final class RoomLeases: Sendable {
         lost.withLock { $0 }?(id)
     }
 
-    /// Renews a lease that is this node's, writes again one Redis forgot (1 or 2), and answers
-    /// 0 for one another node holds.
+    /// Renews a lease that is this node's, takes one that is free (a new room, or one Redis
+    /// forgot) (1 or 2), and answers 0 for one another node holds.
     static let renewScript = """
         local v = redis.call('GET', KEYS[1])
         if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
