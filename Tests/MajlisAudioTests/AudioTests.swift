@@ -278,6 +278,33 @@ import Testing
         }
     }
 
+    /// A few repairs among many frames (0.5% here: beyond the 99% quantile's reach) still set how
+    /// deep playout is, the slowest of the last ten; thirty seconds after the last one, the
+    /// jitter alone does again.
+    @Test func playoutCoversTheLastRepairs() {
+        for marked in [false, true] {
+            var buffer = JitterBuffer()
+            var now = 0.0
+            for index in 0..<1_000 {
+                let sent = 20 * Double(index)
+                now = sent + 30
+                if index % 200 == 50 {
+                    buffer.insert(sequence: UInt16(index), timestamp: UInt32(index * 960), frames: [[1]], repair: marked, at: sent + 330)
+                } else {
+                    buffer.insert(sequence: UInt16(index), timestamp: UInt32(index * 960), payload: [1], at: now)
+                }
+                _ = buffer.pop(at: now)
+            }
+            if marked {
+                #expect(buffer.targetDelay() >= 300, "repairs covered: \(buffer.targetDelay())")
+                _ = buffer.pop(at: now + 30_500)
+                #expect(buffer.targetDelay() < 100, "thirty seconds later: \(buffer.targetDelay())")
+            } else {
+                #expect(buffer.targetDelay() < 100, "the quantile alone passes over them: \(buffer.targetDelay())")
+            }
+        }
+    }
+
     /// Where copies are not measured, the target is the packets' jitter plus the room a copy
     /// needs: a frame rebuilt from a copy four frames later plays 80 ms after its packet would.
     @Test func redundancyDelayLeavesRoomForCopies() {

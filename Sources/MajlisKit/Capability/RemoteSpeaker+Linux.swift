@@ -81,10 +81,13 @@ final class RemoteSpeaker {
         // came 1.8 s late as the newest packet of a pause and set playout 760 ms deeper for
         // the first sentence (PESQ 1.9). A path that really got slower is followed in steps.
         buffer.largestStep = waitsForRepairs ? nil : Self.longPathStep
+        // A repair: asked for and answered, or a gap filled long after it showed (the server's
+        // repair of the speaker's uplink, which reaches a listener unasked).
+        let repair = retransmission || waited > 100
         if rtp.payloadType == opusPayloadType {
             let frames = Self.frames(rtp.payload)
             if !retransmission { nack.packetInterval = Double(frames.count * AudioFormat.frameMilliseconds) }
-            buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: frames, quiet: quiet, measured: measured, at: now)
+            buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: frames, quiet: quiet, measured: measured, repair: repair, at: now)
         } else if let redPayloadType, rtp.payloadType == redPayloadType, let red = try? REDPayload(parsing: rtp.payload) {
             var reach = 0
             let primary = Self.frames(red.primary)
@@ -104,7 +107,7 @@ final class RemoteSpeaker {
             nack.redundancyReach = reach
             nack.holdOff = Double(reach * AudioFormat.frameMilliseconds) + 10
             if red.primaryPayloadType == opusPayloadType {
-                buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: primary, quiet: quiet, measured: measured, at: now)
+                buffer.insert(sequence: rtp.sequenceNumber, timestamp: rtp.timestamp, frames: primary, quiet: quiet, measured: measured, repair: repair, at: now)
             }
         }
     }
