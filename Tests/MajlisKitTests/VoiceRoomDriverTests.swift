@@ -1,6 +1,7 @@
 import Foundation
 import MajlisKit
 import MajlisProtocol
+import Synchronization
 import Testing
 
 /// VoiceRoom on the fake signaling client: no server, no sleeps.
@@ -40,6 +41,34 @@ import Testing
 
     func seat(_ index: Int, _ user: String?, muted: Bool = false, micOn: Bool = true) -> Seat {
         Seat(index: index, state: user == nil ? .empty : .occupied, user: user, muted: muted, micOn: user == nil ? false : micOn)
+    }
+
+    /// Refused because another node of the cluster hosts the room, a join moves there and joins;
+    /// where that node cannot be reached (it died), it asks its own node again until the room
+    /// has been opened there.
+    @Test func aJoinFollowsItsRoomToTheNodeThatHostsIt() async throws {
+        let signaling = FakeSignalingClient()
+        let snapshot = Self.snapshot(seq: 3)
+        let hostedOnB = ProtocolError(.conflict, "room r is hosted on node b", host: .init(node: "b", signaling: "ws://b/v1/signal"))
+        signaling.respond { [signaling] op, _ in
+            guard op == "room.join", signaling.currentURL != "ws://b/v1/signal" else { return Self.server { snapshot }(op, [:]) }
+            return .failure(hostedOnB)
+        }
+        let room = VoiceRoom(roomId: "r", signaling: signaling)
+        let joined = try await room.join()
+        #expect(joined.status == .joined && signaling.moves == ["ws://b/v1/signal"])
+
+        let stranded = FakeSignalingClient()
+        stranded.makeUnreachable(["ws://dead/v1/signal"])
+        let refusals = Mutex(2)
+        stranded.respond { op, _ in
+            guard op == "room.join", refusals.withLock({ left in defer { left -= 1 }; return left > 0 }) else { return Self.server { snapshot }(op, [:]) }
+            return .failure(ProtocolError(.conflict, "room r is hosted on node dead", host: .init(node: "dead", signaling: "ws://dead/v1/signal")))
+        }
+        let again = try await VoiceRoom(roomId: "r", signaling: stranded).join()
+        #expect(again.status == .joined)
+        #expect(stranded.moves == ["ws://dead/v1/signal"], "an unreachable node is tried once")
+        #expect(stranded.ops.filter { $0 == "room.join" }.count == 3)
     }
 
     @Test func requestToSpeakDrivesPublishing() async throws {

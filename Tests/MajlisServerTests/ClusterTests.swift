@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import MajlisAudio
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
@@ -222,6 +223,77 @@ import Testing
             return opened != nil
         })
         #expect(opened?["room"]?["title"] == "Diwan")
+    }
+
+    /// A number from `server`'s `/metrics`.
+    static func metric(_ server: TestServer, _ series: String) async -> Double? {
+        let url = URL(string: "http://127.0.0.1:\(server.server.port)/metrics")!
+        guard let (data, _) = try? await URLSession.shared.data(from: url) else { return nil }
+        return MetricsTests.value(String(decoding: data, as: UTF8.self), series)
+    }
+
+    /// `majlis join` bots in a room on a node that is killed (kill -9) come back by themselves on
+    /// the other node: they reconnect to the node the first one named, wait out the dead node's
+    /// lease, join the room there, the speaker takes its seat again and speaks, and the listener
+    /// hears it again.
+    @Test func botsFollowTheirRoomToAnotherNodeWhenItsNodeDies() async throws {
+        let shared = try Self.sharedStore()
+        let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer { survivor.destroy() }
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
+        let heard = data + "-heard.wav"
+        defer {
+            try? FileManager.default.removeItem(atPath: data)
+            try? FileManager.default.removeItem(atPath: heard)
+        }
+        let doomed = try Self.process("node-a", shared, data: data)
+        let watcher = try await TestClient.connect(doomed.url)
+        _ = try await watcher.request("hello", ["token": .string(survivor.token("watcher"))])
+        _ = try await watcher.call("room.join", room: "hall", ["create": ["title": "Hall"]])
+        let speaker = try JoinBotTests.Bot(["--url", doomed.url, "--token", survivor.token("speaker"), "--room", "hall", "--seat", "1", "--mic", "tone:440", "--duration", "90"])
+        let listener = try JoinBotTests.Bot(["--url", doomed.url, "--token", survivor.token("listener"), "--room", "hall", "--record", heard, "--duration", "90"])
+        defer {
+            speaker.interrupt()
+            listener.interrupt()
+        }
+        try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
+        try await watcher.event("speaker.levels", timeout: 30) { event in
+            event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "speaker" && ($0["level"]?.intValue ?? 0) > 0 } == true
+        }
+
+        let killed = Date()
+        doomed.kill()
+        // The room opens on the survivor once the dead node's lease lapses; the bots join it
+        // there by themselves, the speaker on its seat again.
+        let omar = try await TestClient.signedIn(survivor, user: "omar")
+        var snapshot: JSONValue?
+        #expect(await eventually(within: 30) {
+            snapshot = try? await omar.call("room.join", room: "hall")
+            return snapshot != nil
+        })
+        let members = { (snapshot: JSONValue?) in Set(snapshot?["members"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []) }
+        #expect(await eventually(within: 30) {
+            snapshot = try? await omar.call("room.sync", room: "hall")
+            return members(snapshot).isSuperset(of: ["speaker", "listener"]) && snapshot?["seats"]?.arrayValue?.first?["user"] == "speaker"
+        })
+        let seated = Date().timeIntervalSince(killed)
+        try await omar.event("speaker.levels", timeout: 30) { event in
+            event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "speaker" && ($0["level"]?.intValue ?? 0) > 0 } == true
+        }
+        let speaking = Date().timeIntervalSince(killed)
+        // The listener is sent the speech: two seconds of packets forwarded to it.
+        let before = await Self.metric(survivor, "majlis_media_packets_forwarded_total") ?? 0
+        #expect(await eventually(within: 30) { (await Self.metric(survivor, "majlis_media_packets_forwarded_total") ?? 0) >= before + 100 })
+        print(String(format: "kill -9 of the room's node: both bots back in the room, the speaker on its seat, %.1f s after; heard on the new node %.1f s after", seated, speaking))
+        listener.interrupt()
+        let finished = await listener.finish()
+        #expect(finished.status == 0, "\(finished.err)")
+        // What the listener played ends with the tone, after the silence of the move.
+        let recording = try WAVFile.read(heard).int16
+        let last = Array(recording.suffix(48_000 / 2))
+        #expect(recording.count > 48_000 && LevelMeter.dBov(last) > -30, "the last half second of what the listener heard: \(LevelMeter.dBov(last)) dBov")
+        speaker.interrupt()
+        #expect(await speaker.finish().status == 0)
     }
 
     /// A node paused (SIGSTOP) past its room's lease: another node opens the room from the store.

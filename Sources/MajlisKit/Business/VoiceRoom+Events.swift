@@ -9,7 +9,7 @@ extension VoiceRoom {
         case .connectionLost:
             if state.status == .joined { await change { $0.status = .reconnecting } }
         case .reconnected(let info):
-            guard state.status == .reconnecting || state.status == .joined else { return }
+            guard !moving, state.status == .reconnecting || state.status == .joined else { return }
             await recover(stillMember: info.rooms.contains(roomId))
         case .closed(let code, let reason):
             switch state.status {

@@ -26,6 +26,8 @@ public actor VoiceRoom {
     var resyncing = false
     /// Events that arrived while the join was in flight, applied after its snapshot.
     var heldFrames: [EventFrame] = []
+    /// Whether a join is taking the session to the room's node (its reconnect is the join's).
+    var moving = false
 
     public init(
         roomId: String, signaling: any SignalingClient, media: any MediaEngine = NullMediaEngine(),
@@ -133,7 +135,7 @@ public actor VoiceRoom {
             $0.me = me
         }
         do {
-            await apply(try await send(.join(create: create), answer: RoomSnapshot.self))
+            await apply(try await sendJoin(create: create))
             let held = heldFrames
             heldFrames = []
             for frame in held { await apply(frame) }
@@ -143,6 +145,34 @@ public actor VoiceRoom {
             heldFrames = []
             await change { $0.status = .failed(error.description) }
             throw error
+        }
+    }
+
+    /// How long (ms) a join waits for a room between nodes of a cluster: its node died and the
+    /// lease it held has yet to lapse (4 s), or it is being placed again.
+    static let placementWait: Int64 = 15_000
+
+    /// Sends `room.join`. Where another node of the cluster hosts the room (`conflict` naming
+    /// it), the session moves there and asks again; where that node cannot be reached (it just
+    /// died) or is not named, it asks again every half second until the room has been placed
+    /// again, for up to `placementWait`.
+    func sendJoin(create: RoomSettings?) async throws(MajlisError) -> RoomSnapshot {
+        let deadline = clock.now() + Self.placementWait
+        var unreachable: Set<String> = []
+        while true {
+            do {
+                return try await send(.join(create: create), answer: RoomSnapshot.self)
+            } catch {
+                guard case .server(let refusal) = error, refusal.code == .conflict, let host = refusal.host, clock.now() < deadline else { throw error }
+                if let url = host.signaling, url != signaling.currentURL, !unreachable.contains(url) {
+                    logger.info("room \(roomId) is on node \(host.node): moving to \(url)")
+                    moving = true
+                    defer { moving = false }
+                    if try await signaling.move(to: url) != url { unreachable.insert(url) }
+                    continue
+                }
+                do { try await clock.sleep(milliseconds: 500) } catch { throw MajlisError.misuse("the join was cancelled") }
+            }
         }
     }
 

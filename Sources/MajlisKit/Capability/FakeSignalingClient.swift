@@ -13,6 +13,9 @@ public final class FakeSignalingClient: SignalingClient {
         var nextSubscriber = 0
         var session: SessionInfo?
         var responder: Responder
+        var url = "ws://fake/v1/signal"
+        var moves: [String] = []
+        var unreachable: Set<String> = []
     }
 
     private let state: Mutex<State>
@@ -26,6 +29,12 @@ public final class FakeSignalingClient: SignalingClient {
 
     /// Replaces how requests are answered.
     public func respond(_ responder: @escaping Responder) { state.withLock { $0.responder = responder } }
+
+    /// Nodes `move(to:)` cannot reach: a move there stays where it was.
+    public func makeUnreachable(_ urls: Set<String>) { state.withLock { $0.unreachable = urls } }
+
+    /// Where `move(to:)` was asked to go, in order.
+    public var moves: [String] { state.withLock { $0.moves } }
 
     /// The ops requested so far, in order.
     public var ops: [String] { state.withLock { $0.requests.map(\.op) } }
@@ -48,6 +57,16 @@ public final class FakeSignalingClient: SignalingClient {
     // MARK: SignalingClient
 
     public var currentSession: SessionInfo? { state.withLock { $0.session } }
+
+    public var currentURL: String { state.withLock { $0.url } }
+
+    public func move(to url: String) async throws(MajlisError) -> String {
+        state.withLock { state in
+            state.moves.append(url)
+            if !state.unreachable.contains(url) { state.url = url }
+            return state.url
+        }
+    }
 
     public func subscribe() -> AsyncStream<SignalingEvent> {
         let (stream, continuation) = AsyncStream<SignalingEvent>.makeStream()

@@ -14,6 +14,9 @@ import Synchronization
 /// - When the connection drops it reconnects with backoff and `resume`, and reports
 ///   `.reconnected`; requests made meanwhile wait for it. Close codes 4001 (token), 4003
 ///   (kicked) and 4004 (replaced) end the session instead.
+/// - Where the server is a node of a cluster, its `hello` names the live nodes: a reconnect
+///   that cannot reach its node tries the others at once (each round of the backoff goes
+///   through them all), and `move(to:)` takes the session to the node a room is on.
 ///
 /// Thread-safe: all state is behind one lock; callbacks come on the socket thread.
 public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unchecked Sendable {
@@ -61,6 +64,10 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
 
     private struct State {
         var token: String
+        /// Where the next connection goes, and the nodes to try when it cannot (the first URL
+        /// given, then those the cluster named).
+        var url: String
+        var candidates: [String]
         var phase: Phase = .idle
         var connection: WebSocketConnection?
         var session: SessionInfo?
@@ -77,6 +84,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         var earlyClose: (connection: ObjectIdentifier, info: (code: UInt16?, reason: String))?
     }
 
+    /// The server first given.
     public let url: String
     private let options: Options
     private let clock: any KitClock
@@ -105,12 +113,40 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         self.options = options
         self.clock = clock
         self.logger = logger
-        self.state = Mutex(State(token: token))
+        self.state = Mutex(State(token: token, url: url, candidates: [url]))
     }
 
     // MARK: SignalingClient
 
     public var currentSession: SessionInfo? { state.withLock { $0.session } }
+
+    public var currentURL: String { state.withLock { $0.url } }
+
+    public func move(to url: String) async throws(MajlisError) -> String {
+        let connection: WebSocketConnection? = try state.withLock { state throws(MajlisError) in
+            guard state.phase == .open || state.phase == .reconnecting || state.phase == .connecting else { throw MajlisError.notConnected }
+            guard state.url != url || state.phase != .open else { return nil }
+            state.url = url
+            state.candidates.removeAll { $0 == url }
+            state.candidates.insert(url, at: 0)
+            let current = state.connection
+            state.connection = nil
+            if state.phase == .open { state.phase = .reconnecting }
+            return current
+        }
+        if let connection {
+            logger.info("moving to \(url)")
+            connection.close(code: 1000, reason: "moving to another node")
+            failPending(with: nil)
+            broadcast(.connectionLost(reason: "moving to \(url)"))
+            reconnect(at: 0)
+        }
+        guard await waitUntilOpen() else {
+            let closed = state.withLock { $0.closeInfo }
+            throw closed.map { MajlisError.closed(code: $0.code, reason: $0.reason) } ?? .notConnected
+        }
+        return currentURL
+    }
 
     public func subscribe() -> AsyncStream<SignalingEvent> {
         let (stream, continuation) = AsyncStream<SignalingEvent>.makeStream()
@@ -203,7 +239,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         }
         let connection: WebSocketConnection
         do {
-            connection = try socketClient.connect(url: url, delegate: self, trusting: options.trustedCertificate)
+            connection = try socketClient.connect(url: state.withLock { $0.url }, delegate: self, trusting: options.trustedCertificate)
         } catch {
             return .failure(.misuse("\(error)"))
         }
@@ -231,7 +267,9 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
             }
             let heartbeat = Int64(max(1, info.heartbeat)) * 1000
             let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+                // A session of another node is not resumed here: it is a new one.
                 state.session = info
+                for node in info.nodes where !state.candidates.contains(node) { state.candidates.append(node) }
                 state.phase = .open
                 state.missedPings = 0
                 let waiters = Array(state.openWaiters.values)
@@ -282,20 +320,33 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         state.withLock { $0.tasks.append(task) }
     }
 
-    private func reconnect() {
+    /// Connects again, after `firstDelay` ms and then the backoff's delays; each round tries
+    /// the current node first, then every other node the cluster named, at once.
+    private func reconnect(at firstDelay: Int64? = nil) {
         let (clock, options) = (clock, options)
         let task = Task { [weak self] in
             let started = clock.now()
             var attempt = 0
+            var round = 0
+            var tried = 0
             while !Task.isCancelled {
-                let delay = options.backoff[min(attempt, options.backoff.count - 1)]
+                if tried == 0 {
+                    let delay = round == 0 ? firstDelay ?? options.backoff[0] : options.backoff[min(round, options.backoff.count - 1)]
+                    round += 1
+                    do { try await clock.sleep(milliseconds: delay) } catch { return }
+                }
                 attempt += 1
-                do { try await clock.sleep(milliseconds: delay) } catch { return }
                 guard let self, self.state.withLock({ $0.phase == .reconnecting }) else { return }
                 switch await self.open(reconnecting: true) {
                 case .success: return
                 case .failure(let error):
-                    self.logger.info("reconnect attempt \(attempt) failed: \(error)")
+                    self.logger.info("reconnect attempt \(attempt) (\(self.currentURL)) failed: \(error)")
+                    // The next node of the cluster, at once, until every one was tried this round.
+                    tried = self.state.withLock { state in
+                        guard let index = state.candidates.firstIndex(of: state.url), state.candidates.count > 1 else { return 0 }
+                        state.url = state.candidates[(index + 1) % state.candidates.count]
+                        return (tried + 1) % state.candidates.count
+                    }
                     if case .closed(let code, let reason) = error, let code, Self.isFinal(code) {
                         self.finish(code: code, reason: reason)
                         return
@@ -437,7 +488,8 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         return SessionInfo(
             session: session, userId: id, userName: data["user"]?["name"]?.stringValue ?? id,
             heartbeat: Int(min(max(data["heartbeat"]?.intValue ?? 20, 1), 3_600)), expiresAt: data["expiresAt"]?.intValue ?? 0,
-            resumed: data["resumed"]?.boolValue ?? false, rooms: data["rooms"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            resumed: data["resumed"]?.boolValue ?? false, rooms: data["rooms"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            nodes: data["nodes"]?.arrayValue?.compactMap { $0["signaling"]?.stringValue } ?? [])
     }
 
     // MARK: WebSocketDelegate (socket thread)
@@ -464,7 +516,10 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
             answer = .data(value["data"] ?? .object([:]))
         } else {
             let code = ErrorCode(rawValue: value["error"]?["code"]?.stringValue ?? "") ?? .internal
-            answer = .failure(.server(ProtocolError(code, value["error"]?["message"]?.stringValue ?? "")))
+            let host = value["error"]?["host"].flatMap { host in
+                host["node"]?.stringValue.map { ProtocolError.Host(node: $0, signaling: host["signaling"]?.stringValue) }
+            }
+            answer = .failure(.server(ProtocolError(code, value["error"]?["message"]?.stringValue ?? "", host: host)))
         }
         state.withLock { $0.pending.removeValue(forKey: re) }?.resume(returning: answer)
     }

@@ -11,8 +11,12 @@ public struct SessionInfo: Sendable, Equatable {
     public var resumed: Bool
     /// The rooms the user is still a member of.
     public var rooms: [String]
+    /// Where the live nodes of the server's cluster take connections (empty for a lone server).
+    public var nodes: [String]
 
-    public init(session: String, userId: String, userName: String, heartbeat: Int, expiresAt: Int64, resumed: Bool, rooms: [String]) {
+    public init(
+        session: String, userId: String, userName: String, heartbeat: Int, expiresAt: Int64, resumed: Bool, rooms: [String], nodes: [String] = []
+    ) {
         self.session = session
         self.userId = userId
         self.userName = userName
@@ -20,5 +24,6 @@ public struct SessionInfo: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.resumed = resumed
         self.rooms = rooms
+        self.nodes = nodes
     }
 }

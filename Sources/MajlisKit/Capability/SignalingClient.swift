@@ -23,4 +23,21 @@ public protocol SignalingClient: AnyObject, Sendable {
 
     /// Leaves every room (`bye`) and closes.
     func disconnect() async
+
+    /// Where the client is connected, or connects next.
+    var currentURL: String { get }
+
+    /// Takes the session to another node of the cluster (the one a room is on, as a `conflict`
+    /// names it): the connection closes and opens there, as a reconnect does, falling back to
+    /// the other nodes when that one cannot be reached. Returns where it is connected then.
+    /// Requests made meanwhile wait for it.
+    func move(to url: String) async throws(MajlisError) -> String
+}
+
+extension SignalingClient {
+    public var currentURL: String { "" }
+
+    public func move(to url: String) async throws(MajlisError) -> String {
+        throw MajlisError.misuse("this signaling client cannot move to another node")
+    }
 }

@@ -25,6 +25,7 @@ final class NodeRegistry: @unchecked Sendable {
     private let queue = DispatchQueue(label: "majlis.registry")
     private var timer: DispatchSourceTimer?
     private let failing = Atomic<Bool>(false)
+    private let known = Mutex<[NodeInfo]>([])
 
     init(redis: RedisClient, id: String, instance: String, lifetime: Int = 5_000, interval: Int = 1_000, logger: Logger) {
         self.redis = redis
@@ -55,6 +56,8 @@ final class NodeRegistry: @unchecked Sendable {
             }
             Thread.sleep(forTimeInterval: 0.25)
         }
+        let live = try nodes()
+        known.withLock { $0 = live }
     }
 
     /// Writes this node's entry every `interval` from now on.
@@ -83,11 +86,17 @@ final class NodeRegistry: @unchecked Sendable {
         guard let report else { return }
         do {
             try redis.command(["SET", key, try Self.encode(report()), "PX", String(lifetime)])
+            let live = try nodes()
+            known.withLock { $0 = live }
             if failing.exchange(false, ordering: .relaxed) { logger.info("cluster: the registry is reachable again") }
         } catch {
             if !failing.exchange(true, ordering: .relaxed) { logger.warning("cluster: cannot report to the registry (running rooms go on): \(error)") }
         }
     }
+
+    /// The live nodes as the last report found them (at most `interval` old), without asking
+    /// Redis: what a client is told it may connect to.
+    var lastKnown: [NodeInfo] { known.withLock { $0 } }
 
     /// Whether this node's last report reached the registry.
     var reachable: Bool { !failing.load(ordering: .relaxed) }

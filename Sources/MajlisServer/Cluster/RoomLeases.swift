@@ -56,7 +56,9 @@ final class RoomLeases: Sendable {
                 let current = try redis.command(["GET", key]).text ?? ""
                 let node = String(current.split(separator: " ").first ?? "")
                 let address = (try? registry.nodes())?.first { $0.id == node }?.signaling
-                throw ProtocolError(.conflict, "room \(id) is hosted on node \(node)\(address.map { " (\($0))" } ?? ""): connect there, or try again once it has moved")
+                throw ProtocolError(
+                    .conflict, "room \(id) is hosted on node \(node)\(address.map { " (\($0))" } ?? ""): connect there, or try again once it has moved",
+                    host: .init(node: node, signaling: address))
             }
         } catch let error as ProtocolError {
             throw error

@@ -533,11 +533,15 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             var expiresAt: Int64
             var resumed: Bool
             var rooms: [String]
+            struct Node: Encodable { var id: String; var signaling: String }
+            var nodes: [Node]?
         }
+        // In a cluster: the live nodes a client may connect to when this one goes away.
+        let nodes = context.registry.map { $0.lastKnown.map { HelloData.Node(id: $0.id, signaling: $0.signaling) } }
         let data = HelloData(
             session: sessionId, user: .init(id: claims.sub, name: DisplayName.clean(claims.name ?? claims.sub)),
             server: .init(version: Self.version, node: context.config.node), heartbeat: context.config.heartbeat,
-            expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted())
+            expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted(), nodes: nodes)
         session.send(WireEncoder.success(re: re, data: data))
     }
 
