@@ -232,6 +232,25 @@ import Testing
         return MetricsTests.value(String(decoding: data, as: UTF8.self), series)
     }
 
+    /// A bot given any node's address ends up in the room on the node that hosts it: refused with
+    /// `conflict` naming that node, it moves there and joins.
+    @Test func aBotStartingAtAnyNodeJoinsTheRoomWhereItIs() async throws {
+        let shared = try Self.sharedStore()
+        let host = try Self.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer { host.destroy() }
+        let other = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer { other.destroy() }
+        let huda = try await TestClient.signedIn(host, user: "huda")
+        _ = try await huda.call("room.join", room: "majlis", ["create": ["title": "Majlis"]])
+        let bot = try JoinBotTests.Bot(["--url", other.url, "--token", other.token("bot"), "--room", "majlis", "--seat", "2", "--duration", "30"])
+        defer { bot.interrupt() }
+        try await huda.event("member.joined", timeout: 30) { $0["data"]?["member"]?["id"] == "bot" }
+        try await huda.event("seat.updated", timeout: 30) { $0["data"]?["seats"]?.arrayValue?.contains { $0["user"] == "bot" } == true }
+        bot.interrupt()
+        let result = await bot.finish()
+        #expect(result.status == 0, "\(result.err)")
+    }
+
     /// `majlis join` bots in a room on a node that is killed (kill -9) come back by themselves on
     /// the other node: they reconnect to the node the first one named, wait out the dead node's
     /// lease, join the room there, the speaker takes its seat again and speaks, and the listener

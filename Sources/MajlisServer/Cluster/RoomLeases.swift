@@ -55,7 +55,7 @@ final class RoomLeases: Sendable {
             if try redis.command(["EVAL", Self.renewScript, "1", key, holder, String(lifetime)]) == .integer(0) {
                 let current = try redis.command(["GET", key]).text ?? ""
                 let node = String(current.split(separator: " ").first ?? "")
-                let address = (try? registry.nodes())?.first { $0.id == node }?.signaling
+                let address = (registry.lastKnown.first { $0.id == node } ?? (try? registry.nodes())?.first { $0.id == node })?.signaling
                 throw ProtocolError(
                     .conflict, "room \(id) is hosted on node \(node)\(address.map { " (\($0))" } ?? ""): connect there, or try again once it has moved",
                     host: .init(node: node, signaling: address))
