@@ -194,7 +194,7 @@ import Testing
     }
 
     /// A node that stops gives its rooms back at once; one killed without a goodbye holds them
-    /// until their leases lapse (four seconds): either way the next node a member asks opens
+    /// until their leases lapse (2.5 seconds): either way the next node a member asks opens
     /// the room from the store, as it was.
     @Test func aRoomMovesWhenItsNodeStopsOrDies() async throws {
         let shared = try Self.sharedStore()

@@ -149,13 +149,13 @@ public actor VoiceRoom {
     }
 
     /// How long (ms) a join waits for a room between nodes of a cluster: its node died and the
-    /// lease it held has yet to lapse (4 s), or it is being placed again.
+    /// lease it held has yet to lapse (2.5 s), or it is being placed again.
     static let placementWait: Int64 = 15_000
 
     /// Sends `room.join`. Where another node of the cluster hosts the room (`conflict` naming
     /// it), the session moves there and asks again; where that node cannot be reached (it just
-    /// died) or is not named, it asks again every half second until the room has been placed
-    /// again, for up to `placementWait`.
+    /// died) or is not named, it asks again every quarter second until the room has been
+    /// placed again, for up to `placementWait`.
     func sendJoin(create: RoomSettings?) async throws(MajlisError) -> RoomSnapshot {
         let deadline = clock.now() + Self.placementWait
         var unreachable: Set<String> = []
@@ -171,7 +171,7 @@ public actor VoiceRoom {
                     if try await signaling.move(to: url) != url { unreachable.insert(url) }
                     continue
                 }
-                do { try await clock.sleep(milliseconds: 500) } catch { throw MajlisError.misuse("the join was cancelled") }
+                do { try await clock.sleep(milliseconds: 250) } catch { throw MajlisError.misuse("the join was cancelled") }
             }
         }
     }

@@ -14,9 +14,9 @@ import Synchronization
 /// - When the connection drops it reconnects with backoff and `resume`, and reports
 ///   `.reconnected`; requests made meanwhile wait for it. Close codes 4001 (token), 4003
 ///   (kicked) and 4004 (replaced) end the session instead.
-/// - Where the server is a node of a cluster, its `hello` names the live nodes: a reconnect
-///   that cannot reach its node tries the others at once (each round of the backoff goes
-///   through them all), and `move(to:)` takes the session to the node a room is on.
+/// - Where the server is a node of a cluster, its `hello` and `ping` answers name the live
+///   nodes: a reconnect that cannot reach its node tries the others at once (each round of the
+///   backoff goes through them all), and `move(to:)` takes the session to the node a room is on.
 ///
 /// Thread-safe: all state is behind one lock; callbacks come on the socket thread.
 public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unchecked Sendable {
@@ -301,7 +301,13 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
                 do { try await clock.sleep(milliseconds: interval) } catch { return }
                 guard let self, self.state.withLock({ $0.connection === connection && $0.phase == .open }) else { return }
                 switch await self.send("ping", [:], rid: nil, timeout: interval) {
-                case .data: self.state.withLock { $0.missedPings = 0 }
+                case .data(let pong):
+                    // A cluster's answer lists its live nodes: the ones that joined since `hello` too.
+                    let nodes = pong["nodes"]?.arrayValue?.compactMap { $0["signaling"]?.stringValue } ?? []
+                    self.state.withLock { state in
+                        state.missedPings = 0
+                        for node in nodes where !state.candidates.contains(node) { state.candidates.append(node) }
+                    }
                 case .timeout:
                     let missed = self.state.withLock { state -> Int in
                         state.missedPings += 1
@@ -369,8 +375,10 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
 
     /// The current connection ended: end the session on a final code, otherwise reconnect.
     private func connectionEnded(_ connection: WebSocketConnection, code: UInt16?, reason: String) {
-        let action: Int = state.withLock { state in
-            guard state.connection === connection else { return 0 }
+        let action: Int? = state.withLock { state in
+            // One already replaced (a move, a heartbeat that gave up on it) ends late: what is
+            // pending now belongs to its successor.
+            guard state.connection === connection else { return nil }
             state.connection = nil
             if state.phase == .closed { return 0 }
             if let code, Self.isFinal(code) { return 2 }
@@ -380,6 +388,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
             }
             return 0
         }
+        guard let action else { return }
         failPending(with: nil)
         switch action {
         case 1:

@@ -4,8 +4,11 @@ import MajlisProtocol
 import Synchronization
 
 /// The rooms this node holds, each under a lease in Redis (`majlis:lease:ROOM`, naming the node,
-/// with a lifetime renewed every second) and a fence taken in the store: no room is loaded by two
-/// nodes at once, and a node that kept a room past its lease (paused, cut off) cannot write it.
+/// with a lifetime of 2.5 s renewed twice a second) and a fence taken in the store: no room is
+/// loaded by two nodes at once, and a node that kept a room past its lease (paused, cut off)
+/// cannot write it. The lifetime is what a node's death costs its rooms' members before another
+/// node may open them (with 4 s, members were back on their seats 4.3 s after a `kill -9`; with
+/// 2.5 s, see `majlis bench cluster`); a node stalled longer than that loses its rooms.
 ///
 /// - A room another live node holds is refused (`conflict`, naming that node and its address).
 /// - A renewal Redis answers "held by another node" loses the room at once (`lost`: the node
@@ -36,7 +39,7 @@ final class RoomLeases: Sendable {
     /// Lost rooms, and writes refused for a stale fence, since the start.
     let counted = Mutex<(lost: Int, fenced: Int)>((0, 0))
 
-    init(redis: RedisClient, registry: NodeRegistry, store: Store, logger: Logger, lifetime: Int = 4_000, interval: Int = 1_000) {
+    init(redis: RedisClient, registry: NodeRegistry, store: Store, logger: Logger, lifetime: Int = 2_500, interval: Int = 500) {
         self.redis = redis
         self.registry = registry
         self.store = store

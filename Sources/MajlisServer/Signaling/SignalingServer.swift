@@ -406,7 +406,11 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         case .hello:
             break
         case .ping:
-            session.send(WireEncoder.success(re: request.id, data: ["t": context.now()]))
+            struct Pong: Encodable {
+                var t: Int64
+                var nodes: [ClusterNode]?
+            }
+            session.send(WireEncoder.success(re: request.id, data: Pong(t: context.now(), nodes: clusterNodes())))
         case .renew(let token):
             renew(token, re: request.id, session: session, user: caller.id)
         case .bye:
@@ -533,16 +537,26 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             var expiresAt: Int64
             var resumed: Bool
             var rooms: [String]
-            struct Node: Encodable { var id: String; var signaling: String }
-            var nodes: [Node]?
+            var nodes: [ClusterNode]?
         }
-        // In a cluster: the live nodes a client may connect to when this one goes away.
-        let nodes = context.registry.map { $0.lastKnown.map { HelloData.Node(id: $0.id, signaling: $0.signaling) } }
+        let nodes = clusterNodes()
         let data = HelloData(
             session: sessionId, user: .init(id: claims.sub, name: DisplayName.clean(claims.name ?? claims.sub)),
             server: .init(version: Self.version, node: context.config.node), heartbeat: context.config.heartbeat,
             expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted(), nodes: nodes)
         session.send(WireEncoder.success(re: re, data: data))
+    }
+
+    /// A live node of the cluster, as `hello` and `ping` answers list them.
+    struct ClusterNode: Encodable {
+        var id: String
+        var signaling: String
+    }
+
+    /// In a cluster, the live nodes a client may connect to when this one goes away (as the last
+    /// report found them); nil for a lone server.
+    private func clusterNodes() -> [ClusterNode]? {
+        context.registry.map { $0.lastKnown.map { ClusterNode(id: $0.id, signaling: $0.signaling) } }
     }
 
     private func renew(_ token: String, re: Int64, session: Session, user: String) {
