@@ -251,11 +251,12 @@ import Testing
         #expect(result.status == 0, "\(result.err)")
     }
 
-    /// `majlis join` bots in a room on a node that is killed (kill -9) come back by themselves on
-    /// the other node: they reconnect to the node the first one named, wait out the dead node's
-    /// lease, join the room there, the speaker takes its seat again and speaks, and the listener
-    /// hears it again.
-    @Test func botsFollowTheirRoomToAnotherNodeWhenItsNodeDies() async throws {
+    /// `majlis join` bots in a room on a node that is killed (kill -9), or stopped (SIGTERM: it
+    /// gives its rooms back and closes its connections with 1001), come back by themselves on the
+    /// other node: they reconnect to the node the first one named, wait out a dead node's lease,
+    /// join the room there, the speaker takes its seat again and speaks, and the listener hears
+    /// it again.
+    @Test(arguments: [true, false]) func botsFollowTheirRoomToAnotherNodeWhenItsNodeGoes(killed byKill: Bool) async throws {
         let shared = try Self.sharedStore()
         let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer { survivor.destroy() }
@@ -281,7 +282,7 @@ import Testing
         }
 
         let killed = Date()
-        doomed.kill()
+        if byKill { doomed.kill() } else { #expect(doomed.terminate() == 0) }
         // The room opens on the survivor once the dead node's lease lapses; the bots join it
         // there by themselves, the speaker on its seat again.
         let omar = try await TestClient.signedIn(survivor, user: "omar")
@@ -303,7 +304,9 @@ import Testing
         // The listener is sent the speech: two seconds of packets forwarded to it.
         let before = await Self.metric(survivor, "majlis_media_packets_forwarded_total") ?? 0
         #expect(await eventually(within: 30) { (await Self.metric(survivor, "majlis_media_packets_forwarded_total") ?? 0) >= before + 100 })
-        print(String(format: "kill -9 of the room's node: both bots back in the room, the speaker on its seat, %.1f s after; heard on the new node %.1f s after", seated, speaking))
+        print(String(
+            format: "%@ of the room's node: both bots back in the room, the speaker on its seat, %.1f s after; heard on the new node %.1f s after",
+            byKill ? "kill -9" : "SIGTERM", seated, speaking))
         listener.interrupt()
         let finished = await listener.finish()
         #expect(finished.status == 0, "\(finished.err)")
