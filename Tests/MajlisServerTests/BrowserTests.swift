@@ -60,6 +60,41 @@ struct BrowserTests {
         return loudest
     }
 
+    /// A visitor who opens the app at a node of a cluster that does not host the room is taken to
+    /// the page of the node that does (its name kept) and joins the room there.
+    @Test func aVisitorAtAnotherNodeIsTakenToTheRoomsNode() async throws {
+        let shared = try ClusterTests.sharedStore()
+        func node(_ id: String) throws -> TestServer {
+            try TestServer(secret: shared.secret) { config in
+                config.webDirectory = Self.web
+                config.developmentKey = TestServer.key
+                config.redisURL = shared.redis
+                config.postgresURL = shared.postgres
+                config.node = id
+            }
+        }
+        let host = try node("node-a")
+        defer { host.destroy() }
+        let other = try node("node-b")
+        defer { other.destroy() }
+        let huda = try await TestClient.signedIn(host, user: "huda")
+        _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
+        let browser = try await Browser(microphone: nil)
+        try await Browser.closing([browser]) {
+            try await browser.open("http://127.0.0.1:\(other.server.port)/?room=salon")
+            try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+            try await browser.run(
+                "const form = document.querySelector('[data-form=join]'); form.elements.name.value = 'Omar'; form.requestSubmit();")
+            // On the room's node, the join form again, with the name given (the page is being
+            // replaced meanwhile: a look may fail).
+            let script = "return location.port === '\(host.server.port)' && document.querySelector('[data-form=join]')?.elements.name.value === 'Omar'"
+            #expect(await eventually { (try? await browser.run(script)) == .bool(true) }, "the join form on the room's node")
+            try await browser.run("document.querySelector('[data-form=join]').requestSubmit();")
+            try await browser.wait(for: "Omar in the room", "return window.majlis.page.step === 'room' && document.querySelector('[data-form=chat]') !== null")
+            try await huda.event("member.joined") { $0["data"]?["member"]?["name"] == "Omar" }
+        }
+    }
+
     @Test func aGuestAsksToSpeakIsAcceptedAndHeardThenHostMuted() async throws {
         try await RealTimeGate.exclusively {
             let server = try Self.server()

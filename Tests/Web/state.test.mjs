@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  initialState, applySnapshot, applyEvent, expectOwnChange, mySeat, micLive, addChat, roomIdFor, ownChangeWindow,
+  initialState, applySnapshot, applyEvent, expectOwnChange, mySeat, micLive, addChat, roomIdFor, ownChangeWindow, nodePage,
 } from '../../Web/app/state.js';
 
 function member(id, role = 'member', extra = {}) {
@@ -152,4 +152,12 @@ test('every word the pages use exists in every language', async () => {
   for (const mode of ['request', 'free']) used.add(`modeLabel.${mode}`);
   const missing = [...used].filter((key) => !hasKey(key));
   assert.deepEqual(missing, []);
+});
+
+test('a room on another node of a cluster is joined on that node\'s page', () => {
+  assert.equal(nodePage('ws://10.0.0.2:8082/v1/signal', 'majlis'), 'http://10.0.0.2:8082/?room=majlis');
+  assert.equal(nodePage('wss://node2.example.com/v1/signal', 'r-1', { lang: 'ar', name: 'Huda S' }), 'https://node2.example.com/?room=r-1&lang=ar&name=Huda+S');
+  assert.equal(nodePage('ws://10.0.0.2:8082/v1/signal', 'majlis', { lang: null }), 'http://10.0.0.2:8082/?room=majlis');
+  assert.equal(nodePage('not an address', 'majlis'), null);
+  assert.equal(nodePage('http://10.0.0.2:8082/', 'majlis'), null, 'only a signaling address');
 });

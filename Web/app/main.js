@@ -8,7 +8,7 @@ import { morph } from './morph.js';
 import { icon } from './icons.js';
 import { Identity } from './identity.js';
 import {
-  initialState, applySnapshot, applyEvent, addChat, expectOwnChange, mySeat, isModerator, nameOf, micLive, roomIdFor,
+  initialState, applySnapshot, applyEvent, addChat, expectOwnChange, mySeat, isModerator, nameOf, micLive, roomIdFor, nodePage,
 } from './state.js';
 import { languages, pickLanguage, translator, direction, missingKeys } from './i18n.js';
 
@@ -71,6 +71,7 @@ async function join(form, create = null) {
   } catch (error) {
     signal?.close();
     signal = null;
+    if (goToRoomsNode(error)) return;
     if (error instanceof SignalError && error.code === 'room_not_found' && !create) {
       page.step = 'create';
     } else {
@@ -79,6 +80,17 @@ async function join(form, create = null) {
     }
     render();
   }
+}
+
+// Where the room is on another node of the cluster (refused with `conflict` naming it): goes to
+// the room's page there, which joins it; false where it is not so.
+function goToRoomsNode(error) {
+  const there = error instanceof SignalError && error.code === 'conflict' && error.host?.signaling
+    ? nodePage(error.host.signaling, roomId, { lang: params.get('lang') ? language : null, name: identity.name }) : null;
+  if (!there || new URL(there).origin === location.origin) return false;
+  signal?.close();
+  location.assign(there);
+  return true;
 }
 
 async function connect(create) {
@@ -132,6 +144,7 @@ async function resync() {
     try {
       applySnapshot(state, await signal.request('room.join', { room: roomId }));
     } catch (joinError) {
+      if (goToRoomsNode(joinError)) return;
       finish(['closed', { reason: describe(joinError) }]);
       return;
     }

@@ -2,9 +2,11 @@
 // and reconnection with resume. Knows nothing of the page.
 
 export class SignalError extends Error {
-  constructor(code, message) {
+  // `host`: for `conflict` on a room another node of a cluster hosts, that node ({node, signaling}).
+  constructor(code, message, host = null) {
     super(message);
     this.code = code;
+    this.host = host;
   }
 }
 
@@ -84,7 +86,7 @@ export class Signal {
       const { resolve, reject } = this.pending.get(frame.re);
       this.pending.delete(frame.re);
       if (frame.ok) resolve(frame.data || {});
-      else reject(new SignalError(frame.error?.code || 'internal', frame.error?.message || 'request failed'));
+      else reject(new SignalError(frame.error?.code || 'internal', frame.error?.message || 'request failed', frame.error?.host || null));
     } else if (frame.ev) {
       this.handlers.event(frame);
     }

@@ -224,6 +224,23 @@ export function applyEvent(state, frame, roomId, now) {
   return out;
 }
 
+// The web app's page for `roomId` on the node of a cluster whose signaling is at `signaling`
+// (ws://HOST:PORT/v1/signal, or wss://), or null when that is not such an address: a room on
+// another node is joined there. `extra`: more of the page's query (lang, name), where given.
+export function nodePage(signaling, roomId, extra = {}) {
+  let url;
+  try {
+    url = new URL(String(signaling));
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return null;
+  const scheme = url.protocol === 'wss:' ? 'https:' : 'http:';
+  const query = new URLSearchParams({ room: roomId });
+  for (const [key, value] of Object.entries(extra)) if (value) query.set(key, value);
+  return `${scheme}//${url.host}/?${query}`;
+}
+
 // A room id from what a person typed: as it is when it is already a valid id, else one made
 // from the title (the same title always gives the same id, so others who type it meet there).
 export function roomIdFor(text) {
