@@ -6,12 +6,14 @@ extension RoomEngine {
     /// `.create` is not handled here (a room is created with `init`); it answers `room_exists`.
     public mutating func handle(_ command: RoomCommand, from caller: Caller, now: Int64) -> RoomOutcome {
         var out = RoomOutcome()
+        let seated = occupancy
         do {
             out.reply = .success(try apply(command, caller: caller, now: now, out: &out))
         } catch {
             // A failed command changes nothing: every op checks before it mutates.
             out = RoomOutcome(reply: .failure(error))
         }
+        saveSeats(ifChangedFrom: seated, &out)
         return out
     }
 

@@ -276,7 +276,9 @@ extension RoomEngine {
     /// Removes a member for good (the connection left without `room.leave`, e.g. `bye`).
     public mutating func drop(_ user: String, reason: String, now: Int64) -> RoomOutcome {
         var out = RoomOutcome()
+        let seated = occupancy
         removeMember(user, reason: reason, kicked: false, now: now, out: &out)
+        saveSeats(ifChangedFrom: seated, &out)
         return out
     }
 

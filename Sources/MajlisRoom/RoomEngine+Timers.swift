@@ -5,6 +5,7 @@ extension RoomEngine {
     /// removes members whose resume grace ran out.
     public mutating func tick(now: Int64) -> RoomOutcome {
         var out = RoomOutcome()
+        let seated = occupancy
         invites = invites.filter { $0.value.expiresAt > now }
         for id in requestOrder {
             guard let request = requests[id], request.createdAt + limits.requestLifetime <= now else { continue }
@@ -25,6 +26,7 @@ extension RoomEngine {
             }
         }
         flushMembersIfDue(now: now, out: &out)
+        saveSeats(ifChangedFrom: seated, &out)
         return out
     }
 

@@ -76,10 +76,12 @@ public struct RoomEngine: Sendable {
         self.limits = limits
     }
 
-    /// A room restored from the store, with no one in it.
+    /// A room restored from the store. Its seated members (`stored.occupants`) are back as
+    /// members away since `restoredAt`: each holds its seat for the resume grace, as after a
+    /// dropped connection, and a join within it finds the seat its own (nil: nobody is restored).
     public init(
         stored: StoredRoom, bans: [String: Int64], lastMsgId: Int64, recentChats: [(user: String, clientMsgId: String, msgId: Int64, ts: Int64)],
-        attributes: [String: AttributeValue] = [:], limits: RoomLimits = RoomLimits()
+        attributes: [String: AttributeValue] = [:], limits: RoomLimits = RoomLimits(), restoredAt: Int64? = nil
     ) {
         self.init(
             id: stored.id,
@@ -95,6 +97,32 @@ public struct RoomEngine: Sendable {
         self.lastMsgId = lastMsgId
         for chat in recentChats { rememberChat(user: chat.user, clientMsgId: chat.clientMsgId, msgId: chat.msgId, ts: chat.ts) }
         self.attributes = attributes.mapValues { AttributeRecord(value: $0.value, owner: $0.owner, deleteOnLeave: false) }
+        guard let restoredAt else { return }
+        for occupant in stored.occupants ?? [] where seats.indices.contains(occupant.seat) && seats[occupant.seat].state == .empty {
+            guard members[occupant.user] == nil, Identifier.isValid(occupant.user) else { continue }
+            members[occupant.user] = MemberRecord(
+                id: occupant.user, name: claimName(occupant.name, for: occupant.user, releasing: nil), avatar: occupant.avatar, grants: Grants(),
+                joinedAt: restoredAt, joinIndex: nextJoinIndex)
+            nextJoinIndex += 1
+            joinOrder.append(occupant.user)
+            seats[occupant.seat].state = .occupied
+            seats[occupant.seat].user = occupant.user
+            seats[occupant.seat].micOn = true
+            away[occupant.user] = restoredAt
+        }
+    }
+
+    /// Who sits where (seat index to user), as the store keeps it.
+    var occupancy: [Int: String] {
+        var taken: [Int: String] = [:]
+        for seat in seats { if seat.state == .occupied, let user = seat.user { taken[seat.index] = user } }
+        return taken
+    }
+
+    /// Asks the store to save the room when who sits where changed since `before`.
+    func saveSeats(ifChangedFrom before: [Int: String], _ out: inout RoomOutcome) {
+        guard occupancy != before, !out.effects.contains(.saveRoom), !out.effects.contains(.deleteRoom) else { return }
+        out.effects.append(.saveRoom)
     }
 
     /// What the store keeps of this room.
@@ -103,7 +131,12 @@ public struct RoomEngine: Sendable {
             id: id, title: title, owner: owner, mode: mode, seatCount: seats.count, announcement: announcement,
             chatMutedAll: chatMutedAll, createdAt: createdAt, maxMembers: maxMembers,
             lockedSeats: seats.filter { $0.state == .locked }.map(\.index),
-            mutedSeats: seats.filter(\.muted).map(\.index), admins: admins.sorted())
+            mutedSeats: seats.filter(\.muted).map(\.index), admins: admins.sorted(),
+            occupants: occupancy.isEmpty
+                ? nil
+                : occupancy.sorted { $0.key < $1.key }.map { seat, user in
+                    StoredRoom.Occupant(seat: seat, user: user, name: members[user]?.name ?? user, avatar: members[user]?.avatar ?? "")
+                })
     }
 
     /// The room's public settings and counters.

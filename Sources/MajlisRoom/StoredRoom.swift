@@ -1,7 +1,7 @@
 import MajlisProtocol
 
-/// The part of a room that survives restarts: settings, seat locks and mutes, admins.
-/// Bans and chat history are stored on their own.
+/// The part of a room that survives restarts: settings, seat locks and mutes, admins, and who
+/// sits where. Bans and chat history are stored on their own.
 public struct StoredRoom: Sendable, Equatable, Codable {
     public var id: String
     public var title: String
@@ -15,10 +15,29 @@ public struct StoredRoom: Sendable, Equatable, Codable {
     public var lockedSeats: [Int]
     public var mutedSeats: [Int]
     public var admins: [String]
+    /// Who held each occupied seat (nil or empty: nobody; rooms stored before seats were).
+    public var occupants: [Occupant]?
+
+    /// A member on a seat, as the store keeps it: back in the room after a restart or a move to
+    /// another node, it holds the seat for the resume grace.
+    public struct Occupant: Sendable, Equatable, Codable {
+        public var seat: Int
+        public var user: String
+        public var name: String
+        public var avatar: String
+
+        public init(seat: Int, user: String, name: String, avatar: String) {
+            self.seat = seat
+            self.user = user
+            self.name = name
+            self.avatar = avatar
+        }
+    }
 
     public init(
         id: String, title: String, owner: String, mode: RoomMode, seatCount: Int, announcement: String,
-        chatMutedAll: Bool, createdAt: Int64, maxMembers: Int, lockedSeats: [Int], mutedSeats: [Int], admins: [String]
+        chatMutedAll: Bool, createdAt: Int64, maxMembers: Int, lockedSeats: [Int], mutedSeats: [Int], admins: [String],
+        occupants: [Occupant]? = nil
     ) {
         self.id = id
         self.title = title
@@ -32,5 +51,6 @@ public struct StoredRoom: Sendable, Equatable, Codable {
         self.lockedSeats = lockedSeats
         self.mutedSeats = mutedSeats
         self.admins = admins
+        self.occupants = occupants
     }
 }

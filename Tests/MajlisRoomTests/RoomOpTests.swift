@@ -98,4 +98,34 @@ import Testing
         #expect(restored.lastMsgId == 42)
         #expect(restored.memberIds.isEmpty)
     }
+
+    /// Who sits where is stored (a seat change asks the store to save the room). Restored (after
+    /// a restart, or on another node), the seated members are back, away, each holding its seat
+    /// for the resume grace: one who joins again within it is on its seat at once, even in a
+    /// room where seats need the host's approval; one who does not is removed then, and its seat
+    /// freed and saved.
+    @Test func seatedMembersKeepTheirSeatsAcrossARestore() {
+        var room = RoomHarness()
+        room.join("a")
+        room.join("b")
+        #expect(room.ok("a", .takeSeat(index: 1)).effects.contains(.saveRoom))
+        #expect(room.ok("b", .takeSeat(index: 2)).effects.contains(.saveRoom))
+        room.ok("owner", .update(title: nil, announcement: nil, mode: .request, seatCount: nil))
+        #expect(room.engine.stored.occupants?.map(\.user) == ["a", "b"])
+
+        let restored = RoomEngine(stored: room.engine.stored, bans: [:], lastMsgId: 0, recentChats: [], restoredAt: room.now)
+        #expect(restored.memberIds == ["a", "b"] && restored.seats[1].user == "a" && restored.seats[2].user == "b")
+        #expect(RoomEngine(stored: room.engine.stored, bans: [:], lastMsgId: 0, recentChats: []).memberIds.isEmpty, "nobody without a time to restore them at")
+        room.engine = restored
+        #expect(room.engine.invariantViolations() == [])
+        room.now += 5_000
+        room.join("a")
+        #expect(room.seat(1).user == "a" && room.seat(1).micOn)
+        room.now += RoomLimits().resumeGrace
+        let outcome = room.engine.tick(now: room.now)
+        #expect(outcome.effects.contains(.memberRemoved(user: "b", kicked: false, reason: "timeout")))
+        #expect(outcome.effects.contains(.saveRoom))
+        #expect(room.seat(2).state == .empty && room.seat(1).user == "a")
+        #expect(room.engine.stored.occupants?.map(\.user) == ["a"])
+    }
 }

@@ -254,8 +254,9 @@ import Testing
     /// `majlis join` bots in a room on a node that is killed (kill -9), or stopped (SIGTERM: it
     /// gives its rooms back and closes its connections with 1001), come back by themselves on the
     /// other node: they reconnect to the node the first one named, wait out a dead node's lease,
-    /// join the room there, the speaker takes its seat again and speaks, and the listener hears
-    /// it again.
+    /// join the room there, the speaker is on the seat the host gave it (kept for it by the
+    /// store: the room needs the host's approval to sit) and speaks, and the listener hears it
+    /// again.
     @Test(arguments: [true, false]) func botsFollowTheirRoomToAnotherNodeWhenItsNodeGoes(killed byKill: Bool) async throws {
         let shared = try Self.sharedStore()
         let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
@@ -269,13 +270,15 @@ import Testing
         let doomed = try Self.process("node-a", shared, data: data)
         let watcher = try await TestClient.connect(doomed.url)
         _ = try await watcher.request("hello", ["token": .string(survivor.token("watcher"))])
-        _ = try await watcher.call("room.join", room: "hall", ["create": ["title": "Hall"]])
-        let speaker = try JoinBotTests.Bot(["--url", doomed.url, "--token", survivor.token("speaker"), "--room", "hall", "--seat", "1", "--mic", "tone:440", "--duration", "90"])
+        _ = try await watcher.call("room.join", room: "hall", ["create": ["title": "Hall", "mode": "request"]])
+        let speaker = try JoinBotTests.Bot(["--url", doomed.url, "--token", survivor.token("speaker"), "--room", "hall", "--request", "--mic", "tone:440", "--duration", "90"])
         let listener = try JoinBotTests.Bot(["--url", doomed.url, "--token", survivor.token("listener"), "--room", "hall", "--record", heard, "--duration", "90"])
         defer {
             speaker.interrupt()
             listener.interrupt()
         }
+        let asked = try await watcher.event("request.received") { $0["data"]?["request"]?["user"] == "speaker" }
+        _ = try await watcher.call("request.accept", room: "hall", ["requestId": asked["data"]?["request"]?["id"] ?? .null, "index": 0])
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
         try await watcher.event("speaker.levels", timeout: 30) { event in
             event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "speaker" && ($0["level"]?.intValue ?? 0) > 0 } == true

@@ -49,7 +49,9 @@ public enum RoomCommand: Sendable, Equatable {
 
     /// Whether the op may write to the store (room settings, seat locks and mutes, roles, bans,
     /// chat, attributes, the end of the room). A server keeps a copy of the room to roll back to only for
-    /// these; the randomized engine test checks no other op asks for a write.
+    /// these; the randomized engine test checks no other op asks for a write, but for who sits
+    /// where: a seat taken or left is saved after the fact (a failed save is logged, the seat
+    /// change stands: it is live state the store only keeps for a restart or a move).
     public var mayStore: Bool {
         switch self {
         case .create, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .muteAllSeats, .setRole, .transferOwner, .kickMember, .unban,

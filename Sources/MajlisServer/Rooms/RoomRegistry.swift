@@ -159,7 +159,7 @@ final class RoomRegistry: Sendable {
             }
             let engine = RoomEngine(
                 stored: loaded.stored, bans: loaded.bans, lastMsgId: loaded.lastMsgId, recentChats: loaded.recentChats,
-                attributes: loaded.attributes, limits: context.config.roomLimits)
+                attributes: loaded.attributes, limits: context.config.roomLimits, restoredAt: context.now())
             return RoomHost(engine: engine, fence: fence, context: context)
         } catch {
             context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
