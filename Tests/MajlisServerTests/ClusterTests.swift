@@ -321,6 +321,25 @@ import Testing
         #expect(await speaker.finish().status == 0)
     }
 
+    /// The server API of a node that does not host a room answers a call on it 409 `conflict`,
+    /// naming the node that does and where it is; made there, the call goes through.
+    @Test func theAPIOfAnotherNodeSaysWhereTheRoomIs() async throws {
+        let shared = try Self.sharedStore()
+        let host = try Self.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer { host.destroy() }
+        let other = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer { other.destroy() }
+        let huda = try await TestClient.signedIn(host, user: "huda")
+        _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
+        let refused = try await ServerAPITests.call(other, "POST", "/v1/rooms/salon/mute-chat", #"{"on": true}"#)
+        #expect(refused.status == 409 && refused.body["error"]?["code"] == "conflict", "\(refused.body)")
+        #expect(refused.body["error"]?["host"]?["node"] == "node-a")
+        #expect(refused.body["error"]?["host"]?["signaling"]?.stringValue == host.url)
+        let done = try await ServerAPITests.call(host, "POST", "/v1/rooms/salon/mute-chat", #"{"on": true}"#)
+        #expect(done.status == 200)
+        try await huda.event("room.updated") { $0["data"]?["room"]?["chatMutedAll"] == true }
+    }
+
     /// A node paused (SIGSTOP) past its room's lease: another node opens the room from the store.
     /// Woken (SIGCONT), the old node writes nothing for the room (its write is refused or never
     /// made), counts the loss, and lets the room's member go; nobody sees the unacknowledged

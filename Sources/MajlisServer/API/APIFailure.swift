@@ -10,7 +10,7 @@ struct APIFailure: Error {
 
     init(_ error: ProtocolError, status: UInt32? = nil, headers: [String: String] = [:]) {
         // Field names are the body's or the query's: the decoder's `args.` prefix is the protocol's.
-        self.error = ProtocolError(error.code, error.message.replacingOccurrences(of: "args.", with: ""))
+        self.error = ProtocolError(error.code, error.message.replacingOccurrences(of: "args.", with: ""), host: error.host)
         self.status = status ?? Self.status(of: error.code)
         self.headers = headers
         if self.status == 401 { self.headers["WWW-Authenticate"] = "Bearer" }
