@@ -47,7 +47,17 @@ import FoundationNetworking
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        // A process another test forks while the copy is still open for writing holds it open
+        // until it execs: then starting the copy fails with "text file busy" for a moment.
+        var started = false
+        for attempt in 1...20 where !started {
+            do {
+                try process.run()
+                started = true
+            } catch let error as NSError where attempt < 20 && (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY) {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
         defer {
             process.terminate()
             process.waitUntilExit()
