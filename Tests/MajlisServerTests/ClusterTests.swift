@@ -232,16 +232,24 @@ import Testing
         return MetricsTests.value(String(decoding: data, as: UTF8.self), series)
     }
 
+    /// Two nodes sharing a store (`node-a` and `node-b`), and Huda in `room`, made on the first.
+    static func twoNodes(withRoom room: String) async throws -> (host: TestServer, other: TestServer, huda: TestClient) {
+        let shared = try sharedStore()
+        let host = try node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        let other = try node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        let huda = try await TestClient.signedIn(host, user: "huda")
+        _ = try await huda.call("room.join", room: room, ["create": ["title": .string(room.capitalized)]])
+        return (host, other, huda)
+    }
+
     /// A bot given any node's address ends up in the room on the node that hosts it: refused with
     /// `conflict` naming that node, it moves there and joins.
     @Test func aBotStartingAtAnyNodeJoinsTheRoomWhereItIs() async throws {
-        let shared = try Self.sharedStore()
-        let host = try Self.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
-        defer { host.destroy() }
-        let other = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
-        defer { other.destroy() }
-        let huda = try await TestClient.signedIn(host, user: "huda")
-        _ = try await huda.call("room.join", room: "majlis", ["create": ["title": "Majlis"]])
+        let (host, other, huda) = try await Self.twoNodes(withRoom: "majlis")
+        defer {
+            host.destroy()
+            other.destroy()
+        }
         let bot = try JoinBotTests.Bot(["--url", other.url, "--token", other.token("bot"), "--room", "majlis", "--seat", "2", "--duration", "30"])
         defer { bot.interrupt() }
         try await huda.event("member.joined", timeout: 30) { $0["data"]?["member"]?["id"] == "bot" }
@@ -324,13 +332,11 @@ import Testing
     /// The server API of a node that does not host a room answers a call on it 409 `conflict`,
     /// naming the node that does and where it is; made there, the call goes through.
     @Test func theAPIOfAnotherNodeSaysWhereTheRoomIs() async throws {
-        let shared = try Self.sharedStore()
-        let host = try Self.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
-        defer { host.destroy() }
-        let other = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
-        defer { other.destroy() }
-        let huda = try await TestClient.signedIn(host, user: "huda")
-        _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
+        let (host, other, huda) = try await Self.twoNodes(withRoom: "salon")
+        defer {
+            host.destroy()
+            other.destroy()
+        }
         let refused = try await ServerAPITests.call(other, "POST", "/v1/rooms/salon/mute-chat", #"{"on": true}"#)
         #expect(refused.status == 409 && refused.body["error"]?["code"] == "conflict", "\(refused.body)")
         #expect(refused.body["error"]?["host"]?["node"] == "node-a")
