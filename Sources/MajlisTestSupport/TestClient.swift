@@ -158,9 +158,12 @@ public final class TestClient: WebSocketDelegate, Sendable {
         withRoom["room"] = .string(room)
         let answer = try await request(op, withRoom, rid: rid)
         if answer["ok"] == true { return answer["data"] ?? .null }
+        let host = answer["error"]?["host"]?["node"]?.stringValue.map {
+            ProtocolError.Host(node: $0, signaling: answer["error"]?["host"]?["signaling"]?.stringValue)
+        }
         throw ProtocolError(
             ErrorCode(rawValue: answer["error"]?["code"]?.stringValue ?? "") ?? .internal,
-            answer["error"]?["message"]?.stringValue ?? "\(answer)")
+            answer["error"]?["message"]?.stringValue ?? "\(answer)", host: host)
     }
 
     /// Waits for the first event named `name` (that `matching` accepts) and removes it from the

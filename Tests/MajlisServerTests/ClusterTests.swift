@@ -382,4 +382,88 @@ import Testing
             return MetricsTests.value(text, "majlis_cluster_rooms_lost_total") == 1 && MetricsTests.value(text, "majlis_cluster_rooms_held") == 0
         })
     }
+
+    /// The ids of the nodes `client`'s node names in its `ping` answers (its last report).
+    static func pingedNodes(_ client: TestClient) async -> Set<String> {
+        let answer = try? await client.request("ping")
+        return Set(answer?["data"]?["nodes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
+    }
+
+    /// A room open nowhere opens on the less loaded node: a node with a busy room sends a
+    /// member's new room to an idle node (`conflict` naming it, the room reserved for it), where
+    /// it opens; an operator's call opens a room where it is made.
+    @Test func aNewRoomOpensOnTheLessLoadedNode() async throws {
+        let (busy, idle, huda) = try await Self.twoNodes(withRoom: "majlis")
+        defer {
+            busy.destroy()
+            idle.destroy()
+        }
+        let omar = try await TestClient.signedIn(busy, user: "omar")
+        _ = try await omar.call("room.join", room: "majlis")
+        #expect(await eventually { await Self.pingedNodes(huda) == ["node-a", "node-b"] })
+
+        let layla = try await TestClient.signedIn(busy, user: "layla")
+        let sent = await #expect(throws: ProtocolError.self) { try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
+        #expect(sent?.code == .conflict && sent?.host?.node == "node-b" && sent?.host?.signaling == idle.url, "\(String(describing: sent))")
+        // Reserved for node-b: asked again at node-a meanwhile, the same answer.
+        let again = await #expect(throws: ProtocolError.self) { try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
+        #expect(again?.host?.node == "node-b")
+        let there = try await TestClient.signedIn(idle, user: "layla")
+        let snapshot = try await there.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
+        #expect(snapshot["room"]?["title"] == "Diwan")
+        let hosted = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "diwan") }
+        #expect(hosted?.host?.node == "node-b")
+
+        // The server API opens a room on the node it is called at, busy or not.
+        let made = try await ServerAPITests.call(busy, "POST", "/v1/rooms", #"{"id": "office", "title": "Office"}"#)
+        #expect(made.status == 201 || made.status == 200, "\(made.body)")
+        let refused = try await ServerAPITests.call(idle, "GET", "/v1/rooms/office")
+        #expect(refused.body["error"]?["host"]?["node"] == "node-a", "\(refused.body)")
+    }
+
+    /// `majlis admin drain` at one node drains another: it shows as draining, gives its room to
+    /// the other node, and the bot in it follows by itself, back on its seat; a member's new room
+    /// asked of the drained node opens elsewhere; the drained node hosts nothing.
+    @Test func drainingANodeMovesItsRoomsWithTheirMembersOnTheirSeats() async throws {
+        let (draining, other, huda) = try await Self.twoNodes(withRoom: "hall")
+        defer {
+            draining.destroy()
+            other.destroy()
+        }
+        let bot = try JoinBotTests.Bot(["--url", draining.url, "--token", draining.token("bot"), "--room", "hall", "--seat", "3", "--mic", "tone:440", "--duration", "90"])
+        defer { bot.interrupt() }
+        try await huda.event("seat.updated", timeout: 30) { $0["data"]?["seats"]?.arrayValue?.contains { $0["user"] == "bot" } == true }
+        #expect(await eventually { await Self.pingedNodes(huda) == ["node-a", "node-b"] })
+
+        let admin = try CommandLineTests().run([
+            "admin", "drain", "node-a", "--server", "http://127.0.0.1:\(other.server.port)", "--key", TestServer.key, "--secret", other.secret,
+        ])
+        #expect(admin.status == 0 && admin.output.contains("node node-a is drained"), "\(admin.output)\(admin.error)")
+        #expect(try await huda.closed() == CloseCode.goingAway.rawValue)
+        let nodes = try await Self.nodes(other)
+        let drained = nodes.first { $0["id"] == "node-a" }
+        #expect(drained?["state"] == "draining" && drained?["rooms"] == 0, "\(nodes)")
+
+        // The bot is back in the room on node-b, on its seat, speaking.
+        let omar = try await TestClient.signedIn(other, user: "omar")
+        var snapshot: JSONValue?
+        #expect(await eventually(within: 30) {
+            snapshot = try? await omar.call("room.join", room: "hall")
+            return snapshot != nil
+        })
+        #expect(await eventually(within: 30) {
+            snapshot = try? await omar.call("room.sync", room: "hall")
+            return snapshot?["seats"]?.arrayValue?[2]["user"] == "bot"
+        }, "\(String(describing: snapshot))")
+        try await omar.event("speaker.levels", timeout: 30) { event in
+            event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "bot" && ($0["level"]?.intValue ?? 0) > 0 } == true
+        }
+        // The drained node places what it is asked for elsewhere, and lists only node-b to clients.
+        let layla = try await TestClient.signedIn(draining, user: "layla")
+        let sent = await #expect(throws: ProtocolError.self) { try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
+        #expect(sent?.host?.node == "node-b", "\(String(describing: sent))")
+        #expect(await Self.pingedNodes(layla) == ["node-b"])
+        bot.interrupt()
+        #expect(await bot.finish().status == 0)
+    }
 }

@@ -91,6 +91,7 @@ extension APIRoute {
 
         APIRoute("GET", "webhooks/events") { try $0.listWebhooks($1) },
         APIRoute("GET", "nodes") { try $0.listNodes($1) },
+        APIRoute("POST", "nodes/{node}/drain") { try $0.drainNode($1) },
         APIRoute("POST", "webhooks/events/{event}/replay") { try $0.replayWebhook($1) },
     ]
 }
@@ -276,5 +277,37 @@ extension ServerAPI {
             var node: String
         }
         call.exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(Page(nodes: nodes, node: context.node.id)))))
+    }
+
+    /// Drains a node of the cluster (this one, or another through the registry): it takes no
+    /// new rooms and hands its rooms, with their members, to the other nodes.
+    func drainNode(_ call: APICall) throws {
+        let id = call.parameters["node"]
+        guard let registry = context.registry else {
+            throw APIFailure(ProtocolError(.unsupported, "this server is not a node of a cluster (it runs without --redis)"), status: 404)
+        }
+        if id == context.node.id {
+            context.drain()
+        } else {
+            let nodes: [NodeInfo]
+            do {
+                nodes = try registry.nodes()
+            } catch {
+                throw APIFailure(ProtocolError(.internal, "the cluster's registry cannot be reached now: \(error)"), status: 503)
+            }
+            guard let node = nodes.first(where: { $0.id == id }) else {
+                throw APIFailure(ProtocolError(.unsupported, "no live node \(id)"), status: 404)
+            }
+            do {
+                try registry.requestDrain(of: node)
+            } catch {
+                throw APIFailure(ProtocolError(.internal, "the cluster's registry cannot be reached now: \(error)"), status: 503)
+            }
+        }
+        struct Answer: Encodable {
+            var node: String
+            var state: NodeInfo.State
+        }
+        call.exchange.respond(HTTPResponse(status: 202, body: Array(WireEncoder.encode(Answer(node: id, state: .draining)))))
     }
 }

@@ -25,7 +25,7 @@ final class ServerAPI: Sendable {
 
     /// Whether `path` belongs to the API.
     static func owns(_ path: String) -> Bool {
-        path == "/v1/rooms" || path.hasPrefix("/v1/rooms/") || path.hasPrefix("/v1/webhooks/") || path == "/v1/nodes" || path == "/v1/openapi.yaml"
+        path == "/v1/rooms" || path.hasPrefix("/v1/rooms/") || path.hasPrefix("/v1/webhooks/") || path == "/v1/nodes" || path.hasPrefix("/v1/nodes/") || path == "/v1/openapi.yaml"
     }
 
     /// Handles one request; answers through the exchange.

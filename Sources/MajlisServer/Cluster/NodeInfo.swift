@@ -4,6 +4,8 @@ public struct NodeInfo: Codable, Sendable, Equatable {
     public enum State: String, Codable, Sendable {
         /// Serves its rooms and takes new ones.
         case active
+        /// Gives its rooms to other nodes and takes none (`majlis admin drain`, or stopping).
+        case draining
     }
 
     /// The node's id (`majlis serve --node`).

@@ -10,9 +10,11 @@ import Synchronization
 /// Redis holds only what the nodes can write again: when it is unreachable, running rooms are
 /// not touched, reports fail (logged once per outage) and resume when it is back.
 final class NodeRegistry: @unchecked Sendable {
-    // Audited: `timer` and `report` are set by `join` and `start`, called once from the
-    // server's start before anything reads them, and `timer` cancelled by `stop`.
+    // Audited: `timer`, `report` and `drainAsked` are set by `join` and `start`, called once
+    // from the server's start before anything reads them, and `timer` cancelled by `stop`.
     static let keyPrefix = "majlis:node:"
+    /// `majlis:drain:ID` holds the instance an operator asked to drain (`requestDrain`).
+    static let drainPrefix = "majlis:drain:"
 
     let redis: RedisClient
     let id: String
@@ -21,6 +23,7 @@ final class NodeRegistry: @unchecked Sendable {
     let lifetime: Int
     let interval: Int
     private var report: (@Sendable () -> NodeInfo)?
+    private var drainAsked: (@Sendable () -> Void)?
     private let logger: Logger
     private let queue = DispatchQueue(label: "majlis.registry")
     private var timer: DispatchSourceTimer?
@@ -60,8 +63,10 @@ final class NodeRegistry: @unchecked Sendable {
         known.withLock { $0 = live }
     }
 
-    /// Writes this node's entry every `interval` from now on.
-    func start() {
+    /// Writes this node's entry every `interval` from now on, and calls `drainAsked` (on a
+    /// queue of its own) when an operator asks this node to drain.
+    func start(drainAsked: @escaping @Sendable () -> Void) {
+        self.drainAsked = drainAsked
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
         timer.setEventHandler { [weak self] in self?.write() }
@@ -81,11 +86,25 @@ final class NodeRegistry: @unchecked Sendable {
         }
     }
 
-    /// Writes this node's entry now.
-    func write() {
+    /// Writes this node's entry now, in turn with the timer's writes.
+    func publish() {
+        queue.sync { write() }
+    }
+
+    /// Asks `node` (a live node other than this one) to drain: it finds the request at its next
+    /// report. For that process only: a node restarted since is not drained.
+    func requestDrain(of node: NodeInfo) throws {
+        try redis.command(["SET", Self.drainPrefix + node.id, node.instance, "PX", String(60_000)])
+    }
+
+    private func write() {
         guard let report else { return }
         do {
             try redis.command(["SET", key, try Self.encode(report()), "PX", String(lifetime)])
+            if case .string(let asked) = try redis.command(["GET", Self.drainPrefix + id]), asked == instance {
+                try redis.command(["DEL", Self.drainPrefix + id])
+                if let drainAsked { DispatchQueue.global().async(execute: drainAsked) }
+            }
             let live = try nodes()
             known.withLock { $0 = live }
             if failing.exchange(false, ordering: .relaxed) { logger.info("cluster: the registry is reachable again") }

@@ -12,6 +12,7 @@ final class NodeStatus: Sendable {
     let startedAt: Int64
     private let addresses = Mutex<(signaling: String, media: String)>(("", ""))
     private let previous = Mutex<(at: Double, cpu: Double, forwarded: Int)?>(nil)
+    private let drainingFlag = Atomic<Bool>(false)
 
     init(id: String, startedAt: Int64) {
         self.id = id
@@ -22,6 +23,18 @@ final class NodeStatus: Sendable {
     /// Where clients reach this node (known once it listens).
     func listening(signaling: String, media: String) {
         addresses.withLock { $0 = (signaling, media) }
+    }
+
+    /// Whether this node gives its rooms away and takes none.
+    var draining: Bool { drainingFlag.load(ordering: .relaxed) }
+
+    /// Marks this node draining; false if it already was.
+    func startDraining() -> Bool { !drainingFlag.exchange(true, ordering: .relaxed) }
+
+    /// This node as placement weighs it, now, and whether it takes rooms.
+    func placement(_ context: ServerContext) -> (candidate: RoomPlacement.Candidate, mayHost: Bool) {
+        let hosts = context.rooms.all
+        return (.init(id: id, members: hosts.reduce(0) { $0 + $1.memberCount }, rooms: hosts.count), !draining)
     }
 
     /// This node's entry now, with its load from `context`.
@@ -37,7 +50,7 @@ final class NodeStatus: Sendable {
         }
         let (signaling, media) = addresses.withLock { $0 }
         return NodeInfo(
-            id: id, instance: instance, signaling: signaling, media: media, state: .active, rooms: hosts.count,
+            id: id, instance: instance, signaling: signaling, media: media, state: draining ? .draining : .active, rooms: hosts.count,
             members: hosts.reduce(0) { $0 + $1.memberCount }, packetsPerSecond: (rates.packets * 10).rounded() / 10,
             cpu: (rates.cpu * 1000).rounded() / 1000, startedAt: startedAt, reportedAt: context.now())
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MajlisProtocol
+import MajlisTransport
 import Synchronization
 
 /// The rooms this node holds, each under a lease in Redis (`majlis:lease:ROOM`, naming the node,
@@ -11,6 +12,11 @@ import Synchronization
 /// 2.5 s, see `majlis bench cluster`); a node stalled longer than that loses its rooms.
 ///
 /// - A room another live node holds is refused (`conflict`, naming that node and its address).
+/// - A room open nowhere that a member asks for is placed (`RoomPlacement`): kept here, or
+///   refused with `conflict` naming the node chosen for it, which a hint in Redis
+///   (`majlis:place:ROOM`, for 5 s) reserves it for, so that every node asked meanwhile sends its
+///   members to the same node. A hint naming a node that has not reported for two registry
+///   intervals (it died) or that now drains is passed over.
 /// - A renewal Redis answers "held by another node" loses the room at once (`lost`: the node
 ///   stops serving it). A renewal that cannot reach Redis keeps the room: in a Redis outage no
 ///   other node can take it, and if only this node is cut off, the node that takes the room takes
@@ -19,6 +25,9 @@ import Synchronization
 ///   rebuilt from the nodes.
 final class RoomLeases: Sendable {
     static let keyPrefix = "majlis:lease:"
+    static let hintPrefix = "majlis:place:"
+    /// How long (ms) a room's hint keeps it for the node chosen.
+    static let hintLifetime = 5_000
 
     private let redis: RedisClient
     private let registry: NodeRegistry
@@ -35,6 +44,9 @@ final class RoomLeases: Sendable {
     private nonisolated(unsafe) var timer: DispatchSourceTimer?
     private let unreachable = Atomic<Bool>(false)
     private let lost = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// This node's load now, and whether it may take rooms (it is not draining).
+    private let here = Mutex<(@Sendable () -> (candidate: RoomPlacement.Candidate, mayHost: Bool))?>(nil)
+    private let placement = Mutex(RoomPlacement())
 
     /// Lost rooms, and writes refused for a stale fence, since the start.
     let counted = Mutex<(lost: Int, fenced: Int)>((0, 0))
@@ -49,20 +61,45 @@ final class RoomLeases: Sendable {
         self.interval = interval
     }
 
-    /// Takes room `id` for this node; returns the fence its writes must carry.
-    func acquire(_ id: String) throws(ProtocolError) -> Int64 {
+    /// Takes room `id` for this node; returns the fence its writes must carry. With `placing`
+    /// (a member asks for it), or on a draining node, a room open nowhere may be placed on
+    /// another node instead (`conflict` naming it); else (an operator's call, or this node's own
+    /// work) this node takes it.
+    func acquire(_ id: String, placing: Bool = false) throws(ProtocolError) -> Int64 {
         let key = Self.keyPrefix + id
         do {
             // Taken when free (or already this node's) in one step: nobody can take it between
             // a look and a write.
-            if try redis.command(["EVAL", Self.renewScript, "1", key, holder, String(lifetime)]) == .integer(0) {
-                let current = try redis.command(["GET", key]).text ?? ""
-                let node = String(current.split(separator: " ").first ?? "")
-                let address = (registry.lastKnown.first { $0.id == node } ?? (try? registry.nodes())?.first { $0.id == node })?.signaling
-                throw ProtocolError(
-                    .conflict, "room \(id) is hosted on node \(node)\(address.map { " (\($0))" } ?? ""): connect there, or try again once it has moved",
-                    host: .init(node: node, signaling: address))
+            let answer: RedisClient.Reply
+            // A draining node places every room it is asked for, as it may keep none.
+            if let here = here.withLock({ $0 }).map({ $0() }), placing || !here.mayHost {
+                let (me, mayHost) = here
+                let others = registry.lastKnown.filter { $0.id != registry.id && $0.state == .active }
+                    .map { RoomPlacement.Candidate(id: $0.id, members: $0.members, rooms: $0.rooms) }
+                var random = SystemRandomNumberGenerator()
+                let now = MonotonicClock.wholeMilliseconds()
+                let chosen = placement.withLock { $0.choose(now: now, me: me, mayHost: mayHost, others: others, random: &random) }
+                answer = try redis.command([
+                    "EVAL", Self.placeScript, "2", key, Self.hintPrefix + id, holder, String(lifetime), registry.id, chosen,
+                    mayHost ? "1" : "0", String(Self.hintLifetime), NodeRegistry.keyPrefix, String(registry.lifetime - 2 * registry.interval),
+                ])
+            } else {
+                answer = try redis.command(["EVAL", Self.renewScript, "1", key, holder, String(lifetime)])
             }
+            var verdict: Int64?
+            var named = ""
+            switch answer {
+            case .integer(let value): verdict = value
+            case .array(let parts):
+                if case .integer(let value)? = parts.first { verdict = value }
+                named = parts.dropFirst().first?.text ?? ""
+            default: break
+            }
+            if verdict == 0 {
+                let current = try redis.command(["GET", key]).text ?? ""
+                throw refusal(id, node: String(current.split(separator: " ").first ?? ""), opening: false)
+            }
+            if verdict == 3 { throw refusal(id, node: named, opening: true) }
         } catch let error as ProtocolError {
             throw error
         } catch {
@@ -80,6 +117,16 @@ final class RoomLeases: Sendable {
         }
     }
 
+    /// `conflict` for room `id`, which `node` hosts (or is chosen to open).
+    private func refusal(_ id: String, node: String, opening: Bool) -> ProtocolError {
+        let address = (registry.lastKnown.first { $0.id == node } ?? (try? registry.nodes())?.first { $0.id == node })?.signaling
+        let place = "node \(node)\(address.map { " (\($0))" } ?? "")"
+        return ProtocolError(
+            .conflict,
+            opening ? "room \(id) opens on \(place): connect there" : "room \(id) is hosted on \(place): connect there, or try again once it has moved",
+            host: .init(node: node, signaling: address))
+    }
+
     /// Gives room `id` up (unloaded or ended here): another node may take it at once.
     func release(_ id: String) {
         guard leases.withLock({ $0.removeValue(forKey: id) }) != nil else { return }
@@ -93,8 +140,10 @@ final class RoomLeases: Sendable {
     }
 
     /// Renews every lease each `interval`; `lost` is told of each room this node must stop serving.
-    func start(lost: @escaping @Sendable (String) -> Void) {
+    /// `here` tells this node's load and whether it takes rooms, for placing them.
+    func start(here: @escaping @Sendable () -> (candidate: RoomPlacement.Candidate, mayHost: Bool), lost: @escaping @Sendable (String) -> Void) {
         self.lost.withLock { $0 = lost }
+        self.here.withLock { $0 = here }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
         timer.setEventHandler { [weak self] in self?.renew() }
@@ -141,6 +190,33 @@ final class RoomLeases: Sendable {
         if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
         if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
         return 0
+        """
+
+    /// `acquire` with placement: renews (1) or refuses (0, the holder) as `renewScript`; a free
+    /// lease goes to the node the hint names, or else to the node chosen (ARGV[4]), or else to
+    /// this node (ARGV[3]), each only while usable: this node if it may host (ARGV[5]), another
+    /// if its registry entry was written lately (time to live above ARGV[8]). Taken here: 2;
+    /// reserved for another node: 3 and its id.
+    static let placeScript = """
+        local v = redis.call('GET', KEYS[1])
+        if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return {1} end
+        if v then return {0, v} end
+        local function usable(node)
+          if node == ARGV[3] then return ARGV[5] == '1' end
+          return redis.call('PTTL', ARGV[7] .. node) > tonumber(ARGV[8])
+        end
+        local target = redis.call('GET', KEYS[2])
+        if not target or not usable(target) then
+          target = ARGV[4]
+          if not usable(target) then target = ARGV[3] end
+        end
+        if target == ARGV[3] then
+          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+          redis.call('DEL', KEYS[2])
+          return {2}
+        end
+        redis.call('SET', KEYS[2], target, 'PX', ARGV[6])
+        return {3, target}
         """
 
     static let releaseScript = """

@@ -245,14 +245,18 @@ final class RoomHost: @unchecked Sendable {
         }
     }
 
-    /// Stops serving the room: another node holds it now. Requests that still reach this host go
-    /// to the registry (which answers where the room is); members are disconnected, to connect
-    /// again (1001, as a server stopping does). Nothing is written: the room is not this node's.
-    func relinquish() {
+    /// Stops serving the room: another node holds it now, or (`handOver`: this node drains)
+    /// this node gives its lease back for another to take, once everything queued before has
+    /// run. Requests that still reach this host go to the registry (which answers where the
+    /// room is); members are disconnected, to connect again (1001, as a server stopping does)
+    /// and find it on its next node. Nothing is written: what is stored (seats included) is what
+    /// the next node opens.
+    func relinquish(handOver: Bool = false) {
         queue.async { [self] in
             guard !ended, !unloaded else { return }
             unloaded = true
             context.rooms.remove(id, host: self)
+            if handOver { context.leases?.release(id) }
             var connections: [WebSocketConnection] = []
             for user in engine.memberIds {
                 context.media.leave(room: id, user: user)

@@ -28,6 +28,9 @@ final class RoomRegistry: Sendable {
 
     private struct Waiter {
         var creation: Creation?
+        /// A member asks (`room.join`, `room.create`): a room open nowhere may be placed on
+        /// another node (`RoomLeases`).
+        var placing: Bool
         var body: Body
     }
 
@@ -45,19 +48,20 @@ final class RoomRegistry: Sendable {
 
     /// Hands `body` the room `id`: at once (on this thread) when it is in memory, else from the
     /// loader queue once it is loaded or, as `creation` allows, created; `room_not_found` when
-    /// there is none.
-    func withHost(_ id: String, creation: Creation? = nil, context: ServerContext, _ body: @escaping Body) {
+    /// there is none. In a cluster, with `placing`, a room open nowhere may be placed on another
+    /// node (`conflict` naming it).
+    func withHost(_ id: String, creation: Creation? = nil, placing: Bool = false, context: ServerContext, _ body: @escaping Body) {
         enum Next { case ready(RoomHost), queued, start }
         let next: Next = entries.withLock { entries in
             switch entries[id] {
             case .ready(let host)?:
                 return .ready(host)
             case .loading(var waiters)?:
-                waiters.append(Waiter(creation: creation, body: body))
+                waiters.append(Waiter(creation: creation, placing: placing, body: body))
                 entries[id] = .loading(waiters)
                 return .queued
             case nil:
-                entries[id] = .loading([Waiter(creation: creation, body: body)])
+                entries[id] = .loading([Waiter(creation: creation, placing: placing, body: body)])
                 return .start
             }
         }
@@ -132,7 +136,7 @@ final class RoomRegistry: Sendable {
             do throws(ProtocolError) {
                 if !loaded {
                     // In a cluster, the room is this node's alone before anything of it is read.
-                    if fence == nil { fence = try context.leases?.acquire(id) }
+                    if fence == nil { fence = try context.leases?.acquire(id, placing: waiter.placing) }
                     host = try load(id, fence: fence, context: context)
                     loaded = true
                 }

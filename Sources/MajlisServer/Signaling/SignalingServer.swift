@@ -143,8 +143,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 started.store(false, ordering: .sequentiallyConsistent)
                 throw error
             }
-            registry.start()
-            context.leases?.start { [context] room in context.rooms.relinquish(room) }
+            registry.start(drainAsked: { [context] in context.drain() })
+            context.leases?.start(here: { [context] in context.node.placement(context) }) { [context] room in context.rooms.relinquish(room) }
         }
         context.media.start()
         context.webhooks?.start()
@@ -162,6 +162,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         sweeper?.cancel()
         timerQueue.sync {}  // a sweep under way finishes before anything it uses stops
+        // A node of a cluster hands its rooms over first: leases given back before members
+        // are let go, so the node each connects to next opens its room at once.
+        context.drain()
+        context.handOverRooms(force: true)
         for host in context.rooms.all { host.drain() }
         let open = sessions.withLock { Array($0.values) }
         for session in open { session.connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down") }
@@ -465,6 +469,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let ownedLimit = caller.grants.admin ? nil : context.config.maxRoomsPerUser
         var creation: RoomRegistry.Creation?
         var effective = command
+        // A member's join may open the room on another, less loaded node.
+        var placing = true
         switch command {
         case .create(let settings):
             guard caller.grants.create else { return fail(ProtocolError(.forbidden, "your token does not grant create")) }
@@ -474,7 +480,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             guard caller.grants.join else { return fail(ProtocolError(.forbidden, "your token does not grant join")) }
             creation = create.map { .init(settings: $0, owner: caller.id, ownedLimit: ownedLimit, mustBeNew: false, allowed: caller.grants.create) }
         default:
-            break
+            placing = false
         }
         // A room in memory is handed over at once; one to load or create waits for the loader
         // (the store is never touched on this thread).
@@ -482,7 +488,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let re = request.id
         let rid = request.rid
         let command = effective
-        context.rooms.withHost(roomId, creation: creation, context: context) { result in
+        context.rooms.withHost(roomId, creation: creation, placing: placing, context: context) { result in
             switch result {
             case .success(let host):
                 host.perform(re: re, op: op, rid: rid, command: command, session: session, caller: caller, receivedAt: received)
@@ -556,7 +562,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// In a cluster, the live nodes a client may connect to when this one goes away (as the last
     /// report found them); nil for a lone server.
     private func clusterNodes() -> [ClusterNode]? {
-        context.registry.map { $0.lastKnown.map { ClusterNode(id: $0.id, signaling: $0.signaling) } }
+        context.registry.map { $0.lastKnown.filter { $0.state == .active }.map { ClusterNode(id: $0.id, signaling: $0.signaling) } }
     }
 
     private func renew(_ token: String, re: Int64, session: Session, user: String) {
@@ -614,6 +620,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         let swept = context.rooms.needingSweep
         for host in swept { host.tickIfDue(now: now) }
+        // A draining node hands over rooms it still has, once another node can take them.
+        if context.node.draining, !context.rooms.all.isEmpty { context.handOverRooms(force: false) }
         // Speaker levels, at most four times a second; one empty report when a room falls silent.
         let levels = context.media.takeLevels()
         for room in Set(levels.keys).union(roomsWithLevels) {

@@ -25,6 +25,8 @@ enum AdminCommand {
           webhooks [--state pending|delivered|failed] [--room ROOM]
           replay EVENT                            post a webhook event again
           nodes                                   the cluster's live nodes, their addresses and load
+          drain NODE [--no-wait]                  move the node's rooms and members to other nodes; it takes no
+                                                  new rooms (until restarted). Waits until it hosts none (60 s at most)
         --server defaults to http://127.0.0.1:7880. The token needs the admin grant; without --token, one is
         minted for user "admin" from --key and --secret, or from the development key in --data (default
         ./majlis-data) when the server runs in development mode. --json prints the API's answer as it came.
@@ -33,7 +35,7 @@ enum AdminCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments, switches: ["json", "off", "members-may-unmute"])
+        var args = try Arguments(arguments, switches: ["json", "off", "members-may-unmute", "no-wait"])
         if args.wantsHelp {
             say(help)
             return 0
@@ -164,6 +166,32 @@ enum AdminCommand {
                 }
                 say(rows.isEmpty ? "no live nodes" : table(rows))
             }
+        case "drain":
+            try need(1, "NODE")
+            let wait = !args.flag("no-wait")
+            try args.rejectUnknown()
+            answer = try client.call("POST", path("nodes", words[0], "drain"))
+            guard wait else {
+                if !json { say("node \(words[0]) drains") }
+                break
+            }
+            let started = Date()
+            var left = -1
+            while Date().timeIntervalSince(started) < 60 {
+                let nodes = try client.call("GET", "/v1/nodes")["nodes"]?.arrayValue ?? []
+                guard let node = nodes.first(where: { $0["id"]?.stringValue == words[0] }) else {
+                    left = 0  // gone: stopped after draining
+                    break
+                }
+                left = node["state"] == "draining" ? Int(node["rooms"]?.intValue ?? 0) : -1
+                if left == 0 { break }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            guard left == 0 else {
+                throw Arguments.Failure(
+                    description: "node \(words[0]) still hosts \(max(left, 0)) rooms after 60 s: is another node active to take them? (majlis admin nodes)")
+            }
+            if !json { say("node \(words[0]) is drained: it hosts no rooms (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)") }
         default:
             throw Arguments.Failure(description: "unknown admin command '\(command)'\n\(help)")
         }
