@@ -64,7 +64,12 @@ export class Signal {
           return;
         }
         this.handlers.state('reconnecting', { code: close.code });
-        const delay = Math.min(10000, 500 * 2 ** this.attempt++) * (0.75 + Math.random() / 2);
+        // 1001: the server goes away (it stops, or its node hands the room on): come back at once,
+        // within 50 ms so a whole room does not arrive in the same instant.
+        const delay = close.code === 1001 && this.attempt === 0
+          ? Math.random() * 50
+          : Math.min(10000, 500 * 2 ** this.attempt) * (0.75 + Math.random() / 2);
+        this.attempt++;
         setTimeout(() => this.open(true).catch((error) => this.handlers.state('closed', { reason: error.message })), delay);
       };
     });

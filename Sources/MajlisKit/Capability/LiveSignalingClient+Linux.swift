@@ -11,7 +11,8 @@ import Synchronization
 /// - Requests time out after `requestTimeout` and are retried, up to 3 tries in all, with the
 ///   same `rid`, so a retry never doubles a chat message or a seat change.
 /// - It pings every half heartbeat; two unanswered pings count as a dead connection.
-/// - When the connection drops it reconnects with backoff and `resume`, and reports
+/// - When the connection drops it reconnects with backoff (the first try within 50 ms when the
+///   server closed with 1001, going away) and `resume`, and reports
 ///   `.reconnected`; requests made meanwhile wait for it. Close codes 4001 (token), 4003
 ///   (kicked) and 4004 (replaced) end the session instead.
 /// - Where the server is a node of a cluster, its `hello` and `ping` answers name the live
@@ -394,7 +395,10 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         case 1:
             logger.info("connection lost (\(reason)); reconnecting")
             broadcast(.connectionLost(reason: reason))
-            reconnect()
+            // A server that says it goes away (it stops, or its node hands the room to another)
+            // is left at once, for another node or for it to send the room on: within 50 ms, so
+            // a whole room does not arrive in the same instant.
+            reconnect(at: code == CloseCode.goingAway.rawValue ? Int64.random(in: 0...50) : nil)
         case 2:
             finish(code: code, reason: reason)
         default:

@@ -98,9 +98,10 @@ final class WebhookDispatcher: Sendable {
 
     private func post(_ delivery: Store.PendingWebhook) {
         // Another node sharing the outbox may have read it too: only the one whose claim lands
-        // posts it. The claim outlasts a post (its timeout) by a margin.
+        // posts it. The claim outlasts a post (its timeout) by a margin for the nodes' clocks to
+        // differ by; a node that dies while posting holds the room's events back that long.
         do {
-            guard try store.claimWebhook(delivery, until: clock() + Int64(settings.timeout * 1000) + 30_000) else { return }
+            guard try store.claimWebhook(delivery, until: clock() + Int64(settings.timeout * 1000) + 5_000) else { return }
         } catch {
             logger.error("webhooks: the outbox could not be written: \(error)")
             return

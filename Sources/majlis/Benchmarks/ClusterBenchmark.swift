@@ -10,16 +10,25 @@ import MajlisProtocol
 /// listener (the SDK, in this process) are in a room on one of them; that node is killed.
 enum ClusterBenchmark {
     static let help = """
-        usage: majlis bench cluster --postgres URL --redis URL [--runs N]
-        Starts two nodes (`majlis serve --postgres URL --redis URL`, children of this process) on the given
-        PostgreSQL database and Redis server (scripts/cluster's are postgres://majlis@127.0.0.1:8180/majlis and
-        redis://127.0.0.1:8181). In each run a speaker (a 440 Hz tone, on a seat) joins a room at the first node;
-        a listener joins it through the second node (refused with `conflict`, the SDK moves to the room's node:
-        the time of that join, from connecting to the room's snapshot, is printed beside the same at the room's
-        node directly); once the listener hears the speaker, the room's node is killed (SIGKILL). Printed per
-        run: the time from the kill until the speaker holds its seat again on the other node, and until the
-        listener hears it again; then the median and the largest over --runs (default 10), each run on two new
-        nodes.
+        usage: majlis bench cluster --postgres URL --redis URL [--runs N] [--storm-rooms N] [--storm-members N]
+                                    [--burst N] [--only failover|drain|storm|webhooks]
+        Starts nodes (`majlis serve --postgres URL --redis URL`, children of this process) on the given PostgreSQL
+        database and Redis server (give it a Redis database no running cluster uses, like redis://127.0.0.1:8181/7
+        beside scripts/cluster's). Four parts, each on nodes of its own:
+        failover: in each of --runs runs (default 10) a speaker (a 440 Hz tone, on a seat) joins a room at the first
+          of two nodes; a listener joins it through the second (refused with `conflict`, the SDK moves to the room's
+          node: that join's time is printed beside the same join made at the room's node); once the listener hears
+          the speaker, the room's node is killed (SIGKILL). Printed: the time from the kill until the speaker holds
+          its seat again on the other node, and until the listener hears it again; the median and the largest.
+        drain: the same, with the room's node drained (POST /v1/nodes/NODE/drain at the other node) instead.
+        storm: --storm-rooms rooms (default 100) of --storm-members members (default 10) join at once, spread over
+          three nodes as a load balancer would (member i at node i mod 3), each following its room to where it is
+          placed; then the same crowd at one node. Three runs of each, alternating: joins per second, join time
+          p50/p99 (from connecting to the snapshot, moves included), and how the rooms spread over the nodes.
+        webhooks: three nodes post webhooks to a receiver here; --burst mute-all toggles (default 600, 8 events
+          each) over 12 rooms placed on all three nodes, made through each room's node, and one node is killed
+          (SIGKILL) halfway: events per second delivered, and whether every acknowledged event arrived, each room's
+          in order; then the same burst at one node with none killed.
         """
 
     struct Run {
@@ -27,6 +36,15 @@ enum ClusterBenchmark {
         var redirected: Double
         var seated: Double
         var heard: Double
+        /// When the speaker's connection was let go (ms after the kill or the drain request),
+        /// once noticed.
+        var letGo: Double?
+    }
+
+    /// How the room's node goes.
+    enum Loss: String {
+        case kill = "kill -9"
+        case drain = "drain"
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -39,38 +57,63 @@ enum ClusterBenchmark {
             throw Arguments.Failure(description: "--postgres and --redis are required\n\(help)")
         }
         let runs = try args.int("runs", default: 10, range: 1...100)
+        let stormRooms = try args.int("storm-rooms", default: 100, range: 1...1_000)
+        let stormMembers = try args.int("storm-members", default: 10, range: 1...100)
+        let burst = try args.int("burst", default: 600, range: 10...100_000)
+        let only = args.string("only")
+        if let only, !["failover", "drain", "storm", "webhooks"].contains(only) {
+            throw Arguments.Failure(description: "--only takes failover, drain, storm or webhooks")
+        }
         try args.rejectPositional("bench cluster")
-        say("kill -9 of a room's node, \(runs) runs: ms from the kill until the speaker is on its seat on the other node, and until the listener hears it")
-        var results: [Run] = []
-        for index in 0..<runs {
-            let run = try MediaBenchmark.blocking { try await once(index, postgres: postgres, redis: redis) }
-            results.append(run)
-            say(String(format: "  run %d: seated again %.0f ms, heard again %.0f ms; join through another node %.0f ms (at the room's node %.0f ms)", index + 1, run.seated, run.heard, run.redirected, run.direct))
+        var met = true
+        for loss in [Loss.kill, .drain] where only == nil || only == (loss == .kill ? "failover" : "drain") {
+            say("\(loss.rawValue) of a room's node, \(runs) runs: ms from then until the speaker is on its seat on the other node, and until the listener hears it")
+            var results: [Run] = []
+            for index in 0..<runs {
+                let run = try MediaBenchmark.blocking { try await once(index, loss: loss, postgres: postgres, redis: redis) }
+                results.append(run)
+                say(String(format: "  run %d: seated again %.0f ms, heard again %.0f ms; join through another node %.0f ms (at the room's node %.0f ms)", index + 1, run.seated, run.heard, run.redirected, run.direct))
+            }
+            say("seated again: \(summary(results.map(\.seated)))")
+            say("heard again:  \(summary(results.map(\.heard)))" + (loss == .kill ? " (goal: every run under 5,000 ms, median under 3,000)" : ""))
+            if loss == .drain {
+                let gaps = results.compactMap { run in run.letGo.map { run.heard - $0 } }
+                if !gaps.isEmpty { say("audio gap, from the node letting the speaker go to the listener hearing it again: \(summary(gaps))") }
+            }
+            say("join through another node: \(summary(results.map(\.redirected))); at the room's node: \(summary(results.map(\.direct)))")
+            let heard = results.map(\.heard).sorted()
+            if loss == .kill { met = met && heard.last! < 5_000 && heard[heard.count / 2] < 3_000 }
         }
-        func summary(_ values: [Double]) -> String {
-            let sorted = values.sorted()
-            return String(format: "median %.0f ms, max %.0f ms", sorted[sorted.count / 2], sorted.last ?? 0)
+        if only == nil || only == "storm" { try storm(rooms: stormRooms, members: stormMembers, postgres: postgres, redis: redis) }
+        if only == nil || only == "webhooks" { met = try webhooks(burst: burst, postgres: postgres, redis: redis) && met }
+        return met ? 0 : 1
+    }
+
+    /// "median N ms, max N ms".
+    static func summary(_ values: [Double]) -> String {
+        let sorted = values.sorted()
+        return String(format: "median %.0f ms, max %.0f ms", sorted[sorted.count / 2], sorted.last ?? 0)
+    }
+
+    /// `count` nodes of a cluster on `postgres` and `redis` (ids bench-TAG-a, -b, ...), each with
+    /// `extra` flags; returned once each knows of the others.
+    static func nodes(_ count: Int, tag: String, postgres: String, redis: String, extra: [String] = []) async throws -> [ServerProcess] {
+        let nodes = try (0..<count).map { index in
+            try ServerProcess(extra: ["--postgres", postgres, "--redis", redis, "--node", "bench-\(tag)-\(["a", "b", "c", "d"][index])"] + extra)
         }
-        say("seated again: \(summary(results.map(\.seated)))")
-        say("heard again:  \(summary(results.map(\.heard))) (goal: every run under 5,000 ms, median under 3,000)")
-        say("join through another node: \(summary(results.map(\.redirected))); at the room's node: \(summary(results.map(\.direct)))")
-        let heard = results.map(\.heard).sorted()
-        return heard.last! < 5_000 && heard[heard.count / 2] < 3_000 ? 0 : 1
+        // Each node reads the registry every second: then each knows of the others, and names
+        // them to the clients it takes.
+        try await Task.sleep(for: .milliseconds(1_500))
+        return nodes
     }
 
     private static func milliseconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 }
 
     /// One run on two new nodes.
-    private static func once(_ index: Int, postgres: String, redis: String) async throws -> Run {
-        let tag = UUID().uuidString.prefix(6).lowercased()
-        func node(_ name: String) throws -> ServerProcess {
-            try ServerProcess(extra: ["--postgres", postgres, "--redis", redis, "--node", "bench-\(tag)-\(name)"])
-        }
-        let doomed = try node("a")
-        let survivor = try node("b")
-        // Each node reads the registry every second: then the first knows of the second, and
-        // names it to the clients it takes.
-        try await Task.sleep(for: .milliseconds(1_500))
+    private static func once(_ index: Int, loss: Loss, postgres: String, redis: String) async throws -> Run {
+        let tag = String(UUID().uuidString.prefix(6)).lowercased()
+        let nodes = try await nodes(2, tag: tag, postgres: postgres, redis: redis)
+        let (doomed, survivor) = (nodes[0], nodes[1])
         defer {
             doomed.stop()
             survivor.stop()
@@ -113,10 +156,17 @@ enum ClusterBenchmark {
             throw Arguments.Failure(description: "run \(index + 1): the listener never heard the speaker")
         }
         let killed = DispatchTime.now().uptimeNanoseconds
-        kill(doomed.pid, SIGKILL)
+        switch loss {
+        case .kill:
+            kill(doomed.pid, SIGKILL)
+        case .drain:
+            try WebhookBenchmark.post(survivor.api + "/nodes/bench-\(tag)-a/drain", "{}", token: ServerProcess.adminToken)
+        }
         var seated: Double?
+        var letGo: Double?
         guard
             try await waitFor(seconds: 30, {
+                if letGo == nil, await speaker.state.status != .joined { letGo = milliseconds(since: killed) }
                 if seated == nil, speakerClient.currentURL == survivor.url, await speaker.state.status == .joined, await speaker.state.mySeat == 0 {
                     seated = milliseconds(since: killed)
                     // What plays from now on crossed the new node (the dead one's last packets
@@ -127,7 +177,7 @@ enum ClusterBenchmark {
             })
         else { throw Arguments.Failure(description: "run \(index + 1): not back within 30 s (seated: \(seated.map { "\(Int($0)) ms" } ?? "no"))") }
         let heard = Double(detector.heardAt! - killed) / 1e6
-        return Run(direct: direct, redirected: redirected, seated: seated!, heard: heard)
+        return Run(direct: direct, redirected: redirected, seated: seated!, heard: heard, letGo: letGo)
     }
 
     /// Checks `condition` every 10 ms until it holds (true) or `seconds` pass (false).

@@ -100,6 +100,14 @@ final class ServerProcess {
         return AccessToken.sign(claims, key: key, secret: secret)
     }
 
+    /// A token for the server API (admin, every room), valid for an hour.
+    static var adminToken: String {
+        AccessToken.sign(AccessClaims(sub: "bench", exp: Int64(Date().timeIntervalSince1970) + 3600, grants: Grants(admin: true)), key: key, secret: secret)
+    }
+
+    /// The server API's base, `http://HOST:PORT/v1`.
+    var api: String { url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "/v1") }
+
     /// Stops the server and removes its data (once; later calls do nothing).
     func stop() {
         guard !stopped else { return }

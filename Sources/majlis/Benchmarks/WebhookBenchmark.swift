@@ -81,10 +81,8 @@ enum WebhookBenchmark {
             defer { receiver.server.stop() }
             let server = try ServerProcess(extra: ["--webhook", receiver.url, "--webhook-timeout", "5"])
             defer { server.stop() }
-            let api = server.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "/v1")
-            let admin = AccessToken.sign(
-                AccessClaims(sub: "bench", exp: Int64(Date().timeIntervalSince1970) + 3600, grants: Grants(admin: true)), key: ServerProcess.key,
-                secret: ServerProcess.secret)
+            let api = server.api
+            let admin = ServerProcess.adminToken
             for index in 0..<rooms { try post(api + "/rooms", #"{"id":"w\#(index)","seatCount":8}"#, token: admin) }
             _ = waitFor(receiver, count: rooms, seconds: 30)
             _ = receiver.take()
