@@ -151,6 +151,105 @@ import Testing
         omar.disconnect()
     }
 
+    /// PostgreSQL away under two nodes: the room keeps its node (leases live in Redis), voice
+    /// goes on (the listener is still sent the speaker's packets), what must be stored is
+    /// refused (`internal`) and changes nothing; back, it is stored again.
+    @Test func aPostgresOutageLeavesVoiceAndTheRoomsNodeAlone() async throws {
+        let postgres = try PostgresServer()  // its own: it is stopped
+        defer { postgres.stop() }
+        let database = try postgres.makeDatabase()
+        let redis = try Self.redis().url(database: Self.database())
+        let secret = TestServer.newSecret()
+        let host = try Self.node("node-a", redis: redis, postgres: database, secret: secret)
+        let other = try Self.node("node-b", redis: redis, postgres: database, secret: secret)
+        defer {
+            host.destroy()
+            other.destroy()
+        }
+        let huda = try await TestClient.signedIn(host, user: "huda")
+        _ = try await huda.call("room.join", room: "hall", ["create": ["title": "Hall"]])
+        _ = try await huda.call("chat.send", room: "hall", ["type": "text", "text": "before", "clientMsgId": "m1"])
+        let speaker = try JoinBotTests.Bot(["--url", host.url, "--token", host.token("speaker"), "--room", "hall", "--seat", "2", "--mic", "tone:440", "--duration", "90"])
+        let heard = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-heard-\(UUID().uuidString).wav").path
+        let listener = try JoinBotTests.Bot(["--url", host.url, "--token", host.token("listener"), "--room", "hall", "--record", heard, "--duration", "90"])
+        defer {
+            speaker.interrupt()
+            listener.interrupt()
+            try? FileManager.default.removeItem(atPath: heard)
+        }
+        try await huda.event("member.joined", timeout: 30) { $0["data"]?["member"]?["id"] == "listener" }
+        try await huda.event("speaker.levels", timeout: 30) { event in
+            event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "speaker" && ($0["level"]?.intValue ?? 0) > 0 } == true
+        }
+
+        try postgres.halt()
+        let refused = try await huda.request("chat.send", ["room": "hall", "type": "text", "text": "during", "clientMsgId": "m2"])
+        #expect(refused["error"]?["code"] == "internal", "\(refused)")
+        // Voice goes on: two seconds' worth of the speaker's packets sent on to the listener.
+        let before = await Self.metric(host, "majlis_media_packets_forwarded_total") ?? 0
+        #expect(await eventually(within: 30) { (await Self.metric(host, "majlis_media_packets_forwarded_total") ?? 0) >= before + 100 })
+        // The room stays where it is: no lease lost, the other node still names its node.
+        #expect(await Self.metric(host, "majlis_cluster_rooms_lost_total") == 0)
+        let omar = try await TestClient.signedIn(other, user: "omar")
+        let elsewhere = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "hall") }
+        #expect(elsewhere?.host?.node == "node-a", "\(String(describing: elsewhere))")
+
+        try postgres.start()
+        _ = try await huda.call("chat.send", room: "hall", ["type": "text", "text": "after", "clientMsgId": "m3"])
+        let history = try await huda.call("chat.history", room: "hall", ["limit": 10])
+        #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["after", "before"])
+        speaker.interrupt()
+        listener.interrupt()
+        #expect(await speaker.finish().status == 0)
+        #expect(await listener.finish().status == 0)
+    }
+
+    /// Webhooks across a node's death: a node is killed (kill -9) while its post of a room's
+    /// first event hangs; another node of the cluster posts that event again once the dead
+    /// node's claim runs out, then the room's other events: every acknowledged change arrives,
+    /// in order, with its id.
+    @Test func webhooksOutliveTheNodeThatWasPostingThem() async throws {
+        let shared = try Self.sharedStore()
+        let receiver = try WebhookReceiver(secret: shared.secret)
+        defer { receiver.stop() }
+        receiver.mode = .hang
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let doomed = try MajlisProcess(arguments: [
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(TestServer.key):\(shared.secret)",
+            "--postgres", shared.postgres, "--redis", shared.redis, "--node", "node-a",
+            "--webhook", receiver.url, "--webhook-chat", "--webhook-timeout", "1",
+        ])
+        let huda = try await TestClient.connect(doomed.url)
+        _ = try await huda.request("hello", ["token": .string(TestServer.token("huda", secret: shared.secret))])
+        _ = try await huda.call("room.join", room: "hall", ["create": ["title": "Hall"]])
+        for index in 1...3 { _ = try await huda.call("chat.send", room: "hall", ["type": "text", "text": .string("m\(index)"), "clientMsgId": .string("c\(index)")]) }
+        _ = try await huda.call("seat.take", room: "hall", ["index": 0])
+        // The room's first event is being posted, and hangs; the rest wait behind it.
+        #expect(await eventually { receiver.posts.count == 1 })
+        doomed.kill()
+        receiver.mode = .accept
+
+        let survivor = try TestServer(secret: shared.secret) { config in
+            config.redisURL = shared.redis
+            config.postgresURL = shared.postgres
+            config.node = "node-b"
+            config.webhooks.endpoints = [receiver.url]
+            config.webhooks.timeout = 1
+            config.webhooks.includeChat = true
+        }
+        defer { survivor.destroy() }
+        let events = { receiver.events.filter { $0["room"] == "hall" } }
+        #expect(await eventually(within: 30) { events().count >= 6 && receiver.posts.filter { $0.status == 200 }.count >= 6 })
+        #expect(events().map { $0["type"]?.stringValue ?? "" } == ["room.started", "member.joined", "chat.message", "chat.message", "chat.message", "seat.taken"])
+        let seqs = events().compactMap { $0["seq"]?.intValue }
+        #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "\(seqs)")
+        #expect(receiver.posts.allSatisfy { $0.signatureValid })
+        // The hanging post was made again by node-b, with its id: the receiver can tell a repeat.
+        let repeated = receiver.posts.filter { $0.id == receiver.posts.first?.id }
+        #expect(repeated.count >= 2 && repeated.last?.status == 200)
+    }
+
     /// Two nodes on one PostgreSQL database: a room lives on the node that opened it, and the
     /// other refuses it, naming that node. When the room's lease passes to the second node while
     /// the first still serves it (as when the first was paused past its lease), nothing the
