@@ -41,6 +41,12 @@ struct RoomPlacementTests {
         // Later than `memory`, only the reports count again.
         #expect(placement.choose(now: 2_100, me: me, mayHost: true, others: [idle], random: &random) == "b")
         #expect(placement.sent.count == 1)
+
+        // A room sent counts as full as the asking node's rooms are on average: 10 members here.
+        var busy = RoomPlacement(memory: 2_000)
+        let crowded = Node(id: "a", members: 40, rooms: 4)
+        let sends = (0..<6).map { _ in busy.choose(now: 0, me: crowded, mayHost: true, others: [idle], random: &random) }
+        #expect(sends == ["b", "b", "b", "b", "a", "a"])
     }
 
     @Test func aDrainingNodePlacesOnTheLessLoadedOfTwoOthers() {

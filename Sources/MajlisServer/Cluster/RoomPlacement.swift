@@ -8,8 +8,9 @@
 /// there is no other. Load is members plus rooms (a room held open costs something even while
 /// few are in it).
 ///
-/// Reports are up to a registry interval old, so rooms this node sent to a node since are added
-/// to that node's load until its next report could show them (`placed`).
+/// Reports are up to a registry interval old, so rooms this node sent to a node lately are added
+/// to that node's load (each with as many members as this node's rooms have on average) until
+/// its next report could show them.
 public struct RoomPlacement: Sendable {
     /// A node as placement weighs it.
     public struct Candidate: Sendable, Equatable {
@@ -38,9 +39,13 @@ public struct RoomPlacement: Sendable {
     /// of `others` (the active nodes besides it).
     public mutating func choose(now: Int64, me: Candidate, mayHost: Bool, others: [Candidate], random: inout some RandomNumberGenerator) -> String {
         sent.removeAll { now - $0.at >= memory }
+        // A room just sent is as full as this node's rooms are on average (members come after).
+        let perRoom = me.rooms > 0 ? me.members / me.rooms : 0
         let others = others.filter { $0.id != me.id }.map { node in
             var node = node
-            node.rooms += sent.count { $0.node == node.id }
+            let count = sent.count { $0.node == node.id }
+            node.rooms += count
+            node.members += count * perRoom
             return node
         }
         guard !others.isEmpty else { return me.id }

@@ -60,6 +60,7 @@ extension ClusterBenchmark {
                 }
             }
         }
+        let produced = Double(Int64(Date().timeIntervalSince1970 * 1000) - started) / 1000
         let expected = acknowledged.withLock { $0 }
         var arrivals: [WebhookBenchmark.Receiver.Arrival] = []
         var firstSeen: [String: Set<Int64>] = [:]
@@ -84,16 +85,23 @@ extension ClusterBenchmark {
             last[arrival.room] = arrival.seq
             unique += 1
         }
+        // The longest a room's deliveries paused (a dead node's claim running out shows here).
+        var pause: (room: String, seconds: Double) = ("", 0)
+        for (room, list) in Dictionary(grouping: arrivals, by: \.room) {
+            let times = list.map(\.receivedAt).sorted()
+            for (a, b) in zip(times, times.dropFirst()) where Double(b - a) / 1000 > pause.seconds { pause = (room, Double(b - a) / 1000) }
+        }
         let missing = expected.reduce(0) { $0 + max(0, $1.value - (firstSeen[$1.key]?.count ?? 0)) }
         let end = arrivals.map(\.receivedAt).max() ?? started
         let acknowledgedCount = expected.values.reduce(0, +)
         var line = String(
-            format: "  %d node%@: %d events acknowledged, %d delivered (%d repeats) in %.2f s: %.0f events/s", count, count == 1 ? "" : "s",
-            acknowledgedCount, unique, arrivals.count - unique, Double(end - started) / 1000, Double(unique) / max(0.001, Double(end - started) / 1000))
+            format: "  %d node%@: %d events acknowledged (made in %.2f s), %d delivered (%d repeats) in %.2f s: %.0f events/s", count, count == 1 ? "" : "s",
+            acknowledgedCount, produced, unique, arrivals.count - unique, Double(end - started) / 1000, Double(unique) / max(0.001, Double(end - started) / 1000))
         if let killed = killedAt.withLock({ $0 }) {
             line += String(format: "; node %@ killed %.2f s in, the last event delivered %.2f s after the kill", "bench-\(tag)-\(["a", "b", "c"][count - 1])",
                 Double(killed - started) / 1000, Double(end - killed) / 1000)
         }
+        line += String(format: "; longest pause in a room's deliveries %.1f s (%@)", pause.seconds, pause.room)
         say(line + "; every acknowledged event arrived: " + (missing == 0 ? "yes" : "NO (\(missing) missing)") + ", each room's in order: " + (ordered ? "yes" : "NO"))
         return missing == 0 && ordered
     }
