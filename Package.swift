@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MajlisKit", targets: ["MajlisKit"]),
         .library(name: "MajlisAudio", targets: ["MajlisAudio"]),
         .library(name: "MajlisTransport", targets: ["MajlisTransport"]),
+        .library(name: "MajlisForwarding", targets: ["MajlisForwarding"]),
     ],
     targets: [
         // C libraries from the system, one target each.
@@ -58,13 +59,16 @@ let package = Package(
             dependencies: ["COpus", "COpusShim", "CSampleRate", .target(name: "CPulse", condition: .when(platforms: [.linux]))]),
         .target(
             name: "MajlisTransport",
-            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim", "CDTLS"]),
+            dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim"]),
+        // The server's side of media: the forwarding core and WebRTC's server end (ICE-lite,
+        // DTLS-SRTP). Apart from the transport the SDK links, so an app does not carry the SFU.
+        .target(name: "MajlisForwarding", dependencies: ["MajlisProtocol", "MajlisTransport", "CDTLS"]),
         // The web app and the API document, built into the server (a copied binary serves them).
         .executableTarget(name: "EmbedFilesTool"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(
             name: "MajlisServer",
-            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "CSQLite", "CPostgres", "CRedis", "CMalloc"],
+            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "MajlisForwarding", "CSQLite", "CPostgres", "CRedis", "CMalloc"],
             plugins: ["EmbedFiles"]),
         // The SDK: its live signaling client and media engine run on libwebsockets, libsrtp2 and
         // libopus on Linux (MajlisTransport, MajlisAudio); everything else is platform-neutral.
@@ -80,7 +84,7 @@ let package = Package(
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
         .target(
             name: "MajlisLab",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio"]),
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisForwarding", "MajlisKit", "MajlisAudio"]),
         .executableTarget(
             name: "majlis",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab"]),
@@ -91,6 +95,7 @@ let package = Package(
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
         .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio"]),
         .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "CCrypto"]),
+        .testTarget(name: "MajlisForwardingTests", dependencies: ["MajlisForwarding", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "CCrypto"]),
         // The command line's pure parts: keyboard decoding and the terminal screen's layout.
         .testTarget(name: "MajlisCommandTests", dependencies: ["majlis", "MajlisKit"]),
         .testTarget(
@@ -98,7 +103,7 @@ let package = Package(
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),
         .testTarget(
             name: "MajlisServerTests",
-            dependencies: ["MajlisServer", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio", "MajlisLab"]),
+            dependencies: ["MajlisServer", "MajlisTransport", "MajlisForwarding", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio", "MajlisLab"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,6 +22,7 @@ let package = Package(
             name: "FuzzWebRTC",
             dependencies: [
                 "FuzzDriver", .product(name: "MajlisProtocol", package: "Majlis"), .product(name: "MajlisTransport", package: "Majlis"),
+                .product(name: "MajlisForwarding", package: "Majlis"),
             ]),
     ]
 )

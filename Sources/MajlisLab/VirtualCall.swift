@@ -1,5 +1,6 @@
 #if os(Linux)
 import MajlisAudio
+import MajlisForwarding
 import MajlisKit
 import MajlisProtocol
 import MajlisTransport

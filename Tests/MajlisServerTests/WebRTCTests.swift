@@ -1,4 +1,5 @@
 import Foundation
+import MajlisForwarding
 import MajlisLab
 import MajlisProtocol
 import MajlisServer

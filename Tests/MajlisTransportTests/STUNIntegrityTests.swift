@@ -24,6 +24,12 @@ import Testing
         #expect(Array(input[2..<4]) == [0x00, 0x50])
     }
 
+    /// RFC 5769's request carries a FINGERPRINT that this code agrees with (ICE checks need it).
+    @Test func agreesWithTheRFC5769Fingerprint() {
+        #expect(STUNMessage.hasValidFingerprint(Self.rfc5769Request))
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
+
     @Test func verifiesTheRFC5769Vector() {
         #expect(STUNIntegrity.verify(Self.rfc5769Request, key: Array("VOkJxbRl1RmTxUk/WvJxBt".utf8)))
         #expect(!STUNIntegrity.verify(Self.rfc5769Request, key: Array("wrong".utf8)))

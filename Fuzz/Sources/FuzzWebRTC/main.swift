@@ -1,4 +1,5 @@
 import FuzzDriver
+import MajlisForwarding
 import MajlisProtocol
 import MajlisTransport
 

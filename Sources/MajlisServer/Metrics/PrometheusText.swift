@@ -1,3 +1,4 @@
+import MajlisForwarding
 import MajlisTransport
 
 /// Metrics in the Prometheus text exposition format (version 0.0.4), built family by family.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MajlisForwarding
 import MajlisProtocol
 import MajlisRoom
 import MajlisTransport

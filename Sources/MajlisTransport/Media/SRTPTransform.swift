@@ -42,7 +42,7 @@ public final class SRTPTransform {
     private let scratch: UnsafeMutableRawPointer
     private static let chunkBlocks = 64
     private var digest: UnsafeMutablePointer<UInt8> { (scratch + 2 * Self.chunkBlocks * 16).assumingMemoryBound(to: UInt8.self) }
-    static let tagLength = 10
+    public static let tagLength = 10
     private static let windowSize: UInt64 = 512
 
     public init(key: [UInt8], direction: SRTPSession.Direction) throws(MediaError) {

@@ -1,3 +1,4 @@
+import MajlisTransport
 /// An SDP text (RFC 8866), parsed into session lines and media sections; attributes are kept
 /// as name and value (`a=rtpmap:111 opus/48000/2` is `rtpmap`, `111 opus/48000/2`).
 public struct SessionDescription: Sendable, Equatable {

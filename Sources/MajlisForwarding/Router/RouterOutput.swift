@@ -1,3 +1,4 @@
+import MajlisTransport
 /// Where the media router's packets go: a socket in the server, a recorder in tests.
 public protocol RouterOutput {
     /// One datagram of its own: a binding answer, a report, a NACK, a retransmission.

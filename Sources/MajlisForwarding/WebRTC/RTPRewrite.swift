@@ -1,3 +1,4 @@
+import MajlisTransport
 /// In-place edits of a plain RTP packet's header, for the router's per-peer rewriting: payload
 /// type, sequence number, timestamp, SSRC, a one-byte header extension's id (RFC 8285), and the
 /// payload types inside a RED payload (RFC 2198). Nothing is allocated; malformed packets are

@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 extension MediaRouterCore {
     /// A STUN binding: USERNAME is the SSRC in decimal, MESSAGE-INTEGRITY is keyed with its key.

@@ -1,3 +1,4 @@
+import MajlisTransport
 /// A browser's transport as negotiated over signaling, for the router: its ICE credentials
 /// and the server's, the fingerprint its certificate must have, and what it negotiated.
 public struct WebRTCPeer: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import MajlisProtocol
 import Testing
 
+@testable import MajlisForwarding
 @testable import MajlisTransport
 
 /// The router's state machine driven without sockets: datagrams and time in, recorded

@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 extension MediaRouterCore {
     /// Samples in one 20 ms Opus frame at 48 kHz.

@@ -1,6 +1,7 @@
 import MajlisProtocol
 import Testing
 
+@testable import MajlisForwarding
 @testable import MajlisTransport
 
 /// A browser's address is its own only once it has answered the router's probe: a check

@@ -1,3 +1,4 @@
+import MajlisTransport
 /// The server's SDP answer to a `WebRTCOffer` (ICE-lite, DTLS server, BUNDLE, rtcp-mux): the
 /// peer's first section it sends on carries its microphone to the server; each following
 /// section it receives on carries one seat's speaker, seat 0 first; sections beyond the seat

@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 /// The selective forwarding unit's state machine: it takes room commands, datagrams and the
 /// time, and answers through a `RouterOutput`; it knows nothing of sockets or threads.

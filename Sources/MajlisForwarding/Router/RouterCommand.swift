@@ -1,3 +1,4 @@
+import MajlisTransport
 /// What a room tells the media router: who is in it, with which SSRC and key, and who may be
 /// heard. Applied in the order they were given, before any packet that arrives after them.
 public enum RouterCommand: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 /// The STUN side of ICE-lite (RFC 8445 sections 2.5 and 7.3, RFC 7675): the server answers
 /// connectivity checks, and sends a check of its own only to prove that a new address of a

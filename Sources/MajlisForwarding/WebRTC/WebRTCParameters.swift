@@ -1,3 +1,4 @@
+import MajlisTransport
 /// What one browser negotiated, as the router needs it per packet: its payload types and
 /// header extension id (rewritten to and from the router's own: Opus 111, RED 63, audio level
 /// 1), and the SSRC of the receive track for each seat.

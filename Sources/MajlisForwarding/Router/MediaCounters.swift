@@ -1,3 +1,4 @@
+import MajlisTransport
 /// What the media router counted since the start.
 public struct MediaCounters: Sendable, Equatable {
     public var forwarded = 0

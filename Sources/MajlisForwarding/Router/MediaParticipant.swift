@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 /// One member's media state in the router. Its SRTP sessions are made on first use (a binding,
 /// a packet), so members who never use voice cost a few bytes. Owned by the router's thread.

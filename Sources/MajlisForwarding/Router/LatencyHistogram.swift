@@ -1,3 +1,4 @@
+import MajlisTransport
 /// Forwarding latencies in microseconds, counted in fixed buckets (1 µs wide up to 10 ms), so
 /// recording one allocates nothing.
 public struct LatencyHistogram: Sendable {

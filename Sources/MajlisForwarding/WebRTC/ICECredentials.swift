@@ -1,3 +1,4 @@
+import MajlisTransport
 /// An ICE username fragment and password (RFC 8445 section 5.3; RFC 8839 `a=ice-ufrag`,
 /// `a=ice-pwd`).
 public struct ICECredentials: Sendable, Equatable, Hashable {

@@ -1,5 +1,6 @@
 import CDTLS
 import Foundation
+import MajlisTransport
 
 /// The server's DTLS certificate (ECDSA P-256, self-signed) and key: made once and kept in the
 /// data directory, so the fingerprint browsers see stays the same across restarts. Its SHA-256

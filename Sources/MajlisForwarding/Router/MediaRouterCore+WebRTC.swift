@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 /// Browsers (docs/protocol.md, WebRTC): ICE-lite checks select a path, DTLS on it yields the
 /// SRTP keys, and packets are rewritten between the browser's negotiated numbers and the

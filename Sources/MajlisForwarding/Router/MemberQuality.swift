@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 /// One member's network quality over a reporting interval: `up` from what it sent (loss,
 /// jitter), `down` from its receiver reports, both with the round trip.

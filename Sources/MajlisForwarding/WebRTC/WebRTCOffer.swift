@@ -1,3 +1,4 @@
+import MajlisTransport
 /// What a browser's SDP offer asks for, as Majlis reads it: the ICE credentials, the DTLS
 /// fingerprint and role, and per audio section its direction and the payload types and header
 /// extension ids the peer chose.

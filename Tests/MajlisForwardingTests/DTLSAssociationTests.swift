@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import MajlisForwarding
 @testable import MajlisTransport
 
 @Suite struct DTLSAssociationTests {

@@ -1,4 +1,5 @@
 import CDTLS
+import MajlisTransport
 
 /// One peer's DTLS 1.2 association (RFC 6347), fed datagrams by its owner: the router plays the
 /// server role toward browsers, test and benchmark clients the client role. It yields the SRTP

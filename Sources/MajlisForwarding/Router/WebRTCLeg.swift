@@ -1,3 +1,4 @@
+import MajlisTransport
 /// A browser member's transport state in the router: ICE-lite checks, the DTLS association,
 /// the SRTP sessions its keys make, and one rewriter per seat track. Owned by the router's
 /// thread.

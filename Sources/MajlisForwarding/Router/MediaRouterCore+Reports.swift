@@ -1,4 +1,5 @@
 import MajlisProtocol
+import MajlisTransport
 
 extension MediaRouterCore {
     /// RTCP from a bound member (a browser is known by its address): receiver reports (its

@@ -1,3 +1,4 @@
+import MajlisTransport
 /// The router's output onto a UDP socket: forwarded copies go out in one system call per
 /// received packet (sendmmsg; nothing allocated), and each copy's receive-to-send time is
 /// counted. One thread.

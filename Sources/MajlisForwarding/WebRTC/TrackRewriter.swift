@@ -1,3 +1,4 @@
+import MajlisTransport
 /// One receive track of a browser (a seat), carrying whoever speaks from that seat: the
 /// speaker's packets get the track's SSRC, and sequence numbers and timestamps that continue
 /// where the previous speaker's stopped, so the browser's decoder sees one unbroken stream
