@@ -301,10 +301,17 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     // MARK: WebSocketDelegate (service thread)
 
+    /// What bounds each session, from the configuration.
+    private var sessionLimits: SessionState.Limits {
+        let config = context.config
+        return SessionState.Limits(
+            requestsPerSecond: config.requestsPerSecond, requestBurst: config.requestBurst, chatPerSecond: config.roomLimits.chatPerSecond,
+            chatBurst: config.roomLimits.chatBurst, offersPerSecond: config.offersPerSecond, offerBurst: config.offerBurst,
+            helloTimeout: config.helloTimeout, heartbeat: config.heartbeat)
+    }
+
     public func webSocketDidOpen(_ connection: WebSocketConnection) {
-        let session = Session(
-            connection: connection, now: context.now(), burst: context.config.requestBurst, chatBurst: context.config.roomLimits.chatBurst,
-            offerBurst: context.config.offerBurst, frames: Self.decodeQueue)
+        let session = Session(connection: connection, now: context.now(), limits: sessionLimits, frames: Self.decodeQueue)
         sessions.withLock { $0[connection.id] = session }
         let fromAddress = perAddress.withLock { counts in
             counts[connection.peer, default: 0] += 1
@@ -319,15 +326,16 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     public func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
         guard let session = sessions.withLock({ $0[connection.id] }) else { return }
-        let config = context.config
         // Every frame counts against the rate, decodable or not, before any work is spent on it.
-        let admission = session.admit(now: context.now(), perSecond: config.requestsPerSecond, burst: config.requestBurst)
-        guard admission.allowed else {
-            if admission.abusive {
-                connection.close(code: CloseCode.policy.rawValue, reason: "request rate abuse")
-            } else {
-                session.send(WireEncoder.failure(re: RequestDecoder.peekId(message), ProtocolError(.rateLimited, "too many requests")))
-            }
+        let now = context.now()
+        switch session.state.withLock({ $0.admit(now: now) }) {
+        case .allowed:
+            break
+        case .refused:
+            session.send(WireEncoder.failure(re: RequestDecoder.peekId(message), ProtocolError(.rateLimited, "too many requests")))
+            return
+        case .abusive:
+            connection.close(code: CloseCode.policy.rawValue, reason: "request rate abuse")
             return
         }
         // A large frame is read off the service thread (its decoding costs up to a few
@@ -417,9 +425,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             session.send(WireEncoder.success(re: request.id, data: Pong(t: context.now(), nodes: clusterNodes())))
         case .renew(let token):
-            renew(token, re: request.id, session: session, user: caller.id)
+            renew(token, re: request.id, session: session)
         case .bye:
-            session.state.withLock { $0.leaving = true }
+            session.state.withLock { $0.leave() }
             for room in context.presence.rooms(of: caller.id) {
                 context.rooms.withHost(room, context: context) { try? $0.get().drop(caller.id, reason: "left") }
             }
@@ -447,13 +455,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             fail(ProtocolError(.forbidden, "your token is for room \(claims.room ?? "")"))
             return
         }
-        if case .sendChat = command, !session.admitChat(now: context.now(), limits: context.config.roomLimits) {
+        if case .sendChat = command, !session.state.withLock({ $0.admitChat(now: context.now()) }) {
             let limits = context.config.roomLimits
             fail(ProtocolError(.rateLimited, "too many messages: at most \(limits.chatPerSecond) per second across all rooms"))
             return
         }
         let config = context.config
-        if case .offerWebRTC = command, !session.admitOffer(now: context.now(), perSecond: config.offersPerSecond, burst: config.offerBurst) {
+        if case .offerWebRTC = command, !session.state.withLock({ $0.admitOffer(now: context.now()) }) {
             fail(ProtocolError(.rateLimited, "too many WebRTC offers: at most \(config.offersPerSecond.formatted()) a second after \(config.offerBurst)"))
             return
         }
@@ -519,12 +527,14 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let (replaced, rooms) = context.presence.bind(claims.sub, to: session)
         let resumed = previousId != nil && (replaced?.sessionId == previousId || !rooms.isEmpty)
         let sessionId = resumed ? previousId! : "s" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
-        session.state.withLock { state in
-            state.claims = claims
-            state.id = sessionId
+        do throws(ProtocolError) {
+            try session.state.withLock { state throws(ProtocolError) in try state.greet(claims, id: sessionId) }
+        } catch {
+            session.send(WireEncoder.failure(re: re, error))
+            return
         }
         if let replaced {
-            replaced.state.withLock { $0.leaving = true }
+            replaced.state.withLock { $0.leave() }
             replaced.connection.close(code: CloseCode.replaced.rawValue, reason: "replaced by a newer connection")
         }
         // A hello read off the service thread may finish after its connection closed: then the
@@ -566,19 +576,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         context.registry.map { $0.lastKnown.filter { $0.state == .active }.map { ClusterNode(id: $0.id, signaling: $0.signaling) } }
     }
 
-    private func renew(_ token: String, re: Int64, session: Session, user: String) {
-        do {
+    private func renew(_ token: String, re: Int64, session: Session) {
+        do throws(ProtocolError) {
             let claims = try AccessToken.verify(token, keys: context.config.keys, now: context.now() / 1000)
-            guard claims.sub == user else { throw ProtocolError(.forbidden, "the new token is for another user") }
-            session.state.withLock { state in
-                state.claims = claims
-                state.expiryWarned = false
-            }
+            try session.state.withLock { state throws(ProtocolError) in try state.renew(claims) }
             session.send(WireEncoder.success(re: re, data: ["expiresAt": claims.exp]))
-        } catch let error as ProtocolError {
-            session.send(WireEncoder.failure(re: re, error))
         } catch {
-            session.send(WireEncoder.failure(re: re, ProtocolError(.internal, "renew failed")))
+            session.send(WireEncoder.failure(re: re, error))
         }
     }
 
@@ -588,34 +592,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let now = context.now()
         let monotonic = self.monotonic()
         let config = context.config
-        let heartbeat = Int64(config.heartbeat) * 1000
         for session in sessions.withLock({ Array($0.values) }) {
             let connection = session.connection
-            enum Action { case none, ping, close(UInt16, String), warn(Int64) }
-            let action: Action = session.state.withLock { state in
-                guard let claims = state.claims else {
-                    return now - state.openedAt > Int64(config.helloTimeout) * 1000
-                        ? .close(CloseCode.unauthorized.rawValue, "no hello within \(config.helloTimeout) s") : .none
-                }
-                let expiry = claims.expiresAtMilliseconds
-                if expiry <= now { return .close(CloseCode.unauthorized.rawValue, "token expired") }
-                if !state.expiryWarned && expiry - 30_000 <= now {
-                    state.expiryWarned = true
-                    return .warn(claims.exp)
-                }
-                let idle = monotonic - connection.lastReceived
-                if idle > 2 * heartbeat { return .close(CloseCode.goingAway.rawValue, "heartbeat timeout") }
-                if idle > heartbeat && monotonic - state.lastPing > heartbeat / 2 {
-                    state.lastPing = monotonic
-                    return .ping
-                }
-                return .none
-            }
-            switch action {
-            case .none: break
+            switch session.state.withLock({ $0.due(now: now, monotonic: monotonic, lastReceived: connection.lastReceived) }) {
+            case .nothing: break
             case .ping: connection.ping()
             case .close(let code, let reason): connection.close(code: code, reason: reason)
-            case .warn(let expiresAt):
+            case .warnExpiry(let expiresAt):
                 connection.send(WireEncoder.event(EventFrame(room: nil, seq: nil, event: .tokenExpiring(expiresAt: expiresAt))))
             }
         }
