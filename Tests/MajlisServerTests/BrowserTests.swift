@@ -95,6 +95,45 @@ struct BrowserTests {
         }
     }
 
+    /// The operator console of a node that does not host a room opens it on the node that does:
+    /// the operator is taken to that node's console, still signed in, with the room open there,
+    /// and runs it from there; the nodes table shows a drained node as draining.
+    @Test func theConsoleFollowsARoomToItsNode() async throws {
+        let shared = try ClusterTests.sharedStore()
+        func node(_ id: String) throws -> TestServer {
+            try TestServer(secret: shared.secret) { config in
+                config.webDirectory = Self.web
+                config.developmentKey = TestServer.key
+                config.redisURL = shared.redis
+                config.postgresURL = shared.postgres
+                config.node = id
+            }
+        }
+        let host = try node("node-a")
+        defer { host.destroy() }
+        let other = try node("node-b")
+        defer { other.destroy() }
+        let huda = try await TestClient.signedIn(host, user: "huda")
+        _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
+        let browser = try await Browser(microphone: nil)
+        try await Browser.closing([browser]) {
+            try await browser.open("http://127.0.0.1:\(other.server.port)/console")
+            try await browser.wait(for: "the sign-in form", "return document.querySelector('[data-action=development]') !== null")
+            try await browser.run("document.querySelector('[data-action=development]').click()")
+            try await browser.wait(for: "the room listed", "return document.querySelector('[data-action=open][data-room=salon]') !== null")
+            try await browser.run("document.querySelector('[data-action=open][data-room=salon]').click()")
+            // On node-a's console now, signed in, the room open, the token out of the address.
+            let there = "return location.port === '\(host.server.port)' && document.querySelector('tr[data-member=huda]') !== null && location.hash === ''"
+            #expect(await eventually(within: 30) { (try? await browser.run(there)) == .bool(true) }, "the room open on its node's console")
+            try await browser.run("document.querySelector('[data-action=mute-all]').click()")
+            _ = try await huda.event("seat.updated")
+            // node-b drained: the table says so.
+            #expect(try await ServerAPITests.call(host, "POST", "/v1/nodes/node-b/drain").status == 202)
+            try await browser.wait(
+                for: "node-b shown draining", "return document.querySelector('tr[data-node=\"node-b\"] td:nth-child(2)')?.textContent === 'draining'")
+        }
+    }
+
     @Test func aGuestAsksToSpeakIsAcceptedAndHeardThenHostMuted() async throws {
         try await RealTimeGate.exclusively {
             let server = try Self.server()

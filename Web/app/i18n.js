@@ -6,7 +6,7 @@ const strings = {
   en: {
     'console.title': 'Majlis console', 'console.token': 'Admin token (grants admin for every room)', 'console.signIn': 'Sign in',
     'console.development': 'Use the development key', 'console.noDevelopment': 'This server is not in development mode: paste an admin token',
-    'console.signOut': 'Sign out', 'console.rooms': 'Rooms', 'console.roomCount': '{n} open', 'console.nodes': 'Nodes', 'console.nodeCount': '{n} live', 'console.node': 'Node', 'console.node.active': 'active', 'console.packets': 'Packets/s', 'console.cpu': 'CPU', 'console.address': 'Signaling', 'console.noRegistry': 'The cluster\'s registry cannot be read now (rooms go on)', 'console.noRooms': 'No rooms yet',
+    'console.signOut': 'Sign out', 'console.rooms': 'Rooms', 'console.roomCount': '{n} open', 'console.nodes': 'Nodes', 'console.nodeCount': '{n} live', 'console.node': 'Node', 'console.node.active': 'active', 'console.node.draining': 'draining', 'console.packets': 'Packets/s', 'console.cpu': 'CPU', 'console.address': 'Signaling', 'console.noRegistry': 'The cluster\'s registry cannot be read now (rooms go on)', 'console.noRooms': 'No rooms yet',
     'console.roomTitle': 'Title', 'console.mode': 'Speaking', 'console.open': 'Open', 'console.muteAll': 'Mute everyone',
     'console.unmuteAll': 'Unmute everyone', 'console.muted': 'Muted', 'console.nobody': 'Nobody is here', 'console.remove': 'Remove',
     'console.ban': 'Ban for a day', 'console.systemMessage': 'A message from the system to everyone here', 'console.webhooks': 'Webhooks',
@@ -66,7 +66,7 @@ const strings = {
   zh: {
     'console.title': 'Majlis 控制台', 'console.token': '管理令牌（所有房间的管理权限）', 'console.signIn': '登录',
     'console.development': '使用开发密钥', 'console.noDevelopment': '此服务器不在开发模式：请粘贴管理令牌',
-    'console.signOut': '退出', 'console.rooms': '房间', 'console.roomCount': '共 {n} 个', 'console.nodes': '节点', 'console.nodeCount': '{n} 个在线', 'console.node': '节点', 'console.node.active': '运行中', 'console.packets': '包/秒', 'console.cpu': 'CPU', 'console.address': '信令地址', 'console.noRegistry': '现在读不到集群的节点登记（房间照常进行）', 'console.noRooms': '还没有房间',
+    'console.signOut': '退出', 'console.rooms': '房间', 'console.roomCount': '共 {n} 个', 'console.nodes': '节点', 'console.nodeCount': '{n} 个在线', 'console.node': '节点', 'console.node.active': '运行中', 'console.node.draining': '迁出中', 'console.packets': '包/秒', 'console.cpu': 'CPU', 'console.address': '信令地址', 'console.noRegistry': '现在读不到集群的节点登记（房间照常进行）', 'console.noRooms': '还没有房间',
     'console.roomTitle': '标题', 'console.mode': '上麦方式', 'console.open': '打开', 'console.muteAll': '全员静音',
     'console.unmuteAll': '解除全员静音', 'console.muted': '已静音', 'console.nobody': '房间里没有人', 'console.remove': '移出',
     'console.ban': '封禁一天', 'console.systemMessage': '以系统身份发给房间里所有人的消息', 'console.webhooks': 'Webhook',
@@ -126,7 +126,7 @@ const strings = {
   ar: {
     'console.title': 'لوحة تشغيل مجلس', 'console.token': 'رمز المشرف (صلاحية الإشراف على كل الغرف)', 'console.signIn': 'دخول',
     'console.development': 'استخدم مفتاح التطوير', 'console.noDevelopment': 'هذا الخادم ليس في وضع التطوير: الصق رمز مشرف',
-    'console.signOut': 'خروج', 'console.rooms': 'الغرف', 'console.roomCount': 'العدد: {n}', 'console.nodes': 'العُقد', 'console.nodeCount': 'العاملة: {n}', 'console.node': 'العقدة', 'console.node.active': 'تعمل', 'console.packets': 'حزم/ث', 'console.cpu': 'المعالج', 'console.address': 'عنوان الإشارات', 'console.noRegistry': 'تعذّرت قراءة سجل العُقد الآن (الغرف مستمرة)', 'console.noRooms': 'لا توجد غرف بعد',
+    'console.signOut': 'خروج', 'console.rooms': 'الغرف', 'console.roomCount': 'العدد: {n}', 'console.nodes': 'العُقد', 'console.nodeCount': 'العاملة: {n}', 'console.node': 'العقدة', 'console.node.active': 'تعمل', 'console.node.draining': 'تُفرَّغ', 'console.packets': 'حزم/ث', 'console.cpu': 'المعالج', 'console.address': 'عنوان الإشارات', 'console.noRegistry': 'تعذّرت قراءة سجل العُقد الآن (الغرف مستمرة)', 'console.noRooms': 'لا توجد غرف بعد',
     'console.roomTitle': 'العنوان', 'console.mode': 'الكلام', 'console.open': 'افتح', 'console.muteAll': 'اكتم الجميع',
     'console.unmuteAll': 'ارفع الكتم عن الجميع', 'console.muted': 'مكتوم', 'console.nobody': 'لا أحد هنا', 'console.remove': 'أخرِج',
     'console.ban': 'احظر ليوم', 'console.systemMessage': 'رسالة من النظام إلى كل من هنا', 'console.webhooks': 'الإشعارات (Webhooks)',
