@@ -36,7 +36,9 @@ final class ServerContext: Sendable {
         let registry = redis.map { NodeRegistry(redis: $0, id: config.node, instance: node.instance, logger: logger) }
         self.registry = registry
         if let redis, let registry {
-            leases = RoomLeases(redis: redis, registry: registry, store: store, logger: logger)
+            leases = RoomLeases(
+                bus: RedisLeaseBus(redis: redis, registryLifetime: registry.lifetime), node: config.node, instance: node.instance,
+                known: { registry.lastKnown }, freshWithin: 2 * registry.interval, store: store, logger: logger)
         } else {
             leases = nil
         }

@@ -26,4 +26,21 @@ public struct NodeInfo: Codable, Sendable, Equatable {
     /// Unix milliseconds: when the process started, and when this report was made.
     public var startedAt: Int64
     public var reportedAt: Int64
+
+    public init(
+        id: String, instance: String, signaling: String, media: String, state: State, rooms: Int, members: Int, packetsPerSecond: Double,
+        cpu: Double, startedAt: Int64, reportedAt: Int64
+    ) {
+        self.id = id
+        self.instance = instance
+        self.signaling = signaling
+        self.media = media
+        self.state = state
+        self.rooms = rooms
+        self.members = members
+        self.packetsPerSecond = packetsPerSecond
+        self.cpu = cpu
+        self.startedAt = startedAt
+        self.reportedAt = reportedAt
+    }
 }

@@ -1,0 +1,105 @@
+import MajlisServer
+import Synchronization
+
+/// The cluster's lease bus in memory, on a manual clock: the same answers as Redis's scripts
+/// (`RedisLeaseBus`), with what tests need besides: nodes that report to the registry (or stop),
+/// an outage, and a restart that forgets everything.
+public final class MemoryLeaseBus: LeaseBus {
+    private struct Entry {
+        var value: String
+        var expires: Int64
+    }
+
+    private struct State {
+        var leases: [String: Entry] = [:]
+        var hints: [String: Entry] = [:]
+        /// When each node last wrote its registry entry.
+        var reports: [String: Int64] = [:]
+        var down = false
+    }
+
+    public struct Unreachable: Error {}
+
+    private let state = Mutex(State())
+    private let clock: @Sendable () -> Int64
+
+    public init(clock: @escaping @Sendable () -> Int64) {
+        self.clock = clock
+    }
+
+    /// `node` writes its registry entry now.
+    public func report(_ node: String) {
+        let now = clock()
+        state.withLock { $0.reports[node] = now }
+    }
+
+    /// While true, every operation fails as an unreachable Redis does.
+    public var down: Bool {
+        get { state.withLock { $0.down } }
+        set { state.withLock { $0.down = newValue } }
+    }
+
+    /// Forgets every lease and hint, as a Redis restarted without persistence does.
+    public func forget() {
+        state.withLock { state in
+            state.leases = [:]
+            state.hints = [:]
+        }
+    }
+
+    public func renew(room: String, holder: String, lifetime: Int) throws -> LeaseAnswer {
+        let now = clock()
+        return try state.withLock { state in
+            guard !state.down else { throw Unreachable() }
+            if let lease = state.leases[room], lease.expires > now {
+                guard lease.value == holder else { return .heldBy(lease.value) }
+                state.leases[room]?.expires = now + Int64(lifetime)
+                return .renewed
+            }
+            state.leases[room] = Entry(value: holder, expires: now + Int64(lifetime))
+            return .taken
+        }
+    }
+
+    public func place(room: String, holder: String, lifetime: Int, placement: LeasePlacement) throws -> LeaseAnswer {
+        let now = clock()
+        return try state.withLock { state in
+            guard !state.down else { throw Unreachable() }
+            if let lease = state.leases[room], lease.expires > now {
+                guard lease.value == holder else { return .heldBy(lease.value) }
+                state.leases[room]?.expires = now + Int64(lifetime)
+                return .renewed
+            }
+            func usable(_ node: String) -> Bool {
+                if node == placement.node { return placement.mayHost }
+                return state.reports[node].map { now - $0 < Int64(placement.freshWithin) } ?? false
+            }
+            var target = state.hints[room].flatMap { $0.expires > now ? $0.value : nil }
+            if target == nil || !usable(target!) {
+                target = usable(placement.chosen) ? placement.chosen : placement.node
+            }
+            if target == placement.node {
+                state.leases[room] = Entry(value: holder, expires: now + Int64(lifetime))
+                state.hints[room] = nil
+                return .taken
+            }
+            state.hints[room] = Entry(value: target!, expires: now + Int64(placement.hintLifetime))
+            return .reservedFor(target!)
+        }
+    }
+
+    public func release(room: String, holder: String) throws {
+        try state.withLock { state in
+            guard !state.down else { throw Unreachable() }
+            if state.leases[room]?.value == holder { state.leases[room] = nil }
+        }
+    }
+
+    public func holder(of room: String) throws -> String? {
+        let now = clock()
+        return try state.withLock { state in
+            guard !state.down else { throw Unreachable() }
+            return state.leases[room].flatMap { $0.expires > now ? $0.value : nil }
+        }
+    }
+}
