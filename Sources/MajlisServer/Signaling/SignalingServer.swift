@@ -10,8 +10,9 @@ import Synchronization
 /// rooms on their own executors, state in the store.
 ///
 /// Threads: the WebSocket service thread parses frames and answers session ops (`hello`, `ping`,
-/// `session.renew`, `bye`); room ops go to the room's queue. A timer queue runs the sweeper
-/// (hello and heartbeat timeouts, token expiry, room timers).
+/// `session.renew`, `bye`); room ops go to the room's queue. Beside it run the services of
+/// `services` (the cluster's registry and leases, the media router, webhooks, the `Sweeper`),
+/// started after the listening socket and stopped after the sessions, in reverse order.
 public final class SignalingServer: WebSocketDelegate, Sendable {
     /// The version reported in `hello` and `/healthz`.
     public static let version = "0.1.0"
@@ -22,19 +23,14 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Open connections by peer address.
     private let perAddress = Mutex<[String: Int]>([:])
     private let webSocket = Mutex<WebSocketServer?>(nil)
-    /// The sweeper timer; set once by `start`, cancelled by `stop`.
-    private nonisolated(unsafe) var sweeper: DispatchSourceTimer?
-    private let timerQueue = DispatchQueue(label: "majlis.sweeper")
+    /// What runs beside the signaling loop, started with it and stopped after it (set by `start`).
+    private let services = Mutex<ServiceGroup?>(nil)
     private let started = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     /// Signalled when the last session closes (`stop` waits on it for the close frames to go).
     private let drained = NSCondition()
     /// Whether `stop` has finished, and who waits for it (`run`).
     private let stopped = Mutex<(done: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-    /// Sweeps so far (timer queue only).
-    private nonisolated(unsafe) var sweeps = 0
-    /// Rooms that had speakers at the last sweep (timer queue only).
-    private nonisolated(unsafe) var roomsWithLevels: Set<String> = []
 
     /// Monotonic milliseconds: hello and heartbeat timeouts, when connections last heard their
     /// peer, and the media router's time (consent, overdue packets, reports).
@@ -58,8 +54,30 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity, realtime: config.mediaRealtime,
             clock: routerClock)
         let redis = try config.redisURL.map { try RedisClient(url: $0) }
-        context = ServerContext(config: config, store: store, media: media, redis: redis, logger: logger, clock: clock ?? ServerContext.systemClock)
+        let context = ServerContext(config: config, store: store, media: media, redis: redis, logger: logger, clock: clock ?? ServerContext.systemClock)
+        self.context = context
         api = ServerAPI(context: context)
+    }
+
+    /// The services, in the order they start (see `ServiceGroup`).
+    private func makeServices() -> ServiceGroup {
+        let context = context
+        let media = context.media
+        let sweeper = Sweeper(context: context, sessions: { [weak self] in self?.sessions.withLock { Array($0.values) } ?? [] }, monotonic: monotonic)
+        var services: [ServiceGroup.Service] = []
+        if let registry = context.registry, let leases = context.leases {
+            services.append(.init("registry", start: {
+                try registry.join { context.node.report(context) }
+                registry.start(drainAsked: { context.drain() })
+            }, stop: { registry.stop() }))
+            services.append(.init("leases", start: {
+                leases.start(here: { context.node.placement(context) }) { room in context.rooms.relinquish(room) }
+            }, stop: { leases.stop() }))
+        }
+        services.append(.init("media", start: { media.start() }, stop: { media.stop() }))
+        if let webhooks = context.webhooks { services.append(.init("webhooks", start: { webhooks.start() }, stop: { webhooks.stop() })) }
+        services.append(.init("sweeper", start: { sweeper.start() }, stop: { sweeper.stop() }))
+        return ServiceGroup(services)
     }
 
     /// The port signaling listens on (after `start`).
@@ -135,25 +153,16 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         webSocket.withLock { $0 = server }
         let scheme = tls == nil ? "ws" : "wss"
         context.node.listening(signaling: config.signalingAdvertise ?? "\(scheme)://\(config.host):\(server.port)/v1/signal", media: context.media.advertised)
-        if let registry = context.registry {
-            do {
-                try registry.join { [context] in context.node.report(context) }
-            } catch {
-                server.stop()
-                webSocket.withLock { $0 = nil }
-                started.store(false, ordering: .sequentiallyConsistent)
-                throw error
-            }
-            registry.start(drainAsked: { [context] in context.drain() })
-            context.leases?.start(here: { [context] in context.node.placement(context) }) { [context] room in context.rooms.relinquish(room) }
+        let services = makeServices()
+        self.services.withLock { $0 = services }
+        do {
+            try services.start()
+        } catch {
+            server.stop()
+            webSocket.withLock { $0 = nil }
+            started.store(false, ordering: .sequentiallyConsistent)
+            throw error
         }
-        context.media.start()
-        context.webhooks?.start()
-        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
-        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        timer.setEventHandler { [weak self] in self?.sweep() }
-        timer.resume()
-        sweeper = timer
     }
 
     /// Graceful stop: no new work, every room finishes what it has queued, connections are told
@@ -161,8 +170,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// (a second call returns at once).
     public func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        sweeper?.cancel()
-        timerQueue.sync {}  // a sweep under way finishes before anything it uses stops
+        let services = services.withLock { $0 }
+        services?.stop("sweeper")  // a sweep under way finishes before anything it uses stops
         // A node of a cluster hands its rooms over first: leases given back before members
         // are let go, so the node each connects to next opens its room at once.
         context.drain()
@@ -179,10 +188,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             server = nil
         }
         for host in context.rooms.all { host.drain() }
-        context.leases?.stop()
-        context.media.stop()
-        context.webhooks?.stop()
-        context.registry?.stop()
+        services?.stop()
         context.store.flush()
         let waiting = stopped.withLock { state in
             state.done = true
@@ -584,51 +590,5 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         } catch {
             session.send(WireEncoder.failure(re: re, error))
         }
-    }
-
-    // MARK: Sweeper (timer queue)
-
-    private func sweep() {
-        let now = context.now()
-        let monotonic = self.monotonic()
-        let config = context.config
-        for session in sessions.withLock({ Array($0.values) }) {
-            let connection = session.connection
-            switch session.state.withLock({ $0.due(now: now, monotonic: monotonic, lastReceived: connection.lastReceived) }) {
-            case .nothing: break
-            case .ping: connection.ping()
-            case .close(let code, let reason): connection.close(code: code, reason: reason)
-            case .warnExpiry(let expiresAt):
-                connection.send(WireEncoder.event(EventFrame(room: nil, seq: nil, event: .tokenExpiring(expiresAt: expiresAt))))
-            }
-        }
-        let swept = context.rooms.needingSweep
-        for host in swept { host.tickIfDue(now: now) }
-        // A draining node hands over rooms it still has, once another node can take them.
-        if context.node.draining, !context.rooms.all.isEmpty { context.handOverRooms(force: false) }
-        // Speaker levels, at most four times a second; one empty report when a room falls silent.
-        let levels = context.media.takeLevels()
-        for room in Set(levels.keys).union(roomsWithLevels) {
-            (try? context.rooms.host(room, context: context))?.broadcast(.speakerLevels(levels[room] ?? []))
-        }
-        roomsWithLevels = Set(levels.keys)
-        // Network quality (every two seconds from the router), for members who sent or reported anything.
-        for (room, qualities) in context.media.takeQuality() {
-            (try? context.rooms.host(room, context: context))?.reportQuality(qualities)
-        }
-        sweeps += 1
-        if sweeps % 16 == 8 {
-            for host in swept { host.unloadIfIdle(now: now, idleMilliseconds: Int64(config.idleRoomSeconds) * 1000) }
-        }
-        if sweeps % 240 == 0 {
-            try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000)
-            do {
-                let pruned = try context.store.pruneChat(before: now - Int64(config.historyDays) * 86_400_000, keep: config.historyMessages)
-                if pruned > 0 { context.logger.info("chat history: \(pruned) messages past retention deleted") }
-            } catch {
-                context.logger.error("chat history retention failed: \(error)")
-            }
-        }
-        if sweeps % 8 == 0 { MemoryTrimmer.trim() }
     }
 }

@@ -1,0 +1,86 @@
+import Dispatch
+import MajlisProtocol
+import Synchronization
+
+/// The server's periodic work, four times a second on a queue of its own: each session's timers
+/// (`SessionState.due`: hello and heartbeat timeouts, token expiry), room timers, a draining
+/// node's rooms still to hand over, speaker levels and network quality to the rooms, idle rooms
+/// out of memory, the store's retention, and memory handed back.
+final class Sweeper: @unchecked Sendable {
+    // Audited: `timer` is set by `start` and cancelled by `stop`, both called once each by the
+    // server's `ServiceGroup`; `sweeps` and `roomsWithLevels` are touched on `queue` only.
+    private let context: ServerContext
+    /// The open sessions now.
+    private let sessions: @Sendable () -> [Session]
+    /// Monotonic milliseconds (what connections' `lastReceived` is in).
+    private let monotonic: @Sendable () -> Int64
+    private let queue = DispatchQueue(label: "majlis.sweeper")
+    private var timer: DispatchSourceTimer?
+    private var sweeps = 0
+    /// Rooms that had speakers at the last sweep.
+    private var roomsWithLevels: Set<String> = []
+
+    init(context: ServerContext, sessions: @escaping @Sendable () -> [Session], monotonic: @escaping @Sendable () -> Int64) {
+        self.context = context
+        self.sessions = sessions
+        self.monotonic = monotonic
+    }
+
+    func start() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        timer.setEventHandler { [weak self] in self?.sweep() }
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// Stops sweeping; a sweep under way finishes first (so nothing it uses stops under it).
+    func stop() {
+        timer?.cancel()
+        queue.sync {}
+    }
+
+    private func sweep() {
+        let now = context.now()
+        let monotonic = self.monotonic()
+        let config = context.config
+        for session in sessions() {
+            let connection = session.connection
+            switch session.state.withLock({ $0.due(now: now, monotonic: monotonic, lastReceived: connection.lastReceived) }) {
+            case .nothing: break
+            case .ping: connection.ping()
+            case .close(let code, let reason): connection.close(code: code, reason: reason)
+            case .warnExpiry(let expiresAt):
+                connection.send(WireEncoder.event(EventFrame(room: nil, seq: nil, event: .tokenExpiring(expiresAt: expiresAt))))
+            }
+        }
+        let swept = context.rooms.needingSweep
+        for host in swept { host.tickIfDue(now: now) }
+        // A draining node hands over rooms it still has, once another node can take them.
+        if context.node.draining, !context.rooms.all.isEmpty { context.handOverRooms(force: false) }
+        // Speaker levels, at most four times a second; one empty report when a room falls silent.
+        let levels = context.media.takeLevels()
+        for room in Set(levels.keys).union(roomsWithLevels) {
+            (try? context.rooms.host(room, context: context))?.broadcast(.speakerLevels(levels[room] ?? []))
+        }
+        roomsWithLevels = Set(levels.keys)
+        // Network quality (every two seconds from the router), for members who sent or reported anything.
+        for (room, qualities) in context.media.takeQuality() {
+            (try? context.rooms.host(room, context: context))?.reportQuality(qualities)
+        }
+        sweeps += 1
+        if sweeps % 16 == 8 {
+            for host in swept { host.unloadIfIdle(now: now, idleMilliseconds: Int64(config.idleRoomSeconds) * 1000) }
+        }
+        if sweeps % 240 == 0 {
+            try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000)
+            do {
+                let pruned = try context.store.pruneChat(before: now - Int64(config.historyDays) * 86_400_000, keep: config.historyMessages)
+                if pruned > 0 { context.logger.info("chat history: \(pruned) messages past retention deleted") }
+            } catch {
+                context.logger.error("chat history retention failed: \(error)")
+            }
+        }
+        if sweeps % 8 == 0 { MemoryTrimmer.trim() }
+    }
+}
