@@ -50,12 +50,7 @@ public final class MemoryLeaseBus: LeaseBus {
     public func renew(room: String, holder: String, lifetime: Int) throws -> LeaseAnswer {
         let now = clock()
         return try state.withLock { state in
-            guard !state.down else { throw Unreachable() }
-            if let lease = state.leases[room], lease.expires > now {
-                guard lease.value == holder else { return .heldBy(lease.value) }
-                state.leases[room]?.expires = now + Int64(lifetime)
-                return .renewed
-            }
+            if let answer = try Self.held(room, by: holder, lifetime: lifetime, now: now, in: &state) { return answer }
             state.leases[room] = Entry(value: holder, expires: now + Int64(lifetime))
             return .taken
         }
@@ -64,12 +59,7 @@ public final class MemoryLeaseBus: LeaseBus {
     public func place(room: String, holder: String, lifetime: Int, placement: LeasePlacement) throws -> LeaseAnswer {
         let now = clock()
         return try state.withLock { state in
-            guard !state.down else { throw Unreachable() }
-            if let lease = state.leases[room], lease.expires > now {
-                guard lease.value == holder else { return .heldBy(lease.value) }
-                state.leases[room]?.expires = now + Int64(lifetime)
-                return .renewed
-            }
+            if let answer = try Self.held(room, by: holder, lifetime: lifetime, now: now, in: &state) { return answer }
             func usable(_ node: String) -> Bool {
                 if node == placement.node { return placement.mayHost }
                 return state.reports[node].map { now - $0 < Int64(placement.freshWithin) } ?? false
@@ -86,6 +76,16 @@ public final class MemoryLeaseBus: LeaseBus {
             state.hints[room] = Entry(value: target!, expires: now + Int64(placement.hintLifetime))
             return .reservedFor(target!)
         }
+    }
+
+    /// Renews `holder`'s live lease on `room` (`renewed`) or names another's (`heldBy`); nil
+    /// when the lease is free. Throws while the bus is down.
+    private static func held(_ room: String, by holder: String, lifetime: Int, now: Int64, in state: inout State) throws -> LeaseAnswer? {
+        guard !state.down else { throw Unreachable() }
+        guard let lease = state.leases[room], lease.expires > now else { return nil }
+        guard lease.value == holder else { return .heldBy(lease.value) }
+        state.leases[room]?.expires = now + Int64(lifetime)
+        return .renewed
     }
 
     public func release(room: String, holder: String) throws {

@@ -60,9 +60,9 @@ struct BrowserTests {
         return loudest
     }
 
-    /// A visitor who opens the app at a node of a cluster that does not host the room is taken to
-    /// the page of the node that does (its name kept) and joins the room there.
-    @Test func aVisitorAtAnotherNodeIsTakenToTheRoomsNode() async throws {
+    /// Two nodes of a cluster (`node-a`, `node-b`) serving the web app in development mode, and
+    /// Huda in `room`, made on the first.
+    static func twoNodes(withRoom room: String) async throws -> (TestServer, TestServer, TestClient) {
         let shared = try ClusterTests.sharedStore()
         func node(_ id: String) throws -> TestServer {
             try TestServer(secret: shared.secret) { config in
@@ -73,12 +73,28 @@ struct BrowserTests {
                 config.node = id
             }
         }
-        let host = try node("node-a")
-        defer { host.destroy() }
-        let other = try node("node-b")
-        defer { other.destroy() }
-        let huda = try await TestClient.signedIn(host, user: "huda")
-        _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
+        let first = try node("node-a")
+        var second: TestServer?
+        do {
+            second = try node("node-b")
+            let huda = try await TestClient.signedIn(first, user: "huda")
+            _ = try await huda.call("room.join", room: room, ["create": ["title": .string(room.capitalized)]])
+            return (first, second!, huda)
+        } catch {
+            first.destroy()
+            second?.destroy()
+            throw error
+        }
+    }
+
+    /// A visitor who opens the app at a node of a cluster that does not host the room is taken to
+    /// the page of the node that does (its name kept) and joins the room there.
+    @Test func aVisitorAtAnotherNodeIsTakenToTheRoomsNode() async throws {
+        let (host, other, huda) = try await Self.twoNodes(withRoom: "salon")
+        defer {
+            host.destroy()
+            other.destroy()
+        }
         let browser = try await Browser(microphone: nil)
         try await Browser.closing([browser]) {
             try await browser.open("http://127.0.0.1:\(other.server.port)/?room=salon")
@@ -99,22 +115,11 @@ struct BrowserTests {
     /// the operator is taken to that node's console, still signed in, with the room open there,
     /// and runs it from there; the nodes table shows a drained node as draining.
     @Test func theConsoleFollowsARoomToItsNode() async throws {
-        let shared = try ClusterTests.sharedStore()
-        func node(_ id: String) throws -> TestServer {
-            try TestServer(secret: shared.secret) { config in
-                config.webDirectory = Self.web
-                config.developmentKey = TestServer.key
-                config.redisURL = shared.redis
-                config.postgresURL = shared.postgres
-                config.node = id
-            }
+        let (host, other, huda) = try await Self.twoNodes(withRoom: "salon")
+        defer {
+            host.destroy()
+            other.destroy()
         }
-        let host = try node("node-a")
-        defer { host.destroy() }
-        let other = try node("node-b")
-        defer { other.destroy() }
-        let huda = try await TestClient.signedIn(host, user: "huda")
-        _ = try await huda.call("room.join", room: "salon", ["create": ["title": "Salon"]])
         let browser = try await Browser(microphone: nil)
         try await Browser.closing([browser]) {
             try await browser.open("http://127.0.0.1:\(other.server.port)/console")

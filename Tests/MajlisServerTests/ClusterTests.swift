@@ -116,6 +116,37 @@ import Testing
         #expect(await eventually { await Self.ids(survivor) == ["node-a", "node-b"] })
     }
 
+    /// A speaking bot (a tone, on seat 3) and a listening one (what it plays recorded to a
+    /// temporary file) in `room` at `server`, once `watcher` hears the speaker.
+    struct Voices {
+        let speaker: JoinBotTests.Bot
+        let listener: JoinBotTests.Bot
+        let heard = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-heard-\(UUID().uuidString).wav").path
+
+        init(in room: String, at server: TestServer, watchedBy watcher: TestClient) async throws {
+            speaker = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("speaker"), "--room", room, "--seat", "3", "--mic", "tone:440", "--duration", "120"])
+            listener = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("listener"), "--room", room, "--record", heard, "--duration", "120"])
+            try await watcher.event("member.joined", timeout: 30) { $0["data"]?["member"]?["id"] == "listener" }
+            try await watcher.event("speaker.levels", timeout: 30) { event in
+                event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "speaker" && ($0["level"]?.intValue ?? 0) > 0 } == true
+            }
+        }
+
+        func interrupt() {
+            speaker.interrupt()
+            listener.interrupt()
+            try? FileManager.default.removeItem(atPath: heard)
+        }
+
+        /// Stops both; whether each ended well.
+        func finish() async -> Bool {
+            interrupt()
+            let spoke = await speaker.finish().status == 0
+            let listened = await listener.finish().status == 0
+            return spoke && listened
+        }
+    }
+
     /// Redis stopped for 30 s under a running room: voice goes on (the listener is sent the
     /// speaker's packets all along), and seats and chat; only a room not yet placed waits, with
     /// a clear error. Redis back, empty: the node writes its entry and its lease again by itself,
@@ -130,18 +161,8 @@ import Testing
         _ = try await huda.call("room.join", room: "majlis", ["create": ["title": "Majlis"]])
         let omar = try await TestClient.signedIn(node, user: "omar")
         _ = try await omar.call("room.join", room: "majlis")
-        let heard = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-heard-\(UUID().uuidString).wav").path
-        let speaker = try JoinBotTests.Bot(["--url", node.url, "--token", node.token("speaker"), "--room", "majlis", "--seat", "3", "--mic", "tone:440", "--duration", "120"])
-        let listener = try JoinBotTests.Bot(["--url", node.url, "--token", node.token("listener"), "--room", "majlis", "--record", heard, "--duration", "120"])
-        defer {
-            speaker.interrupt()
-            listener.interrupt()
-            try? FileManager.default.removeItem(atPath: heard)
-        }
-        try await huda.event("member.joined", timeout: 30) { $0["data"]?["member"]?["id"] == "listener" }
-        try await huda.event("speaker.levels", timeout: 30) { event in
-            event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "speaker" && ($0["level"]?.intValue ?? 0) > 0 } == true
-        }
+        let voices = try await Voices(in: "majlis", at: node, watchedBy: huda)
+        defer { voices.interrupt() }
 
         redis.halt()
         let before = await Self.metric(node, "majlis_media_packets_forwarded_total") ?? 0
@@ -179,10 +200,7 @@ import Testing
         #expect(await Self.health(node)?["cluster"]?["roomsHeld"] == 1)
         #expect(await eventually { (try? RedisClient(url: redis.url()).command(["GET", "majlis:lease:majlis"]).text)?.hasPrefix("node-a ") == true })
         _ = try await omar.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
-        speaker.interrupt()
-        listener.interrupt()
-        #expect(await speaker.finish().status == 0)
-        #expect(await listener.finish().status == 0)
+        #expect(await voices.finish())
         huda.disconnect()
         omar.disconnect()
     }
@@ -205,18 +223,8 @@ import Testing
         let huda = try await TestClient.signedIn(host, user: "huda")
         _ = try await huda.call("room.join", room: "hall", ["create": ["title": "Hall"]])
         _ = try await huda.call("chat.send", room: "hall", ["type": "text", "text": "before", "clientMsgId": "m1"])
-        let speaker = try JoinBotTests.Bot(["--url", host.url, "--token", host.token("speaker"), "--room", "hall", "--seat", "2", "--mic", "tone:440", "--duration", "90"])
-        let heard = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-heard-\(UUID().uuidString).wav").path
-        let listener = try JoinBotTests.Bot(["--url", host.url, "--token", host.token("listener"), "--room", "hall", "--record", heard, "--duration", "90"])
-        defer {
-            speaker.interrupt()
-            listener.interrupt()
-            try? FileManager.default.removeItem(atPath: heard)
-        }
-        try await huda.event("member.joined", timeout: 30) { $0["data"]?["member"]?["id"] == "listener" }
-        try await huda.event("speaker.levels", timeout: 30) { event in
-            event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "speaker" && ($0["level"]?.intValue ?? 0) > 0 } == true
-        }
+        let voices = try await Voices(in: "hall", at: host, watchedBy: huda)
+        defer { voices.interrupt() }
 
         try postgres.halt()
         let refused = try await huda.request("chat.send", ["room": "hall", "type": "text", "text": "during", "clientMsgId": "m2"])
@@ -234,10 +242,7 @@ import Testing
         _ = try await huda.call("chat.send", room: "hall", ["type": "text", "text": "after", "clientMsgId": "m3"])
         let history = try await huda.call("chat.history", room: "hall", ["limit": 10])
         #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["after", "before"])
-        speaker.interrupt()
-        listener.interrupt()
-        #expect(await speaker.finish().status == 0)
-        #expect(await listener.finish().status == 0)
+        #expect(await voices.finish())
     }
 
     /// Webhooks across a node's death: a node is killed (kill -9) while its post of a room's
