@@ -111,10 +111,10 @@ struct BrowserTests {
         }
     }
 
-    /// The operator console of a node that does not host a room opens it on the node that does:
-    /// the operator is taken to that node's console, still signed in, with the room open there,
-    /// and runs it from there; the nodes table shows a drained node as draining.
-    @Test func theConsoleFollowsARoomToItsNode() async throws {
+    /// The operator console works from any node: a room another node hosts opens and is run
+    /// from it (its API calls are relayed to the room's node); the nodes table shows a drained
+    /// node as draining.
+    @Test func theConsoleOfAnyNodeRunsAnyRoom() async throws {
         let (host, other, huda) = try await Self.twoNodes(withRoom: "salon")
         defer {
             host.destroy()
@@ -127,9 +127,7 @@ struct BrowserTests {
             try await browser.run("document.querySelector('[data-action=development]').click()")
             try await browser.wait(for: "the room listed", "return document.querySelector('[data-action=open][data-room=salon]') !== null")
             try await browser.run("document.querySelector('[data-action=open][data-room=salon]').click()")
-            // On node-a's console now, signed in, the room open, the token out of the address.
-            let there = "return location.port === '\(host.server.port)' && document.querySelector('tr[data-member=huda]') !== null && location.hash === ''"
-            #expect(await eventually(within: 30) { (try? await browser.run(there)) == .bool(true) }, "the room open on its node's console")
+            try await browser.wait(for: "the room open, with Huda", "return document.querySelector('tr[data-member=huda]') !== null")
             try await browser.run("document.querySelector('[data-action=mute-all]').click()")
             _ = try await huda.event("seat.updated")
             // node-b drained: the table says so.

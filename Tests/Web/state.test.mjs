@@ -158,7 +158,6 @@ test('a room on another node of a cluster is joined on that node\'s page', () =>
   assert.equal(nodePage('ws://10.0.0.2:8082/v1/signal', 'majlis'), 'http://10.0.0.2:8082/?room=majlis');
   assert.equal(nodePage('wss://node2.example.com/v1/signal', 'r-1', { lang: 'ar', name: 'Huda S' }), 'https://node2.example.com/?room=r-1&lang=ar&name=Huda+S');
   assert.equal(nodePage('ws://10.0.0.2:8082/v1/signal', 'majlis', { lang: null }), 'http://10.0.0.2:8082/?room=majlis');
-  assert.equal(nodePage('ws://10.0.0.2:8082/v1/signal', 'majlis', { lang: 'zh' }, '/console'), 'http://10.0.0.2:8082/console?room=majlis&lang=zh');
   assert.equal(nodePage('not an address', 'majlis'), null);
   assert.equal(nodePage('http://10.0.0.2:8082/', 'majlis'), null, 'only a signaling address');
 });

@@ -4,16 +4,8 @@
 
 import { languages, pickLanguage, translator, direction } from './i18n.js';
 import { morph } from './morph.js';
-import { nodePage } from './state.js';
 
 const params = new URLSearchParams(location.search);
-// A token carried here from another node's console (in the fragment, which no server sees):
-// kept for this tab, and taken out of the address.
-const carried = new URLSearchParams(location.hash.slice(1)).get('token');
-if (carried) {
-  sessionStorage.setItem('majlis.console.token', carried);
-  history.replaceState(null, '', location.pathname + location.search);
-}
 const root = document.getElementById('console');
 let language = pickLanguage(params.get('lang'));
 let t = translator(language);
@@ -33,11 +25,10 @@ function time(ms) {
 }
 
 class APIError extends Error {
-  constructor(status, code, message, host = null) {
+  constructor(status, code, message) {
     super(message);
     this.status = status;
     this.code = code;
-    this.host = host;
   }
 }
 
@@ -48,9 +39,7 @@ async function api(method, path, body) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const data = await answer.json().catch(() => ({}));
-  if (!answer.ok) {
-    throw new APIError(answer.status, data.error?.code || `http_${answer.status}`, data.error?.message || answer.statusText, data.error?.host || null);
-  }
+  if (!answer.ok) throw new APIError(answer.status, data.error?.code || `http_${answer.status}`, data.error?.message || answer.statusText);
   return data;
 }
 
@@ -76,8 +65,6 @@ function renderSignIn(message = '') {
 async function signIn(token) {
   state.token = token;
   try {
-    // Asked for a room (`?room=`, as another node's console sends the operator here): open it.
-    if (params.get('room') && !state.room) await loadRoom(params.get('room')).catch(() => {});
     await refresh();
     sessionStorage.setItem('majlis.console.token', token);
     clearInterval(timer);
@@ -108,17 +95,11 @@ async function refresh() {
   render();
 }
 
-// A room's view and its bans (null when the room is gone). A room another node of the cluster
-// hosts is run from that node's console: the operator is taken there, the room open.
+// A room's view and its bans (null when the room is gone).
 async function loadRoom(id) {
   const path = `/rooms/${encodeURIComponent(id)}`;
   const [room, bans] = await Promise.all([api('GET', path), api('GET', `${path}/bans`)]).catch((error) => {
     if (error.code === 'room_not_found') return [null, null];
-    const page = error.code === 'conflict' && error.host?.signaling ? nodePage(error.host.signaling, id, { lang: language }, '/console') : null;
-    if (page) {
-      clearInterval(timer);
-      location.assign(`${page}#token=${encodeURIComponent(state.token)}`);
-    }
     throw error;
   });
   state.room = room;

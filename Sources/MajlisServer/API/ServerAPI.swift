@@ -47,9 +47,9 @@ final class ServerAPI: Sendable {
                 try call.refuseRepeatedQueryArguments()
                 try route.handler(self, call)
             } catch let failure as APIFailure {
-                exchange.respond(failure.response)
+                respond(failure, to: exchange)
             } catch let error as ProtocolError {
-                exchange.respond(APIFailure(error).response)
+                respond(APIFailure(error), to: exchange)
             } catch {
                 context.logger.error("api: \(request.method) \(request.path): \(error)")
                 exchange.respond(APIFailure(ProtocolError(.internal, "the server could not complete the request")).response)

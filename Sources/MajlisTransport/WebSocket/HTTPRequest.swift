@@ -7,7 +7,8 @@ public struct HTTPRequest: Sendable {
     /// The query string as sent (arguments joined with `&`), without the `?`.
     public var query: String
     /// The headers the server reads, by lower-case name: `authorization`, `content-type`,
-    /// `idempotency-key`, `accept`, `host`, `origin`, and the `majlis-*` headers of webhooks.
+    /// `idempotency-key`, `accept`, `host`, `origin`, the `majlis-*` headers of webhooks, and
+    /// `majlis-forwarded` (an API call one node of a cluster relays to another).
     public var headers: [String: String]
     public var body: [UInt8]
     /// The peer's address.
@@ -24,6 +25,7 @@ public struct HTTPRequest: Sendable {
 
     /// The headers copied from each request (anything else is not kept).
     static let keptHeaders = [
-        "authorization", "content-type", "idempotency-key", "accept", "majlis-signature", "majlis-event-id", "majlis-key", "host", "origin",
+        "authorization", "content-type", "idempotency-key", "accept", "majlis-signature", "majlis-event-id", "majlis-key", "majlis-forwarded", "host",
+        "origin",
     ]
 }

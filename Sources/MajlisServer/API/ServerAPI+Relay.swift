@@ -1,0 +1,71 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension ServerAPI {
+    /// Node-to-node calls: kept alive between calls, as the same few nodes are called again and again.
+    static let relaySession: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 16
+        configuration.timeoutIntervalForRequest = 10
+        return URLSession(configuration: configuration)
+    }()
+
+    /// Answers a failed call: one refused because another node of the cluster hosts its room
+    /// (`conflict` naming it) is made again at that node, once, and that node's answer is given
+    /// (so the API works from any node); otherwise, and when that node cannot be reached, the
+    /// failure itself.
+    func respond(_ failure: APIFailure, to exchange: HTTPExchange) {
+        let request = exchange.request
+        if failure.error.code == .conflict, let signaling = failure.error.host?.signaling, request.headers["majlis-forwarded"] == nil,
+            let answer = relay(request, to: signaling)
+        {
+            return exchange.respond(answer)
+        }
+        exchange.respond(failure.response)
+    }
+
+    /// `request` made at the node whose signaling is at `signaling` (`ws://HOST:PORT/v1/signal`,
+    /// or wss), marked `Majlis-Forwarded` so that node answers it itself; nil when it cannot be
+    /// reached.
+    private func relay(_ request: HTTPRequest, to signaling: String) -> HTTPResponse? {
+        guard var components = URLComponents(string: signaling), let scheme = components.scheme, scheme == "ws" || scheme == "wss" else { return nil }
+        components.scheme = scheme == "wss" ? "https" : "http"
+        components.path = ""
+        // The path and query as they came (already percent-encoded); one that is no URL is not relayed.
+        guard let base = components.string, let url = URL(string: base + request.path + (request.query.isEmpty ? "" : "?" + request.query)) else { return nil }
+        var call = URLRequest(url: url)
+        call.httpMethod = request.method
+        for name in ["authorization", "content-type", "idempotency-key", "accept"] {
+            if let value = request.headers[name] { call.setValue(value, forHTTPHeaderField: name) }
+        }
+        call.setValue(context.node.id, forHTTPHeaderField: "Majlis-Forwarded")
+        if !request.body.isEmpty { call.httpBody = Data(request.body) }
+        let answer = Mutex<HTTPResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Self.relaySession.dataTask(with: call) { data, response, error in
+            if error == nil, let response = response as? HTTPURLResponse {
+                var headers: [String: String] = [:]
+                for name in ["Retry-After", "WWW-Authenticate", "Allow"] {
+                    if let value = response.value(forHTTPHeaderField: name) { headers[name] = value }
+                }
+                answer.withLock {
+                    $0 = HTTPResponse(
+                        status: UInt32(response.statusCode), contentType: response.value(forHTTPHeaderField: "Content-Type") ?? "application/json",
+                        body: Array(data ?? Data()), headers: headers)
+                }
+            }
+            done.signal()
+        }.resume()
+        done.wait()
+        if answer.withLock({ $0 }) == nil {
+            context.logger.warning("api: \(request.method) \(request.path) could not be relayed to \(signaling)")
+        }
+        return answer.withLock { $0 }
+    }
+}
