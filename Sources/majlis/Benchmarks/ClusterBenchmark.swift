@@ -11,16 +11,19 @@ import MajlisProtocol
 enum ClusterBenchmark {
     static let help = """
         usage: majlis bench cluster --postgres URL --redis URL [--runs N] [--storm-rooms N] [--storm-members N]
-                                    [--burst N] [--only failover|drain|storm|webhooks]
+                                    [--burst N] [--relay-calls N] [--only failover|drain|relay|storm|webhooks]
         Starts nodes (`majlis serve --postgres URL --redis URL`, children of this process) on the given PostgreSQL
         database and Redis server (give it a Redis database no running cluster uses, like redis://127.0.0.1:8181/7
-        beside scripts/cluster's). Four parts, each on nodes of its own:
+        beside scripts/cluster's). Five parts, each on nodes of its own:
         failover: in each of --runs runs (default 10) a speaker (a 440 Hz tone, on a seat) joins a room at the first
           of two nodes; a listener joins it through the second (refused with `conflict`, the SDK moves to the room's
           node: that join's time is printed beside the same join made at the room's node); once the listener hears
           the speaker, the room's node is killed (SIGKILL). Printed: the time from the kill until the speaker holds
           its seat again on the other node, and until the listener hears it again; the median and the largest.
         drain: the same, with the room's node drained (POST /v1/nodes/NODE/drain at the other node) instead.
+        relay: a server API op (mute a room's chat) at the room's node and at the other of two nodes, which relays
+          it, alternating, --relay-calls of each (default 500), three runs: p50 and p99 of each, and how much more
+          the relayed op's p99 is.
         storm: --storm-rooms rooms (default 100) of --storm-members members (default 10) join at once, spread over
           three nodes as a load balancer would (member i at node i mod 3), each following its room to where it is
           placed; then the same crowd at one node. Three runs of each, alternating: joins per second, join time
@@ -60,9 +63,10 @@ enum ClusterBenchmark {
         let stormRooms = try args.int("storm-rooms", default: 100, range: 1...1_000)
         let stormMembers = try args.int("storm-members", default: 10, range: 1...100)
         let burst = try args.int("burst", default: 600, range: 10...100_000)
+        let relayCalls = try args.int("relay-calls", default: 500, range: 10...100_000)
         let only = args.string("only")
-        if let only, !["failover", "drain", "storm", "webhooks"].contains(only) {
-            throw Arguments.Failure(description: "--only takes failover, drain, storm or webhooks")
+        if let only, !["failover", "drain", "relay", "storm", "webhooks"].contains(only) {
+            throw Arguments.Failure(description: "--only takes failover, drain, relay, storm or webhooks")
         }
         try args.rejectPositional("bench cluster")
         var met = true
@@ -84,6 +88,7 @@ enum ClusterBenchmark {
             let heard = results.map(\.heard).sorted()
             if loss == .kill { met = met && heard.last! < 5_000 && heard[heard.count / 2] < 3_000 }
         }
+        if only == nil || only == "relay" { met = try relay(calls: relayCalls, postgres: postgres, redis: redis) && met }
         if only == nil || only == "storm" { try storm(rooms: stormRooms, members: stormMembers, postgres: postgres, redis: redis) }
         if only == nil || only == "webhooks" { met = try webhooks(burst: burst, postgres: postgres, redis: redis) && met }
         return met ? 0 : 1
