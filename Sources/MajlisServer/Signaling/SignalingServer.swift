@@ -135,16 +135,17 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         if let certificate = config.tlsCertificate, let key = config.tlsKey { tls = (certificate, key) }
         let server: WebSocketServer
         let origins = OriginPolicy(allowed: config.allowedOrigins, developmentMode: config.developmentKey != nil)
+        let routes = self.routes
         let limits = WebSocketServer.Limits(
             connectionsPerAddress: config.maxConnectionsPerAddress + Self.httpAllowance, requestSeconds: config.requestSeconds,
-            refuseBody: { [weak self] request in self?.refuseBody(request, origins: origins) },
+            refuseBody: { [weak self] request in self?.refuseBody(request, origins: origins, routes: routes) },
             acceptUpgrade: { origin, host in origins.acceptsUpgrade(origin: origin, host: host) })
         do {
             server = try WebSocketServer(
                 host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self, clock: monotonic,
                 limits: limits, http: { [weak self] exchange in
                     guard let self else { return exchange.respond(HTTPResponse(status: 503, body: [])) }
-                    self.http(exchange, origins: origins)
+                    self.http(exchange, origins: origins, routes: routes)
                 })
         } catch {
             started.store(false, ordering: .sequentiallyConsistent)  // nothing started: it may be tried again
@@ -200,22 +201,34 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     // MARK: HTTP
 
-    private func http(_ exchange: HTTPExchange, origins: OriginPolicy) {
+    /// The HTTP side: the server API, metrics, health and the web app, in that order.
+    private var routes: HTTPRouteTable {
+        HTTPRouteTable(routes: [
+            .init(name: "api", matches: { ServerAPI.owns($0.path) }, takesBody: true) { [api] exchange in api.handle(exchange) },
+            .init(name: "metrics", matches: { $0.path == "/metrics" && $0.method == "GET" }, takesBody: false) { [weak self] exchange in
+                // Off the service thread: it reads the store and every room's counts.
+                DispatchQueue.global().async { [weak self] in
+                    guard let self else { return exchange.respond(HTTPResponse(status: 503, body: [])) }
+                    exchange.respond(HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(self.metrics().utf8)))
+                }
+            },
+            .init(name: "health", matches: { $0.path == "/healthz" && HTTPRouteTable.isRead($0) }, takesBody: false) { [weak self] exchange in
+                exchange.respond(self?.health() ?? HTTPResponse(status: 503, body: []))
+            },
+            .init(name: "web", matches: HTTPRouteTable.isRead, takesBody: false) { [context] exchange in
+                let request = exchange.request
+                exchange.respond(
+                    context.web.respond(path: request.path, query: WebApp.query(Substring(request.query)))
+                        ?? HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8)))
+            },
+        ])
+    }
+
+    private func http(_ exchange: HTTPExchange, origins: OriginPolicy, routes: HTTPRouteTable) {
         let request = exchange.request
         guard origins.answers(host: request.headers["host"]) else { return exchange.respond(Self.foreignHost) }
-        if ServerAPI.owns(request.path) {
-            api.handle(exchange)
-            return
-        }
-        if request.path == "/metrics" && request.method == "GET" {
-            // Off the service thread: it reads the store and every room's counts.
-            DispatchQueue.global().async { [self] in
-                exchange.respond(HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics().utf8)))
-            }
-            return
-        }
-        guard request.method == "GET" || request.method == "HEAD" else { return exchange.respond(Self.getOnly) }
-        exchange.respond(page(request.path, query: WebApp.query(Substring(request.query))))
+        guard let route = routes.route(for: request) else { return exchange.respond(Self.getOnly) }
+        route.respond(exchange)
     }
 
     /// Connections of any kind an address may hold beyond its WebSockets: room for API calls
@@ -230,79 +243,73 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     /// Whether the body of `request` may be read (nil) or is refused unread with an answer: only
     /// the API takes bodies, and only with a token that may make the call.
-    private func refuseBody(_ request: HTTPRequest, origins: OriginPolicy) -> HTTPResponse? {
+    private func refuseBody(_ request: HTTPRequest, origins: OriginPolicy, routes: HTTPRouteTable) -> HTTPResponse? {
         guard origins.answers(host: request.headers["host"]) else { return Self.foreignHost }
-        guard ServerAPI.owns(request.path) else { return Self.getOnly }
+        guard routes.route(for: request)?.takesBody == true else { return Self.getOnly }
         return api.refusal(request)
     }
 
-    /// The answer to a GET that is not the API's.
-    private func page(_ path: String, query: [String: String]) -> HTTPResponse {
-        if let answer = context.web.respond(path: path, query: query) { return answer }
-        switch path {
-        case "/healthz":
-            struct Media: Encodable {
-                var forwarded: Int
-                var dropped: Int
-                var retransmitted: Int
-                /// Receive to send of forwarded packets since the start, microseconds.
-                var forwardLatencyP50: Int
-                var forwardLatencyP99: Int
-                var forwardLatencyMax: Int
-                /// Whether the forwarding thread runs at real-time priority now.
-                var realtime: Bool
-            }
-            struct Delays: Encodable {
-                /// Microseconds, since the start.
-                var p50: Int
-                var p99: Int
-                var histogram: DelayHistogram
-
-                init(_ histogram: DelayHistogram) {
-                    p50 = histogram.percentile(0.5)
-                    p99 = histogram.percentile(0.99)
-                    self.histogram = histogram
-                }
-            }
-            struct Signaling: Encodable {
-                /// From a request's arrival to the write of its answer, and of each event it caused.
-                var answers: Delays
-                var events: Delays
-                /// From a room op's arrival to the start of its work on the room's queue.
-                var queued: Delays
-            }
-            struct Health: Encodable {
-                var status = "ok"
-                var version = SignalingServer.version
-                var node: String
-                var rooms: Int
-                var connections: Int
-                var media: Media
-                var signaling: Signaling
-                /// A node of a cluster: whether its last report reached the registry, and the
-                /// rooms it holds.
-                var cluster: Cluster?
-            }
-            struct Cluster: Encodable {
-                var registry: String
-                var roomsHeld: Int
-            }
-            let counted = context.media.counted
-            let latency = context.media.forwardingLatency
-            let media = Media(
-                forwarded: counted.forwarded, dropped: counted.droppedBadPacket + counted.droppedUnbound + counted.droppedNotAllowed,
-                retransmitted: counted.retransmitted, forwardLatencyP50: latency.p50, forwardLatencyP99: latency.p99, forwardLatencyMax: latency.max,
-                realtime: context.media.isRealtime)
-            let delays = webSocket.withLock { $0?.writeDelays } ?? (answers: DelayHistogram(), events: DelayHistogram())
-            let health = Health(
-                node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,
-                signaling: Signaling(
-                    answers: Delays(delays.answers), events: Delays(delays.events), queued: Delays(context.metrics.roomQueueWaits)),
-                cluster: context.registry.map { Cluster(registry: $0.reachable ? "ok" : "unreachable", roomsHeld: context.leases?.held ?? 0) })
-            return HTTPResponse(status: 200, body: Array(WireEncoder.encode(health)))
-        default:
-            return HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
+    /// `GET /healthz`: the node's state, connections, media and signaling delays.
+    private func health() -> HTTPResponse {
+        struct Media: Encodable {
+            var forwarded: Int
+            var dropped: Int
+            var retransmitted: Int
+            /// Receive to send of forwarded packets since the start, microseconds.
+            var forwardLatencyP50: Int
+            var forwardLatencyP99: Int
+            var forwardLatencyMax: Int
+            /// Whether the forwarding thread runs at real-time priority now.
+            var realtime: Bool
         }
+        struct Delays: Encodable {
+            /// Microseconds, since the start.
+            var p50: Int
+            var p99: Int
+            var histogram: DelayHistogram
+
+            init(_ histogram: DelayHistogram) {
+                p50 = histogram.percentile(0.5)
+                p99 = histogram.percentile(0.99)
+                self.histogram = histogram
+            }
+        }
+        struct Signaling: Encodable {
+            /// From a request's arrival to the write of its answer, and of each event it caused.
+            var answers: Delays
+            var events: Delays
+            /// From a room op's arrival to the start of its work on the room's queue.
+            var queued: Delays
+        }
+        struct Health: Encodable {
+            var status = "ok"
+            var version = SignalingServer.version
+            var node: String
+            var rooms: Int
+            var connections: Int
+            var media: Media
+            var signaling: Signaling
+            /// A node of a cluster: whether its last report reached the registry, and the
+            /// rooms it holds.
+            var cluster: Cluster?
+        }
+        struct Cluster: Encodable {
+            var registry: String
+            var roomsHeld: Int
+        }
+        let counted = context.media.counted
+        let latency = context.media.forwardingLatency
+        let media = Media(
+            forwarded: counted.forwarded, dropped: counted.droppedBadPacket + counted.droppedUnbound + counted.droppedNotAllowed,
+            retransmitted: counted.retransmitted, forwardLatencyP50: latency.p50, forwardLatencyP99: latency.p99, forwardLatencyMax: latency.max,
+            realtime: context.media.isRealtime)
+        let delays = webSocket.withLock { $0?.writeDelays } ?? (answers: DelayHistogram(), events: DelayHistogram())
+        let health = Health(
+            node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,
+            signaling: Signaling(
+                answers: Delays(delays.answers), events: Delays(delays.events), queued: Delays(context.metrics.roomQueueWaits)),
+            cluster: context.registry.map { Cluster(registry: $0.reachable ? "ok" : "unreachable", roomsHeld: context.leases?.held ?? 0) })
+        return HTTPResponse(status: 200, body: Array(WireEncoder.encode(health)))
     }
 
     // MARK: WebSocketDelegate (service thread)
