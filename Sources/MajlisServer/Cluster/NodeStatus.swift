@@ -39,7 +39,7 @@ final class NodeStatus: Sendable {
 
     /// This node's entry now, with its load from `context`.
     func report(_ context: ServerContext) -> NodeInfo {
-        let hosts = context.rooms.all
+        let load = placement(context).candidate
         let forwarded = context.media.counted.forwarded
         let now = Double(MonotonicClock.nanoseconds()) / 1e9
         let cpu = Self.processorSeconds()
@@ -50,8 +50,8 @@ final class NodeStatus: Sendable {
         }
         let (signaling, media) = addresses.withLock { $0 }
         return NodeInfo(
-            id: id, instance: instance, signaling: signaling, media: media, state: draining ? .draining : .active, rooms: hosts.count,
-            members: hosts.reduce(0) { $0 + $1.memberCount }, packetsPerSecond: (rates.packets * 10).rounded() / 10,
+            id: id, instance: instance, signaling: signaling, media: media, state: draining ? .draining : .active, rooms: load.rooms,
+            members: load.members, packetsPerSecond: (rates.packets * 10).rounded() / 10,
             cpu: (rates.cpu * 1000).rounded() / 1000, startedAt: startedAt, reportedAt: context.now())
     }
 
