@@ -84,9 +84,11 @@ import Testing
             let listener = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("listener"), "--room", "voice", "--record", heardPath])
             try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "listener" }
             let speaker = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("reader"), "--room", "voice", "--seat", "1", "--mic", speech, "--duration", "\(seconds)"])
-            #expect(await speaker.finish().status == 0)
+            let spoke = await speaker.finish()
+            #expect(spoke.status == 0, "\(spoke.err)")
             listener.interrupt()
-            #expect(await listener.finish().status == 0)
+            let listened = await listener.finish()
+            #expect(listened.status == 0, "\(listened.err)")
 
             let heard = try WAVFile.read(heardPath).int16
             let scores = try await offPool { try PESQJudge.scores(reference: original, degraded: [plain, heard]) }
