@@ -38,7 +38,7 @@ final class ServerContext: Sendable {
         if let redis, let registry {
             leases = RoomLeases(
                 bus: RedisLeaseBus(redis: redis, registryLifetime: registry.lifetime), node: config.node, instance: node.instance,
-                known: { registry.lastKnown }, freshWithin: 2 * registry.interval, store: store, logger: logger)
+                known: { registry.lastKnown }, freshWithin: 2 * registry.interval, store: store, logger: logger, lookup: { registry.entry(of: $0) })
         } else {
             leases = nil
         }

@@ -28,6 +28,9 @@ import Testing
         #expect(
             decode(#"{"id":5,"op":"attr.batch","args":{"room":"r1","ops":[{"op":"delete","keys":["a"]},{"op":"set","attrs":{"b":"1"}}]}}"#)
                 == .request(IncomingRequest(id: 5, op: "attr.batch", rid: nil, command: .room("r1", .attributes([.delete(["a"]), .set(["b": "1"], deleteOnLeave: false, updateOwner: false)], force: false, atomic: true)))))
+        #expect(
+            decode(#"{"id":-9223372036854775808,"op":"hello","args":{"token":"t","resume":"s1","via":"node-a"}}"#)
+                == .request(IncomingRequest(id: .min, op: "hello", rid: nil, command: .hello(HelloArgs(token: "t", resume: "s1", via: "node-a")))))
     }
 
     @Test func everyOpIsKnown() {

@@ -232,11 +232,12 @@ import Testing
         // Voice goes on: two seconds' worth of the speaker's packets sent on to the listener.
         let before = await Self.metric(host, "majlis_media_packets_forwarded_total") ?? 0
         #expect(await eventually(within: 30) { (await Self.metric(host, "majlis_media_packets_forwarded_total") ?? 0) >= before + 100 })
-        // The room stays where it is: no lease lost, the other node still names its node.
+        // The room stays where it is: no lease lost; joined at the other node, it is relayed there.
         #expect(await Self.metric(host, "majlis_cluster_rooms_lost_total") == 0)
         let omar = try await TestClient.signedIn(other, user: "omar")
-        let elsewhere = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "hall") }
-        #expect(elsewhere?.host?.node == "node-a", "\(String(describing: elsewhere))")
+        let joined = try await omar.call("room.join", room: "hall")
+        #expect(joined["media"]?["udp"]?.stringValue == host.server.mediaAddress, "\(joined)")
+        #expect(other.server.loadedRooms == 0)
 
         try postgres.start()
         _ = try await huda.call("chat.send", room: "hall", ["type": "text", "text": "after", "clientMsgId": "m3"])
@@ -306,7 +307,8 @@ import Testing
         let huda = try await TestClient.signedIn(first, user: "huda")
         _ = try await huda.call("room.join", room: "majlis", ["create": ["title": "Majlis"]])
         _ = try await huda.call("chat.send", room: "majlis", ["type": "text", "text": "kept", "clientMsgId": "m1"])
-        let omar = try await TestClient.signedIn(second, user: "omar")
+        // Omar is a node's relay (`via`) here: he is told where the room is rather than relayed there.
+        let omar = try await TestClient.signedIn(second, user: "omar", via: "node-x")
         let refusal = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "majlis") }
         #expect(refusal?.code == .conflict)
         #expect(refusal?.message.contains("node-a (\(first.url))") == true, "\(String(describing: refusal))")
@@ -382,8 +384,8 @@ import Testing
         return (host, other, huda)
     }
 
-    /// A bot given any node's address ends up in the room on the node that hosts it: refused with
-    /// `conflict` naming that node, it moves there and joins.
+    /// A bot given any node's address joins the room on the node that hosts it (its node relays
+    /// its ops there).
     @Test func aBotStartingAtAnyNodeJoinsTheRoomWhereItIs() async throws {
         let (host, other, huda) = try await Self.twoNodes(withRoom: "majlis")
         defer {
@@ -536,9 +538,60 @@ import Testing
         return Set(answer?["data"]?["nodes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
     }
 
+    /// One connection is in rooms on two nodes: its ops on the room its node does not host are
+    /// relayed to the room's node, and the answers and events come back on the same connection
+    /// (media goes straight to the room's node, as the snapshot says). When that node goes, the
+    /// connection is closed 1001, as a stopping node closes its own; joined again, the room is
+    /// where it is now, with the member's seat kept.
+    @Test func oneConnectionIsInRoomsOnTwoNodes() async throws {
+        let (near, far, huda) = try await Self.twoNodes(withRoom: "majlis")
+        defer {
+            near.destroy()
+            far.destroy()
+        }
+        let omar = try await TestClient.signedIn(far, user: "omar")
+        _ = try await omar.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
+        #expect(far.server.loadedRooms == 1)
+
+        let layla = try await TestClient.signedIn(near, user: "layla")
+        let majlis = try await layla.call("room.join", room: "majlis")
+        let diwan = try await layla.call("room.join", room: "diwan")
+        #expect(majlis["media"]?["udp"]?.stringValue == near.server.mediaAddress)
+        #expect(diwan["media"]?["udp"]?.stringValue == far.server.mediaAddress, "\(diwan)")
+        #expect(near.server.loadedRooms == 1 && far.server.loadedRooms == 1)
+        try await huda.event("member.joined") { $0["data"]?["member"]?["id"] == "layla" }
+        try await omar.event("member.joined") { $0["data"]?["member"]?["id"] == "layla" }
+
+        _ = try await layla.call("chat.send", room: "diwan", ["type": "text", "text": "from afar", "clientMsgId": "l1"])
+        try await omar.event("chat.message") { $0["data"]?["text"] == "from afar" }
+        _ = try await omar.call("chat.send", room: "diwan", ["type": "text", "text": "welcome", "clientMsgId": "o1"])
+        try await layla.event("chat.message") { $0["room"] == "diwan" && $0["data"]?["text"] == "welcome" }
+        _ = try await layla.call("seat.take", room: "diwan", ["index": 1])
+        try await omar.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.contains { $0["user"] == "layla" } == true }
+        // Errors come back as the room's node gave them.
+        let refused = await #expect(throws: ProtocolError.self) { try await layla.call("seat.take", room: "diwan", ["index": 99]) }
+        #expect(refused?.code == .seatOutOfRange, "\(String(describing: refused))")
+        _ = try await layla.call("chat.send", room: "majlis", ["type": "text", "text": "near", "clientMsgId": "l2"])
+        try await huda.event("chat.message") { $0["data"]?["text"] == "near" }
+
+        // The far node stops: it gives the room back and closes its connections, the relayed one
+        // too, so Layla's is closed 1001; her room opens on the near node, her seat kept.
+        far.destroy()
+        #expect(try await layla.closed() == CloseCode.goingAway.rawValue)
+        let back = try await TestClient.signedIn(near, user: "layla")
+        var snapshot: JSONValue?
+        #expect(await eventually(within: 30) {
+            snapshot = try? await back.call("room.join", room: "diwan")
+            return snapshot != nil
+        })
+        #expect(snapshot?["seats"]?.arrayValue?[1]["user"] == "layla", "\(String(describing: snapshot))")
+        #expect(snapshot?["media"]?["udp"]?.stringValue == near.server.mediaAddress)
+    }
+
     /// A room open nowhere opens on the less loaded node: a node with a busy room sends a
-    /// member's new room to an idle node (`conflict` naming it, the room reserved for it), where
-    /// it opens; an operator's call opens a room where it is made.
+    /// member's new room to an idle node (reserved for it), where it opens, and relays the
+    /// member's ops there; a node's relay (`via`) is told where instead. An operator's call opens
+    /// a room where it is made.
     @Test func aNewRoomOpensOnTheLessLoadedNode() async throws {
         let (busy, idle, huda) = try await Self.twoNodes(withRoom: "majlis")
         defer {
@@ -549,17 +602,17 @@ import Testing
         _ = try await omar.call("room.join", room: "majlis")
         #expect(await eventually { await Self.pingedNodes(huda) == ["node-a", "node-b"] })
 
-        let layla = try await TestClient.signedIn(busy, user: "layla")
-        let sent = await #expect(throws: ProtocolError.self) { try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
+        let relay = try await TestClient.signedIn(busy, user: "layla", via: "node-x")
+        let sent = await #expect(throws: ProtocolError.self) { try await relay.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
         #expect(sent?.code == .conflict && sent?.host?.node == "node-b" && sent?.host?.signaling == idle.url, "\(String(describing: sent))")
-        // Reserved for node-b: asked again at node-a meanwhile, the same answer.
-        let again = await #expect(throws: ProtocolError.self) { try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
-        #expect(again?.host?.node == "node-b")
-        let there = try await TestClient.signedIn(idle, user: "layla")
-        let snapshot = try await there.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
+        // Reserved for node-b: asked again at node-a meanwhile, it goes there.
+        let layla = try await TestClient.signedIn(busy, user: "layla")
+        let snapshot = try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
         #expect(snapshot["room"]?["title"] == "Diwan")
-        let hosted = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "diwan") }
-        #expect(hosted?.host?.node == "node-b")
+        #expect(snapshot["media"]?["udp"]?.stringValue == idle.server.mediaAddress, "\(snapshot)")
+        #expect(idle.server.loadedRooms == 1 && busy.server.loadedRooms == 1)
+        let joined = try await omar.call("room.join", room: "diwan")
+        #expect(joined["members"]?.arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() == ["layla", "omar"], "\(joined)")
 
         // The server API opens a room on the node it is called at, busy or not.
         let made = try await ServerAPITests.call(busy, "POST", "/v1/rooms", #"{"id": "office", "title": "Office"}"#)
@@ -605,10 +658,12 @@ import Testing
         try await omar.event("speaker.levels", timeout: 30) { event in
             event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == "bot" && ($0["level"]?.intValue ?? 0) > 0 } == true
         }
-        // The drained node places what it is asked for elsewhere, and lists only node-b to clients.
+        // The drained node places what it is asked for elsewhere (and relays to it), and lists
+        // only node-b to clients.
         let layla = try await TestClient.signedIn(draining, user: "layla")
-        let sent = await #expect(throws: ProtocolError.self) { try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
-        #expect(sent?.host?.node == "node-b", "\(String(describing: sent))")
+        let diwan = try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
+        #expect(diwan["media"]?["udp"]?.stringValue == other.server.mediaAddress, "\(diwan)")
+        #expect(draining.server.loadedRooms == 0)
         #expect(await Self.pingedNodes(layla) == ["node-b"])
         bot.interrupt()
         #expect(await bot.finish().status == 0)

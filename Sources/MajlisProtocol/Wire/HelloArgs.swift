@@ -16,10 +16,14 @@ public struct HelloArgs: Sendable, Equatable, Codable {
     public var client: ClientInfo?
     /// A previous session id to resume.
     public var resume: String?
+    /// The node of a cluster that opened this session to relay a client's ops on its rooms here
+    /// (such a session's ops are not relayed again).
+    public var via: String?
 
-    public init(token: String, client: ClientInfo? = nil, resume: String? = nil) {
+    public init(token: String, client: ClientInfo? = nil, resume: String? = nil, via: String? = nil) {
         self.token = token
         self.client = client
         self.resume = resume
+        self.via = via
     }
 }

@@ -91,6 +91,12 @@ final class NodeRegistry: @unchecked Sendable {
         queue.sync { write() }
     }
 
+    /// Node `id`'s entry as the registry has it now (nil if it has none, or cannot be asked).
+    func entry(of id: String) -> NodeInfo? {
+        guard let text = try? redis.command(["GET", Self.keyPrefix + id]).text else { return nil }
+        return try? JSONDecoder().decode(NodeInfo.self, from: Data(text.utf8))
+    }
+
     /// Asks `node` (a live node other than this one) to drain: it finds the request at its next
     /// report. For that process only: a node restarted since is not drained.
     func requestDrain(of node: NodeInfo) throws {

@@ -35,6 +35,7 @@ public final class RoomLeases: Sendable {
     private let holder: String
     /// The live nodes as the registry last found them.
     private let known: @Sendable () -> [NodeInfo]
+    private let lookup: @Sendable (String) -> NodeInfo?
     /// Milliseconds a registry report may be old for its node to be chosen for a room.
     private let freshWithin: Int
     /// Monotonic milliseconds, for the placement's memory of rooms sent.
@@ -57,11 +58,14 @@ public final class RoomLeases: Sendable {
 
     /// Leases on `bus` for node `node` (process `instance`); `known` lists the live nodes as the
     /// registry last found them, `freshWithin` how recent a report must be for its node to be
-    /// given a room.
+    /// given a room; `lookup` reads a node's entry that `known` does not have yet (one that has
+    /// just joined).
     public init(
         bus: any LeaseBus, node: String, instance: String, known: @escaping @Sendable () -> [NodeInfo], freshWithin: Int, store: Store,
-        logger: Logger, clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds, lifetime: Int = 2_500, interval: Int = 500
+        logger: Logger, clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds, lifetime: Int = 2_500, interval: Int = 500,
+        lookup: @escaping @Sendable (String) -> NodeInfo? = { _ in nil }
     ) {
+        self.lookup = lookup
         self.bus = bus
         self.node = node
         holder = "\(node) \(instance)"
@@ -118,7 +122,7 @@ public final class RoomLeases: Sendable {
 
     /// `conflict` for room `id`, which `node` hosts (or is chosen to open).
     private func refusal(_ id: String, node: String, opening: Bool) -> ProtocolError {
-        let address = known().first { $0.id == node }?.signaling
+        let address = (known().first { $0.id == node } ?? lookup(node))?.signaling
         let place = "node \(node)\(address.map { " (\($0))" } ?? "")"
         return ProtocolError(
             .conflict,

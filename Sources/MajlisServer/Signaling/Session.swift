@@ -16,6 +16,8 @@ final class Session: Sendable {
     let frames: DispatchQueue
     /// Frames handed to `frames` and not yet done.
     let queuedFrames = Atomic<Int>(0)
+    /// Its ops on rooms other nodes host, and the links that carry them there.
+    let relays = Mutex(RelayTable())
 
     init(connection: WebSocketConnection, now: Int64, limits: SessionState.Limits, frames target: DispatchQueue) {
         self.connection = connection
@@ -30,5 +32,5 @@ final class Session: Sendable {
     var caller: Caller? { state.withLock { $0.caller } }
 
     /// Queues an answer; `since` is when its request arrived (monotonic ns), for the write-delay figures.
-    func send(_ data: Data, since: UInt64? = nil) { connection.send(data, since: since) }
+    func send(_ data: Data, urgent: Bool = true, since: UInt64? = nil) { connection.send(data, urgent: urgent, since: since) }
 }

@@ -23,6 +23,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Open connections by peer address.
     private let perAddress = Mutex<[String: Int]>([:])
     private let webSocket = Mutex<WebSocketServer?>(nil)
+    /// Where sessions' links to other nodes of the cluster connect from (made when first needed).
+    private let relayClient = Mutex<WebSocketClient?>(nil)
     /// What runs beside the signaling loop, started with it and stopped after it (set by `start`).
     private let services = Mutex<ServiceGroup?>(nil)
     private let started = Atomic<Bool>(false)
@@ -187,6 +189,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         webSocket.withLock { server in
             server?.stop()
             server = nil
+        }
+        relayClient.withLock { client in
+            client?.stop()
+            client = nil
         }
         for host in context.rooms.all { host.drain() }
         services?.stop()
@@ -383,7 +389,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             session.send(WireEncoder.failure(re: re, error))
         case .request(let request):
-            handle(request, session: session, receivedAt: receivedAt)
+            handle(request, frame: message, session: session, receivedAt: receivedAt)
         }
     }
 
@@ -404,6 +410,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// A closed connection's user is no longer present through it: its rooms hold it for the
     /// resume grace (unless it said `bye`). Harmless when done twice.
     private func release(_ session: Session) {
+        let links = session.relays.withLock { table in
+            table.closed = true
+            defer { table.links = [:] }
+            return Array(table.links.values)
+        }
+        for link in links { link.close() }
         guard let user = session.userId else { return }
         let leaving = session.state.withLock { $0.leaving }
         guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
@@ -419,7 +431,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         session.connection.close(code: CloseCode.unauthorized.rawValue, reason: error.message)
     }
 
-    private func handle(_ request: IncomingRequest, session: Session, receivedAt: UInt64) {
+    private func handle(_ request: IncomingRequest, frame: Data, session: Session, receivedAt: UInt64) {
         if case .hello(let args) = request.command {
             hello(args, re: request.id, session: session)
             return
@@ -441,18 +453,20 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             renew(token, re: request.id, session: session)
         case .bye:
             session.state.withLock { $0.leave() }
+            for link in session.relays.withLock({ Array($0.links.values) }) { link.send(own: RelayLink.byeId, op: "bye", args: EmptyData()) }
             for room in context.presence.rooms(of: caller.id) {
                 context.rooms.withHost(room, context: context) { try? $0.get().drop(caller.id, reason: "left") }
             }
             session.send(WireEncoder.success(re: request.id, data: EmptyData()))
             session.connection.close(code: 1000, reason: "bye")
         case .room(let roomId, let command):
-            room(roomId, command, request: request, session: session, caller: caller, claims: claims, receivedAt: receivedAt)
+            room(roomId, command, request: request, frame: frame, session: session, caller: caller, claims: claims, receivedAt: receivedAt)
         }
     }
 
     private func room(
-        _ roomId: String, _ command: RoomCommand, request: IncomingRequest, session: Session, caller: Caller, claims: AccessClaims, receivedAt: UInt64
+        _ roomId: String, _ command: RoomCommand, request: IncomingRequest, frame: Data, session: Session, caller: Caller, claims: AccessClaims,
+        receivedAt: UInt64
     ) {
         let received = receivedAt
         let fail: @Sendable (ProtocolError) -> Void = { error in
@@ -488,6 +502,11 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         default:
             break
         }
+        // A room this session reaches through another node: straight there.
+        if let link = session.relays.withLock({ $0.link(for: roomId) }) {
+            link.forward(frame, id: request.id, room: roomId)
+            return
+        }
         let ownedLimit = caller.grants.admin ? nil : context.config.maxRoomsPerUser
         var creation: RoomRegistry.Creation?
         var effective = command
@@ -515,8 +534,65 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             case .success(let host):
                 host.perform(re: re, op: op, rid: rid, command: command, session: session, caller: caller, receivedAt: received)
             case .failure(let error):
-                fail(error)
+                if !self.relay(frame, id: re, room: roomId, refused: error, session: session) { fail(error) }
             }
+        }
+    }
+
+    /// Carries a request on a room another node hosts (`refused` is this node's `conflict`
+    /// naming it) to that node, over the session's link to it; false when it cannot be relayed
+    /// (no node named with its signaling, or the session is itself relayed from another node).
+    private func relay(_ frame: Data, id: Int64, room: String, refused: ProtocolError, session: Session) -> Bool {
+        guard refused.code == .conflict, let host = refused.host, let url = host.signaling, host.node != context.config.node else { return false }
+        let unreachable = ProtocolError(
+            .conflict, "room \(room) is hosted on node \(host.node) (\(url)), which cannot be reached from here: connect there, or try again once it has moved",
+            host: host)
+        let here = context.config.node
+        let made: (link: RelayLink, new: Bool)? = session.relays.withLock { table in
+            guard !table.closed, table.via == nil, let token = table.token else { return nil }
+            table.rooms[room] = host.node
+            if let link = table.links[host.node] { return (link, false) }
+            let link = RelayLink(node: host.node, session: session, token: token, from: here, unreachable: unreachable) { [weak self] link, opened, code, reason in
+                self?.relayClosed(link, session: session, opened: opened, code: code, reason: reason)
+            }
+            table.links[host.node] = link
+            return (link, true)
+        }
+        guard let made else { return false }
+        made.link.forward(frame, id: id, room: room)
+        if made.new { made.link.open(url, client: relayClientMade()) }
+        return true
+    }
+
+    /// The client that sessions' links connect with, made on first use (nil if it cannot be).
+    private func relayClientMade() -> WebSocketClient? {
+        relayClient.withLock { client in
+            if client == nil, !stopping.load(ordering: .relaxed) {
+                client = try? WebSocketClient(maxMessageBytes: 16 << 20)
+            }
+            return client
+        }
+    }
+
+    /// A session's link to another node closed. One the node closed while it carried rooms
+    /// ends the client's connection as the node ended it: the node went away or let the room
+    /// go (1001 here: connect again, and join again), the user's newer connection replaced it
+    /// (4004), the token expired (4001), or the user was kicked from the last room it was in
+    /// (4003, when the session is in no other room). After `bye` (1000) nothing more happens;
+    /// nor when the link never opened (its requests were answered `conflict`).
+    private func relayClosed(_ link: RelayLink, session: Session, opened: Bool, code: UInt16?, reason: String) {
+        let (mine, others) = session.relays.withLock { table in (table.remove(link) && !table.closed, !table.links.isEmpty) }
+        guard mine, opened else { return }
+        switch code {
+        case 1000?:
+            return
+        case CloseCode.kicked.rawValue?:
+            guard !others, let user = session.userId, context.presence.rooms(of: user).isEmpty else { return }
+            session.connection.close(code: CloseCode.kicked.rawValue, reason: reason)
+        case CloseCode.unauthorized.rawValue?, CloseCode.replaced.rawValue?:
+            session.connection.close(code: code!, reason: reason)
+        default:
+            session.connection.close(code: CloseCode.goingAway.rawValue, reason: "node \(link.node), which hosts a room of yours, went away: connect again")
         }
     }
 
@@ -545,6 +621,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         } catch {
             session.send(WireEncoder.failure(re: re, error))
             return
+        }
+        session.relays.withLock { table in
+            table.token = args.token
+            table.via = args.via
         }
         if let replaced {
             replaced.state.withLock { $0.leave() }
@@ -593,6 +673,11 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         do throws(ProtocolError) {
             let claims = try AccessToken.verify(token, keys: context.config.keys, now: context.now() / 1000)
             try session.state.withLock { state throws(ProtocolError) in try state.renew(claims) }
+            let links = session.relays.withLock { table in
+                table.token = token
+                return Array(table.links.values)
+            }
+            for link in links { link.send(own: RelayLink.renewId, op: "session.renew", args: ["token": token]) }
             session.send(WireEncoder.success(re: re, data: ["expiresAt": claims.exp]))
         } catch {
             session.send(WireEncoder.failure(re: re, error))
