@@ -11,7 +11,8 @@ import Synchronization
 /// user's connection.
 ///
 /// Threads: frames go out from whichever thread read the client's; what the node sends is
-/// read on the relay client's service thread and queued on the client's connection there.
+/// read on the server's own service thread (a `wss://` node: a relay client's) and queued on
+/// the client's connection there.
 final class RelayLink: WebSocketDelegate, Sendable {
     /// The node at the other end.
     let node: String
@@ -58,11 +59,10 @@ final class RelayLink: WebSocketDelegate, Sendable {
     /// answered `conflict`.
     static let openTimeout = 3.0
 
-    /// Opens the connection to `url` through `client`; on failure the link closes at once.
-    func open(_ url: String, client: WebSocketClient?) {
+    /// Opens the connection to `url` with `connect`; on failure the link closes at once.
+    func open(_ url: String, connect: (_ url: String, _ delegate: any WebSocketDelegate) throws -> WebSocketConnection) {
         do {
-            guard let client else { throw ProtocolError(.internal, "no relay client") }
-            let connection = try client.connect(url: url, delegate: self)
+            let connection = try connect(url, self)
             let closeNow = state.withLock { state in
                 state.connection = connection
                 return state.closedHere || state.closed

@@ -23,7 +23,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Open connections by peer address.
     private let perAddress = Mutex<[String: Int]>([:])
     private let webSocket = Mutex<WebSocketServer?>(nil)
-    /// Where sessions' links to other nodes of the cluster connect from (made when first needed).
+    /// Where sessions' links to `wss://` nodes of the cluster connect from (made when first needed).
     private let relayClient = Mutex<WebSocketClient?>(nil)
     /// What runs beside the signaling loop, started with it and stopped after it (set by `start`).
     private let services = Mutex<ServiceGroup?>(nil)
@@ -560,18 +560,23 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         guard let made else { return false }
         made.link.forward(frame, id: id, room: room)
-        if made.new { made.link.open(url, client: relayClientMade()) }
+        if made.new { made.link.open(url) { [self] url, link in try relayConnect(url, link) } }
         return true
     }
 
-    /// The client that sessions' links connect with, made on first use (nil if it cannot be).
-    private func relayClientMade() -> WebSocketClient? {
-        relayClient.withLock { client in
-            if client == nil, !stopping.load(ordering: .relaxed) {
-                client = try? WebSocketClient(maxMessageBytes: 16 << 20)
-            }
-            return client
+    /// Opens a link's connection: a `ws://` node's on this server's own service thread (no
+    /// thread between the client's connection and the link), a `wss://` node's through a relay
+    /// client made on first use.
+    private func relayConnect(_ url: String, _ link: any WebSocketDelegate) throws -> WebSocketConnection {
+        if url.hasPrefix("ws://"), let server = webSocket.withLock({ $0 }) { return try server.connect(url: url, delegate: link) }
+        let client = try relayClient.withLock { client throws -> WebSocketClient in
+            guard !stopping.load(ordering: .relaxed) else { throw ProtocolError(.internal, "the server is stopping") }
+            if let client { return client }
+            let made = try WebSocketClient(maxMessageBytes: 16 << 20)
+            client = made
+            return made
         }
+        return try client.connect(url: url, delegate: link)
     }
 
     /// A session's link to another node closed. One the node closed while it carried rooms

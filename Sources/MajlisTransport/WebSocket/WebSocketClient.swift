@@ -29,6 +29,11 @@ public final class WebSocketClient: Sendable {
     /// authorities and name the host, or be the certificate in the PEM file `trusting` (a
     /// development server's self-signed one, say): otherwise the connection fails.
     public func connect(url: String, delegate: any WebSocketDelegate, trusting certificateFile: String? = nil) throws -> WebSocketConnection {
+        try Self.connect(url: url, delegate: delegate, trusting: certificateFile, on: loop)
+    }
+
+    /// Opens a client connection to `url` served by `loop` (a client's or a server's).
+    static func connect(url: String, delegate: any WebSocketDelegate, trusting certificateFile: String?, on loop: ServiceLoop) throws -> WebSocketConnection {
         guard let components = URLComponents(string: url), let scheme = components.scheme, scheme == "ws" || scheme == "wss",
             let host = components.host
         else { throw WebSocketServer.StartError(description: "not a ws:// or wss:// URL: \(url)") }

@@ -86,6 +86,14 @@ public final class WebSocketServer: Sendable {
     /// scans every socket at each wake-up.
     public var waitsOnEpoll: Bool { loop.eventLoop != nil }
 
+    /// Opens a client connection to a `ws://` URL on the server's own service thread (what it
+    /// reads is handed to `delegate` there, with no thread between it and the server's own
+    /// connections). `wss://` is for a `WebSocketClient`.
+    public func connect(url: String, delegate: any WebSocketDelegate) throws -> WebSocketConnection {
+        guard url.hasPrefix("ws://") else { throw StartError(description: "a server connects only to ws:// URLs itself: \(url)") }
+        return try WebSocketClient.connect(url: url, delegate: delegate, trusting: nil, on: loop)
+    }
+
     /// Stops serving: every connection is dropped and the thread ends.
     public func stop() {
         loop.stop()

@@ -21,13 +21,14 @@ enum ClusterBenchmark {
           the speaker, the room's node is killed (SIGKILL). Printed: the time from the kill until the speaker holds
           its seat again on the other node, and until the listener hears it again; the median and the largest.
         drain: the same, with the room's node drained (POST /v1/nodes/NODE/drain at the other node) instead.
-        relay: a server API op (mute a room's chat) at the room's node and at the other of two nodes, which relays
-          it, alternating, --relay-calls of each (default 500), three runs: p50 and p99 of each, and how much more
+        relay: a signaling op (member.list) from a member connected to the room's node and from one connected to
+          the other of two nodes, which relays it, then a server API op (mute a room's chat) at either node,
+          alternating, --relay-calls of each (default 500), three runs: p50 and p99 of each, and how much more
           the relayed op's p99 is.
         storm: --storm-rooms rooms (default 100) of --storm-members members (default 10) join at once, spread over
-          three nodes as a load balancer would (member i at node i mod 3), each following its room to where it is
-          placed; then the same crowd at one node. Three runs of each, alternating: joins per second, join time
-          p50/p99 (from connecting to the snapshot, moves included), and how the rooms spread over the nodes.
+          three nodes as a load balancer would (member i at node i mod 3), each node relaying a member's join to
+          where its room is placed; then the same crowd at one node. Three runs of each, alternating: joins per
+          second, join time p50/p99 (from connecting to the snapshot), and how the rooms spread over the nodes.
         webhooks: three nodes post webhooks to a receiver here; --burst mute-all toggles (default 600, 8 events
           each) over 12 rooms placed on all three nodes, made through each room's node, and one node is killed
           (SIGKILL) halfway: events per second delivered, and whether every acknowledged event arrived, each room's
