@@ -28,9 +28,10 @@ import Testing
         }
     }
 
-    /// Waits for a state that satisfies `condition` (the timeout only guards against a hang).
+    /// Waits for a state that satisfies `condition` (the timeout only guards against a hang: it
+    /// is long, as the whole suite's tasks may wait while another test starts PostgreSQL).
     func until(_ room: VoiceRoom, _ condition: @escaping @Sendable (RoomState) -> Bool) async throws -> RoomState {
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)
         for await state in await room.states() {
             if condition(state) { return state }
             if Date() > deadline { break }
