@@ -63,7 +63,7 @@ struct BrowserTests {
     /// Two nodes of a cluster (`node-a`, `node-b`) serving the web app in development mode, and
     /// Huda in `room`, made on the first.
     static func twoNodes(withRoom room: String) async throws -> (TestServer, TestServer, TestClient) {
-        let shared = try ClusterTests.sharedStore()
+        let shared = try await ClusterTests.sharedStore()
         func node(_ id: String) throws -> TestServer {
             try TestServer(secret: shared.secret) { config in
                 config.webDirectory = Self.web

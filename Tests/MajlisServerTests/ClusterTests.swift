@@ -17,8 +17,9 @@ import Testing
     static let nextDatabase = Atomic<Int>(1)
     static func database() -> Int { nextDatabase.add(1, ordering: .relaxed).oldValue }
 
-    static func redis() throws -> RedisServer {
-        try #require(RedisServer.shared, "Redis is needed for the cluster's tests (scripts/install-deps --test)")
+    /// The shared Redis, started (first use) off the tests' shared thread pool.
+    static func redis() async throws -> RedisServer {
+        try #require(await offPool { RedisServer.shared }, "Redis is needed for the cluster's tests (scripts/install-deps --test)")
     }
 
     static func node(_ id: String, redis url: String, postgres: String? = nil, secret: String? = nil) throws -> TestServer {
@@ -31,9 +32,10 @@ import Testing
 
     /// What nodes sharing rooms share: a Redis database of their own, a PostgreSQL database, and
     /// a signing secret (so a token works on every node).
-    static func sharedStore() throws -> (redis: String, postgres: String, secret: String) {
-        let postgres = try #require(PostgresServer.shared, "PostgreSQL is needed (scripts/install-deps --test)").makeDatabase()
-        return (try redis().url(database: database()), postgres, TestServer.newSecret())
+    static func sharedStore() async throws -> (redis: String, postgres: String, secret: String) {
+        let server = try #require(await offPool { PostgresServer.shared }, "PostgreSQL is needed (scripts/install-deps --test)")
+        let postgres = try await offPool { try server.makeDatabase() }
+        return (try await redis().url(database: database()), postgres, TestServer.newSecret())
     }
 
     /// A node as a `majlis serve` process of its own (to kill or pause), its data in `data`.
@@ -62,7 +64,7 @@ import Testing
     }
 
     @Test func nodesRegisterReportTheirLoadAndLeave() async throws {
-        let url = try Self.redis().url(database: Self.database())
+        let url = try await Self.redis().url(database: Self.database())
         let first = try Self.node("node-a", redis: url)
         let second = try Self.node("node-b", redis: url)
         defer { first.destroy() }
@@ -89,7 +91,7 @@ import Testing
     }
 
     @Test func aNodeThatDiesLeavesTheRegistryAndItsIdCanBeTakenAgain() async throws {
-        let redis = try Self.redis()
+        let redis = try await Self.redis()
         let url = redis.url(database: Self.database())
         let survivor = try Self.node("node-a", redis: url)
         defer { survivor.destroy() }
@@ -152,7 +154,7 @@ import Testing
     /// a clear error. Redis back, empty: the node writes its entry and its lease again by itself,
     /// and new rooms are placed.
     @Test func aRedisOutageLeavesRunningRoomsAloneAndTheRegistryIsRebuilt() async throws {
-        let redis = try RedisServer()  // its own: it is stopped
+        let redis = try await offPool { try RedisServer() }  // its own: it is stopped
         defer { redis.stop() }
         let node = try Self.node("node-a", redis: redis.url())
         defer { node.destroy() }
@@ -209,10 +211,10 @@ import Testing
     /// goes on (the listener is still sent the speaker's packets), what must be stored is
     /// refused (`internal`) and changes nothing; back, it is stored again.
     @Test func aPostgresOutageLeavesVoiceAndTheRoomsNodeAlone() async throws {
-        let postgres = try PostgresServer()  // its own: it is stopped
+        let postgres = try await offPool { try PostgresServer() }  // its own: it is stopped
         defer { postgres.stop() }
         let database = try postgres.makeDatabase()
-        let redis = try Self.redis().url(database: Self.database())
+        let redis = try await Self.redis().url(database: Self.database())
         let secret = TestServer.newSecret()
         let host = try Self.node("node-a", redis: redis, postgres: database, secret: secret)
         let other = try Self.node("node-b", redis: redis, postgres: database, secret: secret)
@@ -251,7 +253,7 @@ import Testing
     /// node's claim runs out, then the room's other events: every acknowledged change arrives,
     /// in order, with its id.
     @Test func webhooksOutliveTheNodeThatWasPostingThem() async throws {
-        let shared = try Self.sharedStore()
+        let shared = try await Self.sharedStore()
         let receiver = try WebhookReceiver(secret: shared.secret)
         defer { receiver.stop() }
         receiver.mode = .hang
@@ -297,7 +299,7 @@ import Testing
     /// the first still serves it (as when the first was paused past its lease), nothing the
     /// first writes for it is kept, and it lets the room's members go.
     @Test func aRoomHasOneWriterAcrossNodes() async throws {
-        let shared = try Self.sharedStore()
+        let shared = try await Self.sharedStore()
         let first = try Self.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         let second = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer {
@@ -339,7 +341,7 @@ import Testing
     /// until their leases lapse (2.5 seconds): either way the next node a member asks opens
     /// the room from the store, as it was.
     @Test func aRoomMovesWhenItsNodeStopsOrDies() async throws {
-        let shared = try Self.sharedStore()
+        let shared = try await Self.sharedStore()
         let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer { survivor.destroy() }
 
@@ -376,7 +378,7 @@ import Testing
 
     /// Two nodes sharing a store (`node-a` and `node-b`), and Huda in `room`, made on the first.
     static func twoNodes(withRoom room: String) async throws -> (host: TestServer, other: TestServer, huda: TestClient) {
-        let shared = try sharedStore()
+        let shared = try await sharedStore()
         let host = try node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         let other = try node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         let huda = try await TestClient.signedIn(host, user: "huda")
@@ -408,7 +410,7 @@ import Testing
     /// store: the room needs the host's approval to sit) and speaks, and the listener hears it
     /// again.
     @Test(arguments: [true, false]) func botsFollowTheirRoomToAnotherNodeWhenItsNodeGoes(killed byKill: Bool) async throws {
-        let shared = try Self.sharedStore()
+        let shared = try await Self.sharedStore()
         let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer { survivor.destroy() }
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
@@ -500,7 +502,7 @@ import Testing
     /// made), counts the loss, and lets the room's member go; nobody sees the unacknowledged
     /// message.
     @Test func aPausedNodeWakesToARoomItNoLongerHolds() async throws {
-        let shared = try Self.sharedStore()
+        let shared = try await Self.sharedStore()
         let survivor = try Self.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
         defer { survivor.destroy() }
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path

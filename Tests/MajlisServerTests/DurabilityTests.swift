@@ -67,7 +67,7 @@ import Testing
         }
         var postgres: String?
         if backend == .postgres {
-            let url = try backend.place()
+            let url = try await backend.place()
             let output = directory + "-migrate.txt"
             defer { try? FileManager.default.removeItem(atPath: output) }
             let status = try ChildProcess.run([MajlisProcess.executable.path, "migrate", "--data", directory, "--postgres", url], output: output)
@@ -105,7 +105,7 @@ import Testing
     /// PostgreSQL away: what must be stored is refused (`internal`) and changes nothing, what
     /// needs no store (seats) goes on; back, the server reconnects by itself and stores again.
     @Test func aPostgresOutageRefusesStoredChangesCleanly() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await offPool { try PostgresServer() }
         defer { postgres.stop() }
         let url = try postgres.makeDatabase()
         let server = try TestServer { $0.postgresURL = url }

@@ -14,13 +14,14 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 
     /// A new, empty place for a store: a data directory, or a database's URL.
-    func place() throws -> String {
+    /// PostgreSQL is started (first use) and asked off the tests' shared thread pool.
+    func place() async throws -> String {
         switch self {
         case .sqlite:
             return FileManager.default.temporaryDirectory.appendingPathComponent("majlis-store-\(UUID().uuidString)").path
         case .postgres:
-            let server = try #require(PostgresServer.shared, "PostgreSQL is needed for the store's tests (scripts/install-deps --test)")
-            return try server.makeDatabase()
+            let server = try #require(await offPool { PostgresServer.shared }, "PostgreSQL is needed for the store's tests (scripts/install-deps --test)")
+            return try await offPool { try server.makeDatabase() }
         }
     }
 
@@ -48,8 +49,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 }
 
 @Suite struct StoreTests {
-    @Test(arguments: StoreBackend.allCases) func migratesOnceAndRefusesANewerSchema(_ backend: StoreBackend) throws {
-        let place = try backend.place()
+    @Test(arguments: StoreBackend.allCases) func migratesOnceAndRefusesANewerSchema(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
         let latest = backend == .sqlite ? 5 : 3
@@ -60,7 +61,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         #expect(again.schemaVersion == latest)
         #expect(try again.roomIds() == ["r"])
         // A database from a newer majlis is refused, not damaged.
-        let newer = try backend.place()
+        let newer = try await backend.place()
         defer { backend.discard(newer) }
         _ = try backend.open(newer)
         try backend.makeNewer(newer)
@@ -69,8 +70,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Rooms page by id and count by owner; bans, remembered replies and read-only mode behave
     /// the same on every store; deleting a room takes its bans and chat with it.
-    @Test(arguments: StoreBackend.allCases) func roomsBansRepliesAndDeletion(_ backend: StoreBackend) throws {
-        let place = try backend.place()
+    @Test(arguments: StoreBackend.allCases) func roomsBansRepliesAndDeletion(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
         for (index, (id, owner)) in [("b", "x"), ("a", "y"), ("C", "x"), ("غرفة", "x")].enumerated() {
@@ -128,8 +129,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Two nodes on one store: the node that took a room's fence last is the only one whose
     /// writes for it are kept; the other's are refused whole (room, chat, events), on a room
     /// just created as on one long stored.
-    @Test(arguments: StoreBackend.allCases) func onlyTheNewestFenceWritesARoom(_ backend: StoreBackend) throws {
-        let place = try backend.place()
+    @Test(arguments: StoreBackend.allCases) func onlyTheNewestFenceWritesARoom(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
         defer { backend.discard(place) }
         let first = try backend.open(place)
         let second = try backend.open(place)
@@ -163,8 +164,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// A store copied into an empty one (SQLite into PostgreSQL, and back into a new SQLite file)
     /// arrives whole; a store that holds anything is not copied into; events written after a
     /// copy are numbered after the copied ones.
-    @Test func copyMovesEverythingIntoAnEmptyStoreAndBack() throws {
-        let file = try StoreBackend.sqlite.place()
+    @Test func copyMovesEverythingIntoAnEmptyStoreAndBack() async throws {
+        let file = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(file) }
         let source = try StoreBackend.sqlite.open(file)
         let stored = RoomEngine(id: "r", settings: RoomSettings(title: "مجلس"), owner: "o", now: 1).stored
@@ -178,12 +179,12 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let mood = ["mood": AttributeValue(value: "😊", owner: "o")]
         try source.commit(room: "r", effects: [.saveAttributes(set: mood, deleted: [])], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
 
-        let database = try StoreBackend.postgres.place()
+        let database = try await StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
         #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1])
         #expect(throws: (any Error).self) { try source.copy(to: target) }
-        let back = try StoreBackend.sqlite.place()
+        let back = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
         let returned = try StoreBackend.sqlite.open(back)
         try target.copy(to: returned)
@@ -198,8 +199,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
-    @Test(arguments: StoreBackend.allCases) func chatIsStoredOncePerClientIdAndPagesNewestFirst(_ backend: StoreBackend) throws {
-        let place = try backend.place()
+    @Test(arguments: StoreBackend.allCases) func chatIsStoredOncePerClientIdAndPagesNewestFirst(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
         for id in 1...5 {
@@ -221,8 +222,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Retention keeps at most N messages per room and none older than the cutoff, but always a
     /// room's newest message, so message ids go on from it after a restart.
-    @Test(arguments: StoreBackend.allCases) func chatRetentionByCountAndAge(_ backend: StoreBackend) throws {
-        let place = try backend.place()
+    @Test(arguments: StoreBackend.allCases) func chatRetentionByCountAndAge(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
         for room in ["busy", "quiet"] {
@@ -243,8 +244,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// The outbox hands out one event per room and endpoint at a time, oldest first, and holds a
     /// room's later events behind a failing one while other rooms go on.
-    @Test(arguments: StoreBackend.allCases) func webhookOutboxKeepsEachRoomInOrder(_ backend: StoreBackend) throws {
-        let place = try backend.place()
+    @Test(arguments: StoreBackend.allCases) func webhookOutboxKeepsEachRoomInOrder(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
         let endpoints = ["http://a/hooks", "http://b/hooks"]
@@ -280,8 +281,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Two nodes on one outbox read the same due delivery: one claim lands, the other is
     /// refused, and the lane shows nothing due until the claim runs out (a node that died while
     /// posting leaves it to be tried again then).
-    @Test(arguments: StoreBackend.allCases) func oneNodeClaimsEachDelivery(_ backend: StoreBackend) throws {
-        let place = try backend.place()
+    @Test(arguments: StoreBackend.allCases) func oneNodeClaimsEachDelivery(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
         defer { backend.discard(place) }
         let first = try backend.open(place)
         let second = try backend.open(place)

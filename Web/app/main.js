@@ -82,6 +82,21 @@ async function join(form, create = null) {
   }
 }
 
+// `room.join`; a room between nodes of a cluster (`conflict`: its node cannot be reached, as when
+// it has just died and its lease has not lapsed) is asked for again every quarter second, for up
+// to 15 s, before the page gives up on this node.
+async function joinRoom(args) {
+  const until = Date.now() + 15000;
+  for (;;) {
+    try {
+      return await signal.request('room.join', args);
+    } catch (error) {
+      if (!(error instanceof SignalError && error.code === 'conflict') || Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 // Where the room is on another node of the cluster (refused with `conflict` naming it): goes to
 // the room's page there, which joins it; false where it is not so.
 function goToRoomsNode(error) {
@@ -100,7 +115,7 @@ async function connect(create) {
   const hello = await signal.start();
   state.me = hello.user;
   identity.remember(hello.user);
-  const snapshot = await signal.request('room.join', { room: roomId, ...(create ? { create } : {}) });
+  const snapshot = await joinRoom({ room: roomId, ...(create ? { create } : {}) });
   applySnapshot(state, snapshot);
   state.chat = [];
   await loadChat();
@@ -142,7 +157,7 @@ async function resync() {
     if (error.code !== 'not_in_room') return;
     // Dropped from the room (away past the resume grace): join again, with a new media transport.
     try {
-      applySnapshot(state, await signal.request('room.join', { room: roomId }));
+      applySnapshot(state, await joinRoom({ room: roomId }));
     } catch (joinError) {
       if (goToRoomsNode(joinError)) return;
       finish(['closed', { reason: describe(joinError) }]);
