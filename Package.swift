@@ -40,6 +40,11 @@ let package = Package(
         // terminal client's microphone and speakers. Headers in /usr/include (libpulse-dev); no
         // pkg-config: its -pthread and -D_REENTRANT flags are refused by SwiftPM.
         .systemLibrary(name: "CPulse"),
+        // The client's audio pipeline: Speex's DSP library (echo cancellation), WebRTC's audio
+        // processing 0.3 (noise suppression, gain, voice detection; C++, wrapped by
+        // CVoiceProcessing) and SoundTouch's C interface (pitch).
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
+        .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"]), .brew(["sound-touch"])]),
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
         // Macros and inline helpers of libwebsockets that Swift cannot import.
@@ -54,9 +59,18 @@ let package = Package(
         .target(name: "CNetShim"),
         // DTLS-SRTP over OpenSSL's libssl, behind a small C interface.
         .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        // Its headers come through the link `webrtc` to Debian's /usr/include/webrtc_audio_processing
+        // (its pkg-config flags carry defines, which SwiftPM refuses with a warning).
+        .target(
+            name: "CVoiceProcessing",
+            cxxSettings: [.headerSearchPath("."), .define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")],
+            linkerSettings: [.linkedLibrary("webrtc_audio_processing")]),
         .target(
             name: "MajlisAudio",
-            dependencies: ["COpus", "COpusShim", "CSampleRate", .target(name: "CPulse", condition: .when(platforms: [.linux]))]),
+            dependencies: [
+                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch",
+                .target(name: "CPulse", condition: .when(platforms: [.linux])),
+            ]),
         .target(
             name: "MajlisTransport",
             dependencies: ["MajlisProtocol", "CLibWebSockets", "CWebSocketsShim", "CCrypto", "CSRTP", "CNetShim"]),
@@ -93,7 +107,7 @@ let package = Package(
         // docs/sdk.md's examples, built as an app builds them: MajlisKit alone.
         .testTarget(name: "MajlisKitExampleTests", dependencies: ["MajlisKit"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
-        .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio"]),
+        .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio", "MajlisProtocol", "MajlisLab"]),
         .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "CCrypto"]),
         .testTarget(name: "MajlisForwardingTests", dependencies: ["MajlisForwarding", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "CCrypto"]),
         // The command line's pure parts: keyboard decoding and the terminal screen's layout.

@@ -5,6 +5,8 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
     case resampling(String)
     /// The sound server (or a device on it) could not be used.
     case device(String)
+    /// Voice processing or an effect could not be set up.
+    case processing(String)
 
     public var description: String {
         switch self {
@@ -12,6 +14,7 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badFile(let text): return "audio file: \(text)"
         case .resampling(let text): return "resampling: \(text)"
         case .device(let text): return "sound device: \(text)"
+        case .processing(let text): return "audio processing: \(text)"
         }
     }
 }

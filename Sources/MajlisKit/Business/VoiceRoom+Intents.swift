@@ -50,6 +50,14 @@ extension VoiceRoom {
     /// Microphone volume, 0...400 (100 unchanged).
     public func setCaptureVolume(_ volume: Int) async { await media.setCaptureVolume(min(400, max(0, volume))) }
 
+    /// Echo cancellation, noise suppression and automatic gain on the microphone
+    /// (`VoiceProcessing.standard`: all on, for a microphone and a speaker in one room; `.off`).
+    public func setVoiceProcessing(_ processing: VoiceProcessing) async { await media.setVoiceProcessing(processing) }
+
+    /// How the voice sounds to the room: a preset (`VoiceEffect.Preset.ktv.effect`) or a pitch,
+    /// equalizer and reverb of the app's own; `.none` for the voice as it is.
+    public func setVoiceEffect(_ effect: VoiceEffect) async { await media.setVoiceEffect(effect) }
+
     /// Volume of everything heard, 0...400 (100 unchanged).
     public func setPlaybackVolume(_ volume: Int) async { await media.setPlaybackVolume(min(400, max(0, volume))) }
 

@@ -59,6 +59,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private let source: any AudioSource
+    /// The microphone's processing and effect, on the engine's thread; what is asked of it waits
+    /// in `pendingProcessing` and `pendingEffect` (under `lock`) for the next tick.
+    private let pipeline: VoicePipeline
+    private var pendingProcessing: VoiceProcessing?
+    private var pendingEffect: VoiceEffect?
     /// Whether `source` goes on by itself (a device) rather than waiting to be read (a file).
     private let live: Bool
     private let sink: any AudioSink
@@ -70,8 +75,12 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private var ended: DispatchSemaphore?
     private let logger: Logger
 
-    /// An engine reading `source` and playing into `sink`.
-    public init(source: any AudioSource, sink: any AudioSink, bitrate: Int = 32_000, logger: Logger = .silent) throws(MajlisError) {
+    /// An engine reading `source` and playing into `sink`; `processing` on the microphone
+    /// (`.standard` where a microphone and a speaker share a room; off for a file or a tone).
+    public init(
+        source: any AudioSource, sink: any AudioSink, bitrate: Int = 32_000, processing: VoiceProcessing = .off,
+        effect: VoiceEffect = .none, logger: Logger = .silent
+    ) throws(MajlisError) {
         self.source = source
         live = source.isLive
         self.sink = sink
@@ -79,6 +88,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         do {
             socket = try Self.makeSocket()
             core = try MediaClientCore(bitrate: bitrate, logger: logger)
+            pipeline = try VoicePipeline(processing: processing, effect: effect)
         } catch {
             throw MajlisError.misuse("cannot start media: \(error)")
         }
@@ -148,6 +158,10 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
     }
 
+    public func setVoiceProcessing(_ processing: VoiceProcessing) async { withCore { _ in pendingProcessing = processing } }
+
+    public func setVoiceEffect(_ effect: VoiceEffect) async { withCore { _ in pendingEffect = effect } }
+
     /// Stops sending and playing; returns once the engine's thread has ended.
     public func stop() async {
         let thread = withCore { _ -> DispatchSemaphore? in
@@ -206,9 +220,14 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 continue
             }
             next += Double(AudioFormat.frameMilliseconds)
+            applyPending()
             // The microphone is read only while publishing; a recording (a file) only once the
             // path to the server is bound too, so none of it is spoken into a path being set up.
-            let microphone = withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil
+            var microphone = withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil
+            if var frame = microphone {
+                pipeline.capture(&frame)
+                microphone = frame
+            }
             let now = MonotonicClock.milliseconds()
             let tick = withCore { $0.tick(now: now, microphone: microphone) }
             if let reason = tick.rebind {
@@ -220,7 +239,22 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 }
             }
             send(tick.datagrams)
+            pipeline.render(tick.playout)
             sink.play(tick.playout)
+        }
+    }
+
+    /// Settings asked for since the last tick, into the pipeline (on the engine's thread).
+    private func applyPending() {
+        let (processing, effect) = withCore { _ in
+            defer { (pendingProcessing, pendingEffect) = (nil, nil) }
+            return (pendingProcessing, pendingEffect)
+        }
+        do {
+            if let processing { try pipeline.apply(processing) }
+            if let effect { try pipeline.apply(effect) }
+        } catch {
+            logger.warning("the voice pipeline refused a setting: \(error)")
         }
     }
 }

@@ -16,6 +16,10 @@ public protocol MediaEngine: AnyObject, Sendable {
     func setPlaybackVolume(_ volume: Int) async
     /// Stops (or resumes) playing one remote speaker, by the SSRC its seat carries.
     func setRemoteMuted(ssrc: UInt32, muted: Bool) async
+    /// Echo cancellation, noise suppression and automatic gain on the microphone.
+    func setVoiceProcessing(_ processing: VoiceProcessing) async
+    /// How the voice is changed before it is sent (pitch, equalizer, reverb; `VoiceEffect.Preset`).
+    func setVoiceEffect(_ effect: VoiceEffect) async
 }
 
 extension MediaEngine {
@@ -23,6 +27,8 @@ extension MediaEngine {
     public func setCaptureVolume(_ volume: Int) async {}
     public func setPlaybackVolume(_ volume: Int) async {}
     public func setRemoteMuted(ssrc: UInt32, muted: Bool) async {}
+    public func setVoiceProcessing(_ processing: VoiceProcessing) async {}
+    public func setVoiceEffect(_ effect: VoiceEffect) async {}
 }
 
 /// A media engine that does nothing (signaling-only apps and bots).

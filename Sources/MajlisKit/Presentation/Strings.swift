@@ -55,6 +55,8 @@ public enum Strings {
         case pressToQuit
         case sound(String)
         case noSound
+        case voiceProcessing(Bool)
+        case voiceEffect(String)
     }
 
     /// The text of `key` in `language`.
@@ -104,7 +106,7 @@ public enum Strings {
         case .notConnected: return "Not connected to the server"
         case .connectionClosed(let reason): return "The server closed the connection: \(reason)"
         case .unreadableAnswer: return "The server's answer could not be read"
-        case .keys: return "q quit  t/1-9 seat  r ask  l leave  m mic  c chat  u people  a/x accept/reject"
+        case .keys: return "q quit  t/1-9 seat  r ask  l leave  m mic  c chat  u people  a/x accept/reject  p clean-up  e effect"
         case .keysInvite: return "y accept the invitation · n decline"
         case .acceptOrReject: return "[a]ccept [x]reject"
         case .pressToChat: return "press c to chat"
@@ -114,6 +116,8 @@ public enum Strings {
         case .pressToQuit: return "press q to quit"
         case .sound(let device): return "Sound: \(device)"
         case .noSound: return "No sound server (PulseAudio or PipeWire): you hear nothing and nobody hears you; use --mic and --record"
+        case .voiceProcessing(let on): return on ? "Echo cancellation and noise suppression on" : "Echo cancellation and noise suppression off"
+        case .voiceEffect(let name): return "Voice effect: \(name)"
         }
     }
 
@@ -185,7 +189,7 @@ public enum Strings {
         case .notConnected: return "未连接到服务器"
         case .connectionClosed(let reason): return "服务器断开了连接：\(reason)"
         case .unreadableAnswer: return "无法读取服务器的响应"
-        case .keys: return "q 退出  t/1-9 上麦  r 申请  l 下麦  m 麦克风  c 聊天  u 成员  a/x 同意/拒绝"
+        case .keys: return "q 退出  t/1-9 上麦  r 申请  l 下麦  m 麦克风  c 聊天  u 成员  a/x 同意/拒绝  p 降噪  e 音效"
         case .keysInvite: return "y 接受邀请 · n 拒绝"
         case .acceptOrReject: return "[a]同意 [x]拒绝"
         case .pressToChat: return "按 c 发消息"
@@ -195,6 +199,8 @@ public enum Strings {
         case .pressToQuit: return "按 q 退出"
         case .sound(let device): return "声音：\(device)"
         case .noSound: return "没有声音服务（PulseAudio 或 PipeWire）：听不到也说不出；可用 --mic 和 --record"
+        case .voiceProcessing(let on): return on ? "回声消除与降噪：开" : "回声消除与降噪：关"
+        case .voiceEffect(let name): return "音效：\(name)"
         }
     }
 
@@ -266,7 +272,7 @@ public enum Strings {
         case .notConnected: return "غير متصل بالخادم"
         case .connectionClosed(let reason): return "أغلق الخادم الاتصال: \(reason)"
         case .unreadableAnswer: return "تعذرت قراءة رد الخادم"
-        case .keys: return "q خروج  t/1-9 مقعد  r طلب  l نزول  m ميكروفون  c دردشة  u الحضور  a/x قبول/رفض"
+        case .keys: return "q خروج  t/1-9 مقعد  r طلب  l نزول  m ميكروفون  c دردشة  u الحضور  a/x قبول/رفض  p تنقية  e مؤثر"
         case .keysInvite: return "y قبول الدعوة · n رفض"
         case .acceptOrReject: return "[a] قبول [x] رفض"
         case .pressToChat: return "اضغط c للدردشة"
@@ -276,6 +282,8 @@ public enum Strings {
         case .pressToQuit: return "اضغط q للخروج"
         case .sound(let device): return "الصوت: \(device)"
         case .noSound: return "لا يوجد خادم صوت (PulseAudio أو PipeWire): لن تسمع ولن يسمعك أحد؛ استخدم ‎--mic و ‎--record"
+        case .voiceProcessing(let on): return on ? "إلغاء الصدى وكتم الضوضاء: مفعّل" : "إلغاء الصدى وكتم الضوضاء: متوقف"
+        case .voiceEffect(let name): return "مؤثر الصوت: \(name)"
         }
     }
 

@@ -101,7 +101,13 @@ final class Bot: Sendable {
         } else if let speaker = sound.speaker {
             sink = speaker
         }
-        return try LiveMediaEngine(source: source, sink: sink)
+        return try LiveMediaEngine(source: source, sink: sink, processing: processing(options, sound: sound), effect: options.effect)
+    }
+
+    /// The microphone's processing: as asked, else on for the sound server's microphone (a
+    /// microphone and a speaker in one room hear each other) and off for a file or a tone.
+    static func processing(_ options: JoinOptions, sound: SoundDevices) -> VoiceProcessing {
+        options.processing ?? (options.mic == nil && sound.microphone != nil ? .standard : .off)
     }
 
     /// Ends the run with `status` (the first call wins).

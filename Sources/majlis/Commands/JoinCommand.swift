@@ -10,6 +10,8 @@ enum JoinCommand {
         usage: majlis join --url ws://HOST:PORT/v1/signal --token TOKEN --room ROOM [--create] [--mode free|request]
                            [--seat N | --request] [--mic FILE.wav | --mic tone:HZ] [--record FILE.wav]
                            [--say TEXT] [--duration SECONDS] [--events] [--tui] [--trust-cert FILE.pem]
+                           [--processing on|off] [--noise-suppression LEVEL] [--effect PRESET] [--pitch SEMITONES]
+                           [--eq G31,G62,...,G16k] [--reverb ROOM,DAMPING,WET]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
         seat N, counted from 1 as every screen shows them (--events prints the protocol's index, from 0);
         --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo) or a
@@ -20,6 +22,12 @@ enum JoinCommand {
         --tui shows the room in the terminal instead (in the language of LANG: English, Chinese or Arabic),
         playing it through the machine's sound server (PulseAudio or PipeWire) and sending its microphone,
         unless --mic or --record replace them.
+        --processing turns echo cancellation, noise suppression (it engages where there is noise) and automatic
+        gain on the microphone on or off: on by default for the sound server's microphone, off for --mic;
+        --noise-suppression sets its level (low, moderate, high: the default, veryHigh, off). --effect changes
+        the voice sent: deeper, brighter, child, elder, robot, ktv, studio, hall, none; --pitch (-12 to 12
+        semitones), --eq (ten gains, -15 to 15 dB, at 31, 62, 125, 250, 500 Hz, 1, 2, 4, 8, 16 kHz) and --reverb
+        (three numbers from 0 to 1) set or override its parts.
         Over wss:// the server's certificate must be vouched for by the system's certificate authorities,
         or be the one in --trust-cert (a development server's self-signed certificate, as `majlis serve`
         prints it).
@@ -51,7 +59,20 @@ enum JoinCommand {
         let mic = args.string("mic")
         let record = args.string("record")
         let trustedCertificate = args.string("trust-cert")
+        let processingText = args.string("processing")
+        let noiseText = args.string("noise-suppression")
+        let effect = try Self.effect(preset: args.string("effect"), pitch: args.string("pitch"), equalizer: args.string("eq"), reverb: args.string("reverb"))
         try args.rejectPositional("join")
+        var processing: VoiceProcessing?
+        if processingText != nil || noiseText != nil {
+            guard processingText == nil || ["on", "off"].contains(processingText) else {
+                throw Arguments.Failure(description: "--processing must be on or off")
+            }
+            guard let level = VoiceProcessing.Level(rawValue: noiseText ?? VoiceProcessing.standard.noiseSuppression.rawValue) else {
+                throw Arguments.Failure(description: "--noise-suppression must be low, moderate, high, veryHigh or off")
+            }
+            processing = processingText == "off" ? .off : VoiceProcessing(noiseSuppression: level)
+        }
         guard let mode = RoomMode(rawValue: modeName) else { throw Arguments.Failure(description: "--mode must be free or request") }
         var seat: Int?
         if let seatText {
@@ -85,9 +106,45 @@ enum JoinCommand {
 
         let options = JoinOptions(
             url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
-            say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate)
+            say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate,
+            processing: processing, effect: effect)
         if tui { return try TerminalUI.run(options) }
         return Bot(options: options).runBlocking()
+    }
+}
+
+extension JoinCommand {
+    /// The voice effect of `--effect`, `--pitch`, `--eq` and `--reverb` (the parts given override
+    /// the preset's).
+    static func effect(preset: String?, pitch: String?, equalizer: String?, reverb: String?) throws -> VoiceEffect {
+        var effect = VoiceEffect.none
+        if let preset {
+            guard let named = VoiceEffect.Preset(rawValue: preset.lowercased()) else {
+                throw Arguments.Failure(description: "--effect must be one of \(VoiceEffect.Preset.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            effect = named.effect
+        }
+        if let pitch {
+            guard let semitones = Double(pitch), (-12...12).contains(semitones) else {
+                throw Arguments.Failure(description: "--pitch must be a number of semitones from -12 to 12")
+            }
+            effect.pitch = semitones
+        }
+        if let equalizer {
+            let gains = equalizer.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard gains.count == 10, gains.allSatisfy({ $0.map { (-15...15).contains($0) } ?? false }) else {
+                throw Arguments.Failure(description: "--eq must be ten gains from -15 to 15 dB, comma-separated (31 Hz to 16 kHz)")
+            }
+            effect.equalizer = gains.compactMap { $0 }
+        }
+        if let reverb {
+            let parts = reverb.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 3, parts.allSatisfy({ $0.map { (0...1).contains($0) } ?? false }) else {
+                throw Arguments.Failure(description: "--reverb must be ROOM,DAMPING,WET, each from 0 to 1")
+            }
+            effect.reverb = ReverbSettings(roomSize: parts[0]!, damping: parts[1]!, wet: parts[2]!)
+        }
+        return effect
     }
 }
 
@@ -109,6 +166,9 @@ struct JoinOptions: Sendable {
     var record: String?
     /// A PEM certificate to trust over wss besides the system's authorities.
     var trustedCertificate: String?
+    /// The microphone's processing (nil: on for the sound server's microphone, off otherwise).
+    var processing: VoiceProcessing?
+    var effect: VoiceEffect = .none
 
     var signalingOptions: LiveSignalingClient.Options {
         var options = LiveSignalingClient.Options()

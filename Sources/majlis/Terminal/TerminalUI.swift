@@ -27,6 +27,8 @@ final class TerminalUI: Sendable {
     private let recorder = RecordingSink()
     private let presenter: VoiceRoomPresenter
     private let screen: Mutex<Screen>
+    /// The microphone's processing and the voice effect's preset, as the keys set them.
+    private let voice: Mutex<(processing: VoiceProcessing, preset: VoiceEffect.Preset)>
     private let done = DispatchSemaphore(value: 0)
     private let status = Atomic<Int32>(0)
 
@@ -42,6 +44,7 @@ final class TerminalUI: Sendable {
         sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil)
         media = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
         room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
+        voice = Mutex((Bot.processing(options, sound: sound), VoiceEffect.Preset.allCases.first { $0.effect == options.effect } ?? .none))
         screen = Mutex(Screen(state: RoomState(roomId: options.room)))
         terminal = try Terminal()
     }
@@ -239,6 +242,21 @@ final class TerminalUI: Sendable {
             screen.withLock { $0.input = "" }
         case "u":
             screen.withLock { $0.panel = $0.panel == .chat ? .members : .chat }
+        case "p":
+            let processing = voice.withLock { voice in
+                voice.processing = voice.processing.isActive ? .off : .standard
+                return voice.processing
+            }
+            act { await $0.setVoiceProcessing(processing) }
+            show(presenter.text(.voiceProcessing(processing.isActive)))
+        case "e":
+            let preset = voice.withLock { voice in
+                let presets = VoiceEffect.Preset.allCases
+                voice.preset = presets[((presets.firstIndex(of: voice.preset) ?? 0) + 1) % presets.count]
+                return voice.preset
+            }
+            act { await $0.setVoiceEffect(preset.effect) }
+            show(presenter.text(.voiceEffect(preset.rawValue)))
         case "y":
             if state.invite != nil { act { try await $0.replyToInvite(accept: true) } }
         case "n":

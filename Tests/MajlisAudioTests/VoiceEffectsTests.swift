@@ -1,0 +1,67 @@
+import Foundation
+import MajlisAudio
+import MajlisLab
+import MajlisProtocol
+import Testing
+
+/// Voice effects measured on what comes out: the pitch moves by the semitones set, the
+/// equalizer's bands reach their gains, the reverb leaves a tail, and every preset makes sound.
+@Suite struct VoiceEffectsTests {
+    static func run(_ effect: VoiceEffect, on input: [Int16]) throws -> [Int16] {
+        let effects = try VoiceEffects(effect)
+        var output: [Int16] = []
+        var start = 0
+        while start + AudioFormat.frameSamples <= input.count {
+            var frame = Array(input[start..<start + AudioFormat.frameSamples])
+            effects.process(&frame)
+            output += frame
+            start += AudioFormat.frameSamples
+        }
+        return output
+    }
+
+    @Test(arguments: [-12.0, -7, -3, 2, 5, 12])
+    func pitchMovesByTheSemitonesSet(semitones: Double) throws {
+        let measured = try ToolboxTrial.pitchShift(semitones: semitones)
+        #expect(abs(measured - semitones) <= 0.2, "set \(semitones), measured \(measured)")
+    }
+
+    @Test func theEqualizerReachesEachBandsGain() throws {
+        for gains in [[12.0, 6, 0, -6, -12, -12, -6, 0, 6, 12], [-15, 15, -15, 15, -15, 15, -15, 15, -15, 15], Array(repeating: 9.0, count: 10)] {
+            let measured = try ToolboxTrial.equalizerBands(gains: gains)
+            for (band, (got, wanted)) in zip(measured, gains).enumerated() {
+                #expect(abs(got - wanted) <= 1, "band \(Equalizer.frequencies[band]) Hz: set \(wanted) dB, measured \(got)")
+            }
+        }
+    }
+
+    @Test func gainsOutsideTheRangeAreClamped() {
+        let effect = VoiceEffect(pitch: 30, equalizer: [40, -40])
+        #expect(effect.pitch == 12)
+        #expect(effect.equalizer == [15, -15, 0, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    @Test func theReverbLeavesATailAfterTheVoiceStops() throws {
+        let burst = SyntheticSound.harmonicTone(frequency: 200, seconds: 0.2) + [Int16](repeating: 0, count: AudioFormat.sampleRate)
+        let dry = try Self.run(.none, on: burst)
+        let wet = try Self.run(VoiceEffect.Preset.hall.effect, on: burst)
+        let after = AudioFormat.sampleRate / 4..<AudioFormat.sampleRate / 2
+        #expect(dry == burst)
+        #expect(LevelMeter.dBov(Array(dry[after])) < -90)
+        #expect(LevelMeter.dBov(Array(wet[after])) > -50, "the hall rings on: \(LevelMeter.dBov(Array(wet[after]))) dBov")
+    }
+
+    @Test(arguments: VoiceEffect.Preset.allCases)
+    func everyPresetChangesTheVoiceAndKeepsItAudible(preset: VoiceEffect.Preset) throws {
+        let speech = try SpeechSample.make("Welcome to the room.")
+        let output = try Self.run(preset.effect, on: speech)
+        #expect(output.count == speech.count / AudioFormat.frameSamples * AudioFormat.frameSamples)
+        if preset == .none {
+            #expect(output == Array(speech.prefix(output.count)))
+        } else {
+            #expect(output != Array(speech.prefix(output.count)))
+            let level = LevelMeter.dBov(output)
+            #expect(abs(level - LevelMeter.dBov(speech)) < 10, "\(preset): \(level) dBov against \(LevelMeter.dBov(speech))")
+        }
+    }
+}
