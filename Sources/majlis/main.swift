@@ -9,7 +9,9 @@ let usage = """
       token    print an access token
       admin    drive rooms through the server API (list, end, kick, mute-all, say, webhooks)
       join     join a room as a bot (or with a terminal UI: --tui)
-      bench    run a benchmark (signaling, media, mouth-to-ear, quality, webhooks)
+      probe    measure the network path to a server before joining
+      echo-test  speak and hear yourself back through a server
+      bench    run a benchmark (signaling, media, mouth-to-ear, quality, webhooks, cluster, audio)
       netsim   relay UDP through a simulated weak network
       backup   copy the store while the server runs
       migrate  move a data directory's store into PostgreSQL
@@ -39,6 +41,8 @@ do {
     case "token": status = try TokenCommand.run(rest)
     case "admin": status = try AdminCommand.run(rest)
     case "join": status = try JoinCommand.run(rest)
+    case "probe": status = try ProbeCommand.run(rest)
+    case "echo-test": status = try EchoTestCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
     case "netsim": status = try NetsimCommand.run(rest)
     case "backup": status = try BackupCommand.run(rest)

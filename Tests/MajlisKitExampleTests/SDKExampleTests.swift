@@ -55,6 +55,21 @@ import Testing
         }
     }
 
+    /// "Sound: clean-up, effects and checks before joining" (compiled; it needs a server to run).
+    static func soundAndChecks(room: VoiceRoom, signaling: LiveSignalingClient, media: LiveMediaEngine) async throws {
+        await room.setVoiceProcessing(.standard)                          // echo, noise, gain
+        await room.setVoiceEffect(VoiceEffect.Preset.ktv.effect)         // a karaoke room's reverb
+        await room.setVoiceEffect(VoiceEffect(pitch: -3, equalizer: [0, 2, 3, 0, 0, 0, 0, 0, -2, -4]))
+
+        let report = try await NetworkProbe.run(signaling: signaling, up: 500_000, down: 500_000)
+        print(report.quality, report.uplink.bandwidth, report.downlink.loss, report.roundTrip ?? 0)
+
+        let echo = EchoTest(signaling: signaling, media: media)          // before joining
+        try await echo.start(delay: .seconds(3))                         // speak: heard back 3 s later
+        try await Task.sleep(for: .seconds(10))
+        await echo.stop()
+    }
+
     /// "Testing an app's logic", run.
     @Test func testingAnAppsLogic() async throws {
         let snapshotJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(RoomSnapshot(

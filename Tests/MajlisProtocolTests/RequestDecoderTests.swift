@@ -33,9 +33,18 @@ import Testing
                 == .request(IncomingRequest(id: .min, op: "hello", rid: nil, command: .hello(HelloArgs(token: "t", resume: "s1", via: "node-a")))))
     }
 
+    @Test func precallOpsTakeTheirDefaultsAndRefuseOutOfRangeValues() {
+        #expect(decode(#"{"id":1,"op":"echo.start"}"#) == .request(IncomingRequest(id: 1, op: "echo.start", rid: nil, command: .echoStart(delay: 3_000))))
+        #expect(decode(#"{"id":2,"op":"echo.start","args":{"delay":10000}}"#) == .request(IncomingRequest(id: 2, op: "echo.start", rid: nil, command: .echoStart(delay: 10_000))))
+        #expect(decode(#"{"id":3,"op":"probe.start","args":{"up":64000}}"#) == .request(IncomingRequest(id: 3, op: "probe.start", rid: nil, command: .probeStart(up: 64_000, down: 500_000))))
+        expectInvalid(#"{"id":4,"op":"echo.start","args":{"delay":1999}}"#, re: 4, .badRequest)
+        expectInvalid(#"{"id":5,"op":"probe.start","args":{"down":20000000}}"#, re: 5, .badRequest)
+        expectInvalid(#"{"id":6,"op":"probe.start","args":{"up":"fast"}}"#, re: 6, .badRequest)
+    }
+
     @Test func everyOpIsKnown() {
         let expected = [
-            "hello", "ping", "session.renew", "bye", "room.create", "room.join", "room.leave", "room.sync", "room.update",
+            "hello", "ping", "session.renew", "bye", "echo.start", "echo.stop", "probe.start", "probe.result", "probe.stop", "room.create", "room.join", "room.leave", "room.sync", "room.update",
             "room.muteChatAll", "room.end", "seat.take", "seat.leave", "seat.switch", "seat.lock", "seat.mute", "seat.muteAll", "seat.kick",
             "seat.invite", "seat.inviteReply", "mic.set", "request.create", "request.cancel", "request.accept",
             "request.reject", "member.list", "member.update", "member.role", "member.transferOwner", "member.kick", "member.unban",

@@ -44,6 +44,8 @@ final class MediaParticipant {
     var challengeBudget: TokenBucket?
     /// Set when the member is a browser: its ICE, DTLS and SRTP state.
     var webrtc: WebRTCLeg?
+    /// Set when the member runs a pre-call test rather than being in a room.
+    var precall: PrecallTest?
     private var inboundSession: SRTPTransform?
     private var outboundSession: SRTPTransform?
 

@@ -46,6 +46,8 @@ public final class MediaRouterCore {
     /// The browser an unproven address last passed a check for (its DTLS is held for it).
     var unprovenOwner: [UDPAddress: UInt32] = [:]
     var handshaking: Set<UInt32> = []
+    /// Members running a pre-call test.
+    var precallTests: Set<UInt32> = []
     let challenge: BindingChallenge
     /// The certificate DTLS associations are made with (nil: no WebRTC).
     let identity: DTLSIdentity?
@@ -85,13 +87,27 @@ public final class MediaRouterCore {
         case .webrtc(let room, let user, let peer):
             guard let ssrc = rooms[room]?[user], let participant = participants[ssrc] else { return }
             attach(peer, to: participant)
+        case .echoTest(let test, let user, let ssrc, let key, let delay):
+            startPrecall(.echo(EchoLoop(delay: delay)), room: Self.precallRoom(test), user: user, ssrc: ssrc, key: key)
+        case .probe(let test, let user, let ssrc, let key, let up, let down):
+            startPrecall(.probe(ProbeRun(up: up, down: down)), room: Self.precallRoom(test), user: user, ssrc: ssrc, key: key)
         }
+    }
+
+    private func startPrecall(_ test: PrecallTest, room: String, user: String, ssrc: UInt32, key: [UInt8]) {
+        if let old = rooms[room]?[user] { remove(old) }
+        let participant = MediaParticipant(room: room, user: user, ssrc: ssrc, key: key)
+        participant.precall = test
+        participants[ssrc] = participant
+        rooms[room, default: [:]][user] = ssrc
+        precallTests.insert(ssrc)
     }
 
     /// Forgets a member's media state (it left, or rejoined with a new SSRC).
     private func remove(_ ssrc: UInt32) {
         guard let participant = participants.removeValue(forKey: ssrc) else { return }
         flowing.remove(ssrc)
+        precallTests.remove(ssrc)
         detachWebRTC(participant)
         heard[ssrc] = nil
         seatOf[ssrc] = nil
@@ -163,6 +179,10 @@ public final class MediaRouterCore {
     /// negotiated and protected for it.
     func relay(_ buffer: inout [UInt8], plainLength: Int, from sender: MediaParticipant, now: Double, output: inout some RouterOutput) {
         let ssrc = sender.ssrc
+        if let test = sender.precall {
+            precallPacket(buffer, plainLength: plainLength, from: sender, test: test, now: now)
+            return
+        }
         guard speakers[sender.room]?.contains(ssrc) == true else {
             counters.droppedNotAllowed += 1
             return

@@ -10,4 +10,9 @@ public enum RouterCommand: Sendable, Equatable {
     /// `user` (joined already) sends and receives over WebRTC, as negotiated; a new peer with the
     /// same ICE ufrag and fingerprint keeps the transport (a renegotiation).
     case webrtc(room: String, user: String, peer: WebRTCPeer)
+    /// `user` runs an echo test (its audio comes back `delay` ms later) under the pseudo-room
+    /// `MediaRouterCore.precallRoom(test)`; `.leave` with that room ends it.
+    case echoTest(test: String, user: String, ssrc: UInt32, key: [UInt8], delay: Double)
+    /// `user` runs a network probe: a train up at `up` bits per second, one down at `down`.
+    case probe(test: String, user: String, ssrc: UInt32, key: [UInt8], up: Int, down: Int)
 }

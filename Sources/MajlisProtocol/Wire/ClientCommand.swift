@@ -4,6 +4,14 @@ public enum ClientCommand: Sendable, Equatable {
     case ping
     case renew(token: String)
     case bye
+    /// Pre-call tests (section 15): an echo test heard back after `delay` ms, a network probe
+    /// with the expected rates up and down (bits per second), what the server measured of it,
+    /// and the end of either.
+    case echoStart(delay: Int)
+    case echoStop
+    case probeStart(up: Int, down: Int)
+    case probeResult
+    case probeStop
     /// An op addressed to the room `room`.
     case room(String, RoomCommand)
 }

@@ -154,6 +154,15 @@ public enum RequestDecoder {
         "ping": { _ in .ping },
         "session.renew": { args throws(ProtocolError) in .renew(token: try args.string("token", maxLength: 8192)) },
         "bye": { _ in .bye },
+        "echo.start": { args throws(ProtocolError) in .echoStart(delay: try args.optionalInt("delay", in: 2_000...10_000) ?? 3_000) },
+        "echo.stop": { _ in .echoStop },
+        "probe.start": { args throws(ProtocolError) in
+            .probeStart(
+                up: try args.optionalInt("up", in: 64_000...10_000_000) ?? 500_000,
+                down: try args.optionalInt("down", in: 64_000...10_000_000) ?? 500_000)
+        },
+        "probe.result": { _ in .probeResult },
+        "probe.stop": { _ in .probeStop },
 
         "room.create": room { args throws(ProtocolError) in .create(try settings(args)) },
         "room.join": room { args throws(ProtocolError) in

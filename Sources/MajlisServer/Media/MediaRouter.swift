@@ -26,6 +26,8 @@ final class MediaRouter: @unchecked Sendable {
         var latency: (p50: Int, p99: Int, max: Int, count: Int) = (0, 0, 0, 0)
         var forwarding = LatencyHistogram()
         var legs = LegHistograms()
+        /// What arrived of each running probe's uplink, by SSRC.
+        var probes: [UInt32: ProbeFigures] = [:]
     }
 
     /// Loss and jitter of every member's legs, one observation per reporting interval.
@@ -143,6 +145,39 @@ final class MediaRouter: @unchecked Sendable {
         if known { post(.leave(room: room, user: user)) }
     }
 
+    /// What a pre-call test does (docs/protocol.md section 15).
+    enum Precall {
+        case echo(delay: Double)
+        case probe(up: Int, down: Int)
+    }
+
+    /// Starts a pre-call test for `user` under `test` (its connection's own name), with fresh
+    /// credentials (a test started again replaces the one before); its `media` object is
+    /// `mediaInfo(room: MediaRouterCore.precallRoom(test), user:)`.
+    @discardableResult
+    func startPrecall(_ kind: Precall, test: String, user: String) -> UInt32 {
+        let room = MediaRouterCore.precallRoom(test)
+        let ssrc = nextSSRC.add(1, ordering: .relaxed).newValue
+        let key = HMACSHA256.randomBytes(SRTPSession.keyLength)
+        directory.withLock { $0[room, default: [:]][user] = Credentials(ssrc: ssrc, key: key) }
+        switch kind {
+        case .echo(let delay): post(.echoTest(test: test, user: user, ssrc: ssrc, key: key, delay: delay))
+        case .probe(let up, let down): post(.probe(test: test, user: user, ssrc: ssrc, key: key, up: up, down: down))
+        }
+        return ssrc
+    }
+
+    /// Ends `user`'s pre-call test under `test`, if one runs.
+    func stopPrecall(test: String, user: String) {
+        leave(room: MediaRouterCore.precallRoom(test), user: user)
+    }
+
+    /// What arrived so far of the uplink of `user`'s probe under `test` (nil: none runs).
+    func probeFigures(test: String, user: String) -> ProbeFigures? {
+        guard let ssrc = directory.withLock({ $0[MediaRouterCore.precallRoom(test)]?[user]?.ssrc }) else { return nil }
+        return outbox.withLock { $0.probes[ssrc] } ?? ProbeFigures(bandwidth: 0, loss: 0, jitter: 0, received: 0)
+    }
+
     /// Who may be heard in `room` now, and from which seat.
     func setSpeakers(room: String, seats: [String: Int]) {
         post(.setSpeakers(room: room, seats: seats))
@@ -253,6 +288,9 @@ final class MediaRouter: @unchecked Sendable {
                 nextOverdue = now + 10
                 var output = output
                 core.askOverdue(now: now, output: &output)
+                core.precallTick(now: now, output: &output)
+                let probes = core.probeFigures
+                if !probes.isEmpty || outbox.withLock({ !$0.probes.isEmpty }) { outbox.withLock { $0.probes = probes } }
             }
             guard now >= nextLevels else { continue }
             nextLevels = now + 250

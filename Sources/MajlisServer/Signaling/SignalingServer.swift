@@ -417,6 +417,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         for link in links { link.close() }
         guard let user = session.userId else { return }
+        for kind in ["echo", "probe"] { context.media.stopPrecall(test: precallTest(session, kind), user: user) }
         let leaving = session.state.withLock { $0.leaving }
         guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
         for room in rooms {
@@ -461,6 +462,55 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             session.connection.close(code: 1000, reason: "bye")
         case .room(let roomId, let command):
             room(roomId, command, request: request, frame: frame, session: session, caller: caller, claims: claims, receivedAt: receivedAt)
+        case .echoStart, .echoStop, .probeStart, .probeResult, .probeStop:
+            precall(request, session: session, caller: caller)
+        }
+    }
+
+    /// The name a connection's pre-call test of `kind` runs under in the media router.
+    private func precallTest(_ session: Session, _ kind: String) -> String { "\(ObjectIdentifier(session).hashValue)/\(kind)" }
+
+    /// The pre-call tests (docs/protocol.md section 15): each connection may run an echo test and
+    /// a probe, before or beside its rooms; they end with the connection, or after a minute.
+    private func precall(_ request: IncomingRequest, session: Session, caller: Caller) {
+        let media = context.media
+        struct Started: Encodable {
+            var media: JSONValue?
+            var echoSSRC: UInt32?
+            var delay: Int?
+            var up: Int?
+            var down: Int?
+            var seconds: Int
+        }
+        switch request.command {
+        case .echoStart(let delay):
+            let test = precallTest(session, "echo")
+            let ssrc = media.startPrecall(.echo(delay: Double(delay)), test: test, user: caller.id)
+            let info = media.mediaInfo(room: MediaRouterCore.precallRoom(test), user: caller.id)
+            session.send(WireEncoder.success(re: request.id, data: Started(
+                media: info, echoSSRC: ssrc ^ 0x8000_0000, delay: delay, seconds: Int(MediaRouterCore.precallLifetime / 1_000))))
+        case .probeStart(let up, let down):
+            let test = precallTest(session, "probe")
+            media.startPrecall(.probe(up: up, down: down), test: test, user: caller.id)
+            let info = media.mediaInfo(room: MediaRouterCore.precallRoom(test), user: caller.id)
+            session.send(WireEncoder.success(re: request.id, data: Started(
+                media: info, up: ProbeSchedule(bitrate: up).bitrate, down: ProbeSchedule(bitrate: down).bitrate,
+                seconds: Int(MediaRouterCore.precallLifetime / 1_000))))
+        case .probeResult:
+            guard let figures = media.probeFigures(test: precallTest(session, "probe"), user: caller.id) else {
+                session.send(WireEncoder.failure(re: request.id, ProtocolError(.badRequest, "no probe runs on this connection: probe.start first")))
+                return
+            }
+            struct Result: Encodable { var up: ProbeFigures }
+            session.send(WireEncoder.success(re: request.id, data: Result(up: figures)))
+        case .echoStop:
+            media.stopPrecall(test: precallTest(session, "echo"), user: caller.id)
+            session.send(WireEncoder.success(re: request.id, data: EmptyData()))
+        case .probeStop:
+            media.stopPrecall(test: precallTest(session, "probe"), user: caller.id)
+            session.send(WireEncoder.success(re: request.id, data: EmptyData()))
+        default:
+            break
         }
     }
 

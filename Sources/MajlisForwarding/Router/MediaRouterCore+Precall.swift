@@ -1,0 +1,96 @@
+import MajlisProtocol
+import MajlisTransport
+
+extension MediaRouterCore {
+    /// How long a pre-call test runs at most, ms.
+    public static let precallLifetime = PrecallTest.lifetime
+
+    /// The pseudo-room a member's pre-call test is kept under: no room id can be like it.
+    public static func precallRoom(_ key: String) -> String { "\u{0}precall\u{0}\(key)" }
+
+    /// A packet from a member running a pre-call test (plain RTP in `buffer[0..<plainLength]`).
+    func precallPacket(_ buffer: [UInt8], plainLength: Int, from sender: MediaParticipant, test: PrecallTest, now: Double) {
+        switch test {
+        case .echo(let loop):
+            guard plainLength >= 12, buffer[1] & 0x7F != ProbeSchedule.payloadType, loop.held.count < EchoLoop.capacity else {
+                counters.droppedNotAllowed += 1
+                return
+            }
+            // Heard back `delay` after it was spoken: the way there and back is part of it.
+            loop.held.append((now + max(0, loop.delay - (sender.roundTrip ?? 0)), Array(buffer.prefix(plainLength))))
+        case .probe(let run):
+            guard let rtp = try? RTPPacket(parsing: Array(buffer.prefix(plainLength))), rtp.payloadType == ProbeSchedule.payloadType,
+                let first = rtp.payload.first, let phase = ProbeSchedule.Phase(rawValue: first)
+            else {
+                counters.droppedBadPacket += 1
+                return
+            }
+            // The index counts from the member's first sequence number, 0 (see section 15).
+            run.uplink.arrived(
+                index: Int(rtp.sequenceNumber), phase: phase, sentAt: Double(rtp.timestamp) / 48, bytes: plainLength + 10 + 28, at: now)
+        }
+    }
+
+    /// Every 10 ms: echoes that are due go back, the downlink probes that are due go out, and
+    /// tests past their lifetime are forgotten.
+    public func precallTick(now: Double, output: inout some RouterOutput) {
+        guard !precallTests.isEmpty else { return }
+        for ssrc in precallTests {
+            guard let participant = participants[ssrc], let test = participant.precall else {
+                precallTests.remove(ssrc)
+                continue
+            }
+            let started: Double
+            switch test {
+            case .echo(let loop):
+                started = loop.started ?? now
+                loop.started = started
+            case .probe(let run):
+                started = run.started ?? now
+                run.started = started
+            }
+            if now - started > PrecallTest.lifetime {
+                participant.precall = nil
+                precallTests.remove(ssrc)
+                continue
+            }
+            guard let address = participant.address, let outbound = participant.outbound else { continue }
+            switch test {
+            case .echo(let loop):
+                var sent = 0
+                for (due, packet) in loop.held {
+                    guard due <= now else { break }
+                    var echoed = packet
+                    let echoSSRC = EchoLoop.echoSSRC(of: ssrc)
+                    echoed[8] = UInt8(echoSSRC >> 24)
+                    echoed[9] = UInt8(echoSSRC >> 16 & 0xFF)
+                    echoed[10] = UInt8(echoSSRC >> 8 & 0xFF)
+                    echoed[11] = UInt8(echoSSRC & 0xFF)
+                    if let secured = try? outbound.protect(rtp: echoed) { output.send(secured, to: address) }
+                    sent += 1
+                }
+                loop.held.removeFirst(sent)
+            case .probe(let run):
+                let begun = run.downlinkStarted ?? now
+                run.downlinkStarted = begun
+                for (index, packet) in run.downlink.due(elapsed: now - begun) {
+                    var payload = [UInt8](repeating: 0, count: packet.size)
+                    payload[0] = packet.phase.rawValue
+                    let rtp = RTPPacket(
+                        payloadType: ProbeSchedule.payloadType, sequenceNumber: UInt16(truncatingIfNeeded: index),
+                        timestamp: UInt32(packet.at * 48), ssrc: MediaSettings.serverSSRC, payload: payload)
+                    if let secured = try? outbound.protect(rtp: rtp.serialized()) { output.send(secured, to: address) }
+                }
+            }
+        }
+    }
+
+    /// What arrived of each running probe's uplink so far, by SSRC.
+    public var probeFigures: [UInt32: ProbeFigures] {
+        var figures: [UInt32: ProbeFigures] = [:]
+        for ssrc in precallTests {
+            if case .probe(let run) = participants[ssrc]?.precall { figures[ssrc] = run.uplink.figures }
+        }
+        return figures
+    }
+}
