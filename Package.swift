@@ -44,6 +44,8 @@ let package = Package(
         // processing 0.3 (noise suppression, gain, voice detection; C++, wrapped by
         // CVoiceProcessing) and SoundTouch's C interface (pitch).
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
+        // Music and sound-effect files: WAV, FLAC, Ogg (Opus, Vorbis) and MP3 through libsndfile.
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]),
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"]), .brew(["sound-touch"])]),
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
@@ -68,7 +70,7 @@ let package = Package(
         .target(
             name: "MajlisAudio",
             dependencies: [
-                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch",
+                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch", "CSndFile",
                 .target(name: "CPulse", condition: .when(platforms: [.linux])),
             ]),
         .target(
@@ -107,7 +109,7 @@ let package = Package(
         // docs/sdk.md's examples, built as an app builds them: MajlisKit alone.
         .testTarget(name: "MajlisKitExampleTests", dependencies: ["MajlisKit"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
-        .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio", "MajlisProtocol", "MajlisLab"]),
+        .testTarget(name: "MajlisAudioTests", dependencies: ["MajlisAudio", "MajlisProtocol", "MajlisLab", "MajlisTestSupport"]),
         .testTarget(name: "MajlisTransportTests", dependencies: ["MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "CCrypto"]),
         .testTarget(name: "MajlisForwardingTests", dependencies: ["MajlisForwarding", "MajlisTransport", "MajlisProtocol", "MajlisTestSupport", "CCrypto"]),
         // The command line's pure parts: keyboard decoding and the terminal screen's layout.

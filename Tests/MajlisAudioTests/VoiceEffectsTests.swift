@@ -2,10 +2,12 @@ import Foundation
 import MajlisAudio
 import MajlisLab
 import MajlisProtocol
+import MajlisTestSupport
 import Testing
 
 /// Voice effects measured on what comes out: the pitch moves by the semitones set, the
-/// equalizer's bands reach their gains, the reverb leaves a tail, and every preset makes sound.
+/// equalizer's bands reach their gains, the reverb leaves a tail, and every preset makes sound
+/// (the work on threads of its own: the async pool stays free for the tests that run servers).
 @Suite struct VoiceEffectsTests {
     static func run(_ effect: VoiceEffect, on input: [Int16]) throws -> [Int16] {
         let effects = try VoiceEffects(effect)
@@ -21,14 +23,14 @@ import Testing
     }
 
     @Test(arguments: [-12.0, -7, -3, 2, 5, 12])
-    func pitchMovesByTheSemitonesSet(semitones: Double) throws {
-        let measured = try ToolboxTrial.pitchShift(semitones: semitones)
+    func pitchMovesByTheSemitonesSet(semitones: Double) async throws {
+        let measured = try await offPool { try ToolboxTrial.pitchShift(semitones: semitones) }
         #expect(abs(measured - semitones) <= 0.2, "set \(semitones), measured \(measured)")
     }
 
-    @Test func theEqualizerReachesEachBandsGain() throws {
+    @Test func theEqualizerReachesEachBandsGain() async throws {
         for gains in [[12.0, 6, 0, -6, -12, -12, -6, 0, 6, 12], [-15, 15, -15, 15, -15, 15, -15, 15, -15, 15], Array(repeating: 9.0, count: 10)] {
-            let measured = try ToolboxTrial.equalizerBands(gains: gains)
+            let measured = try await offPool { try ToolboxTrial.equalizerBands(gains: gains) }
             for (band, (got, wanted)) in zip(measured, gains).enumerated() {
                 #expect(abs(got - wanted) <= 1, "band \(Equalizer.frequencies[band]) Hz: set \(wanted) dB, measured \(got)")
             }
@@ -41,10 +43,10 @@ import Testing
         #expect(effect.equalizer == [15, -15, 0, 0, 0, 0, 0, 0, 0, 0])
     }
 
-    @Test func theReverbLeavesATailAfterTheVoiceStops() throws {
+    @Test func theReverbLeavesATailAfterTheVoiceStops() async throws {
         let burst = SyntheticSound.harmonicTone(frequency: 200, seconds: 0.2) + [Int16](repeating: 0, count: AudioFormat.sampleRate)
-        let dry = try Self.run(.none, on: burst)
-        let wet = try Self.run(VoiceEffect.Preset.hall.effect, on: burst)
+        let dry = try await offPool { try Self.run(.none, on: burst) }
+        let wet = try await offPool { try Self.run(VoiceEffect.Preset.hall.effect, on: burst) }
         let after = AudioFormat.sampleRate / 4..<AudioFormat.sampleRate / 2
         #expect(dry == burst)
         #expect(LevelMeter.dBov(Array(dry[after])) < -90)
@@ -52,9 +54,9 @@ import Testing
     }
 
     @Test(arguments: VoiceEffect.Preset.allCases)
-    func everyPresetChangesTheVoiceAndKeepsItAudible(preset: VoiceEffect.Preset) throws {
-        let speech = try SpeechSample.make("Welcome to the room.")
-        let output = try Self.run(preset.effect, on: speech)
+    func everyPresetChangesTheVoiceAndKeepsItAudible(preset: VoiceEffect.Preset) async throws {
+        let speech = try await offPool { try SpeechSample.make("Welcome to the room.") }
+        let output = try await offPool { try Self.run(preset.effect, on: speech) }
         #expect(output.count == speech.count / AudioFormat.frameSamples * AudioFormat.frameSamples)
         if preset == .none {
             #expect(output == Array(speech.prefix(output.count)))

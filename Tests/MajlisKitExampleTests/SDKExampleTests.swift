@@ -61,6 +61,12 @@ import Testing
         await room.setVoiceEffect(VoiceEffect.Preset.ktv.effect)         // a karaoke room's reverb
         await room.setVoiceEffect(VoiceEffect(pitch: -3, equalizer: [0, 2, 3, 0, 0, 0, 0, 0, -2, -4]))
 
+        let music = try MusicTrack(path: "evening.mp3")                  // WAV, FLAC, Ogg Opus or Vorbis, MP3
+        media.play(music, loops: 0, destination: .room)                  // the room hears it too, until stopped
+        music.setVolumes(send: 60, local: 100)                           // quieter for the room than here
+        media.setInEarMonitoring(volume: 80)                             // one's own voice, on headphones
+        try await room.setMemberVolume("omar", volume: 150)              // one member louder, here only
+
         let report = try await NetworkProbe.run(signaling: signaling, up: 500_000, down: 500_000)
         print(report.quality, report.uplink.bandwidth, report.downlink.loss, report.roundTrip ?? 0)
 

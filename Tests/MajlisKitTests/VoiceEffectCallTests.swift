@@ -27,4 +27,30 @@ import Testing
             await call.end()
         }
     }
+
+    @Test func musicSentToTheRoomIsHeardAndLocalMusicIsNot() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let sink = RecordingSink()
+            let call = try await LabCall(server: server, source: ScriptedSource(), sink: sink)
+            var tone = ToneGenerator(frequency: 700, amplitude: 0.3)
+            let music = MusicTrack(samples: tone.next(10 * AudioFormat.sampleRate))
+            func hearsMusic() -> Bool {
+                let heard = Array(sink.recorded.suffix(12 * AudioFormat.frameSamples))
+                return heard.count == 12 * AudioFormat.frameSamples && LevelMeter.dBov(heard) > -30
+                    && ToneDetector.strongest(of: [350, 700, 1_400], in: heard) == 700
+            }
+            call.speakerMedia.play(music, loops: 0, destination: .room)
+            #expect(await eventually { hearsMusic() }, "the room hears the music")
+            music.stop()
+            #expect(await eventually { LevelMeter.dBov(Array(sink.recorded.suffix(12 * AudioFormat.frameSamples))) < -60 }, "and then silence")
+            call.speakerMedia.play(music, loops: 0, destination: .local)
+            // Played at the speaker only: the listener keeps hearing silence for a second.
+            let mark = sink.recorded.count
+            #expect(await eventually { sink.recorded.count >= mark + AudioFormat.sampleRate })
+            #expect(LevelMeter.dBov(Array(sink.recorded[mark...])) < -60)
+            await call.end()
+        }
+    }
 }

@@ -1,13 +1,25 @@
 import MajlisProtocol
 
-/// What happens to the microphone between the device and the encoder: voice processing (echo
-/// cancellation, noise suppression, gain), then the voice effect; and what the speaker plays, as
-/// the echo canceller's reference. 20 ms frames of 48 kHz mono. Not thread-safe: the media
-/// engine's thread owns it; settings come in through `apply`.
+/// What happens to sound between the devices and the network, 20 ms frames of 48 kHz mono.
+/// Going out: the microphone's voice processing (echo cancellation, noise suppression, gain),
+/// then the voice effect, then the music and sound effects sent to the room (`send`). Coming in:
+/// what is heard, with the music played here, which is also the echo canceller's reference, and
+/// the user's own voice for in-ear monitoring (`play`). Not thread-safe: the media engine's
+/// thread owns it; settings come in through `apply`, tracks through `add`.
 public final class VoicePipeline {
     private var processor: VoiceProcessor?
     private let effects: VoiceEffects
     public private(set) var processing: VoiceProcessing
+    /// Music and sound effects being played; this tick's share of them for the room and here.
+    private var tracks: [MusicTrack] = []
+    private var musicSent: [[Int16]] = []
+    private var musicHere: [[Int16]] = []
+    private var sendMixer = Mixer()
+    private var playMixer = Mixer()
+    /// In-ear monitoring: the volume of the user's own processed voice in what is played here
+    /// (0: off), and this tick's voice.
+    public var monitorVolume = 0
+    private var monitored: [Int16]?
 
     public init(processing: VoiceProcessing = .off, effect: VoiceEffect = .none) throws(AudioError) {
         self.processing = .off
@@ -45,5 +57,43 @@ public final class VoicePipeline {
     /// A frame about to be played (what the echo canceller must take out of the microphone).
     public func render(_ frame: [Int16]) {
         processor?.render(frame)
+    }
+
+    /// Plays `track` (already started with `MusicTrack.play`) until it ends or is stopped.
+    public func add(_ track: MusicTrack) {
+        if !tracks.contains(where: { $0 === track }) { tracks.append(track) }
+    }
+
+    /// Tracks still playing (paused ones too).
+    public var playing: [MusicTrack] { tracks }
+
+    /// One tick's way out: the tracks move on by a frame (whether or not anything is sent), and
+    /// the microphone's frame (nil: it is not heard now) is processed and gets the music sent to
+    /// the room. Returns what to encode.
+    public func send(_ microphone: [Int16]?) -> [Int16]? {
+        musicSent = []
+        musicHere = []
+        tracks.removeAll { !$0.isPlaying }
+        for track in tracks {
+            guard let frame = track.next() else { continue }
+            if let sent = frame.send { musicSent.append(sent) }
+            musicHere.append(frame.local)
+        }
+        guard var frame = microphone else {
+            monitored = nil
+            return nil
+        }
+        capture(&frame)
+        monitored = monitorVolume > 0 ? Gain.apply(monitorVolume, to: frame) : nil
+        return musicSent.isEmpty ? frame : sendMixer.mix([frame] + musicSent)
+    }
+
+    /// One tick's way in: what was heard, with the music played here (the echo canceller's
+    /// reference is all of that), then the monitored voice. Returns what to play.
+    public func play(_ heard: [Int16]) -> [Int16] {
+        let speaker = musicHere.isEmpty ? heard : playMixer.mix([heard] + musicHere)
+        render(speaker)
+        guard let monitored else { return speaker }
+        return playMixer.mix([speaker, monitored])
     }
 }

@@ -69,6 +69,14 @@ extension VoiceRoom {
         await media.setRemoteMuted(ssrc: ssrc, muted: muted)
     }
 
+    /// How loud one member is heard, for this user only: 0...400 (100 as they are).
+    public func setMemberVolume(_ user: String, volume: Int) async throws(MajlisError) {
+        guard let ssrc = state.seats.first(where: { $0.user == user })?.ssrc else {
+            throw MajlisError.misuse("\(user) is not on a seat")
+        }
+        await media.setRemoteVolume(ssrc: ssrc, volume: min(400, max(0, volume)))
+    }
+
     // MARK: Request to speak
 
     /// Asks to speak; returns the request id.

@@ -64,6 +64,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private let pipeline: VoicePipeline
     private var pendingProcessing: VoiceProcessing?
     private var pendingEffect: VoiceEffect?
+    private var pendingTracks: [MusicTrack] = []
+    private var pendingMonitor: Int?
     /// Whether `source` goes on by itself (a device) rather than waiting to be read (a file).
     private let live: Bool
     private let sink: any AudioSink
@@ -158,9 +160,27 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
     }
 
+    public func setRemoteVolume(ssrc: UInt32, volume: Int) async {
+        withCore { $0.remoteVolumes[ssrc] = volume == 100 ? nil : min(400, max(0, volume)) }
+    }
+
     public func setVoiceProcessing(_ processing: VoiceProcessing) async { withCore { _ in pendingProcessing = processing } }
 
     public func setVoiceEffect(_ effect: VoiceEffect) async { withCore { _ in pendingEffect = effect } }
+
+    /// Plays music or a sound effect: from the start, `loops` times (0: until stopped), into what
+    /// the room hears while the user may be heard (`.room`, and played here too) or only here
+    /// (`.local`). Pause, resume, seek, stop and volumes are the track's own.
+    public func play(_ track: MusicTrack, loops: Int = 1, destination: MusicTrack.Destination = .room) {
+        track.play(loops: loops, destination: destination)
+        withCore { _ in pendingTracks.append(track) }
+    }
+
+    /// In-ear monitoring: the user hears their own voice, processed and with its effect, at
+    /// `volume` (0...400; 0 off). Meant for headphones: from a speaker it would be heard twice.
+    public func setInEarMonitoring(volume: Int) {
+        withCore { _ in pendingMonitor = min(Gain.range.upperBound, max(0, volume)) }
+    }
 
     /// Stops sending and playing; returns once the engine's thread has ended.
     public func stop() async {
@@ -223,11 +243,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             applyPending()
             // The microphone is read only while publishing; a recording (a file) only once the
             // path to the server is bound too, so none of it is spoken into a path being set up.
-            var microphone = withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil
-            if var frame = microphone {
-                pipeline.capture(&frame)
-                microphone = frame
-            }
+            let microphone = pipeline.send(withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil)
             let now = MonotonicClock.milliseconds()
             let tick = withCore { $0.tick(now: now, microphone: microphone) }
             if let reason = tick.rebind {
@@ -239,17 +255,18 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 }
             }
             send(tick.datagrams)
-            pipeline.render(tick.playout)
-            sink.play(tick.playout)
+            sink.play(pipeline.play(tick.playout))
         }
     }
 
     /// Settings asked for since the last tick, into the pipeline (on the engine's thread).
     private func applyPending() {
-        let (processing, effect) = withCore { _ in
-            defer { (pendingProcessing, pendingEffect) = (nil, nil) }
-            return (pendingProcessing, pendingEffect)
+        let (processing, effect, tracks, monitor) = withCore { _ in
+            defer { (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor) = (nil, nil, [], nil) }
+            return (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor)
         }
+        for track in tracks { pipeline.add(track) }
+        if let monitor { pipeline.monitorVolume = monitor }
         do {
             if let processing { try pipeline.apply(processing) }
             if let effect { try pipeline.apply(effect) }

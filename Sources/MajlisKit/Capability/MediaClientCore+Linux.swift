@@ -46,6 +46,8 @@ public final class MediaClientCore {
     public var captureVolume = 100
     public var playbackVolume = 100
     public var mutedRemotes: Set<UInt32> = []
+    /// Each remote speaker's own playout volume, 0...400 (absent: 100).
+    public var remoteVolumes: [UInt32: Int] = [:]
     private(set) var bound = false
     private var speakers: [UInt32: RemoteSpeaker] = [:]
     private var sequence: UInt16
@@ -491,7 +493,7 @@ public final class MediaClientCore {
         for speaker in speakers.values.sorted(by: { $0.ssrc < $1.ssrc }) {
             let pcm = speaker.play(at: now)
             if mutedRemotes.contains(speaker.ssrc) { continue }  // still drained, so unmuting resumes in step
-            if let pcm { frames.append(pcm) }
+            if let pcm { frames.append(remoteVolumes[speaker.ssrc].map { Gain.apply($0, to: pcm) } ?? pcm) }
         }
         return frames.isEmpty ? [Int16](repeating: 0, count: AudioFormat.frameSamples) : Gain.apply(playbackVolume, to: mixer.mix(frames))
     }

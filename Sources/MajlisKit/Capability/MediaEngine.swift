@@ -16,6 +16,8 @@ public protocol MediaEngine: AnyObject, Sendable {
     func setPlaybackVolume(_ volume: Int) async
     /// Stops (or resumes) playing one remote speaker, by the SSRC its seat carries.
     func setRemoteMuted(ssrc: UInt32, muted: Bool) async
+    /// One remote speaker's playout volume, 0...400 (100 unchanged), by the SSRC its seat carries.
+    func setRemoteVolume(ssrc: UInt32, volume: Int) async
     /// Echo cancellation, noise suppression and automatic gain on the microphone.
     func setVoiceProcessing(_ processing: VoiceProcessing) async
     /// How the voice is changed before it is sent (pitch, equalizer, reverb; `VoiceEffect.Preset`).
@@ -27,6 +29,7 @@ extension MediaEngine {
     public func setCaptureVolume(_ volume: Int) async {}
     public func setPlaybackVolume(_ volume: Int) async {}
     public func setRemoteMuted(ssrc: UInt32, muted: Bool) async {}
+    public func setRemoteVolume(ssrc: UInt32, volume: Int) async {}
     public func setVoiceProcessing(_ processing: VoiceProcessing) async {}
     public func setVoiceEffect(_ effect: VoiceEffect) async {}
 }

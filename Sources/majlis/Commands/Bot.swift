@@ -78,7 +78,7 @@ final class Bot: Sendable {
     /// The live media engine when the client speaks or listens (flags first, then the sound
     /// server's devices), else none.
     static func mediaEngine(_ options: JoinOptions, recorder: RecordingSink, sound: SoundDevices = .none) throws -> any MediaEngine {
-        guard options.mic != nil || options.record != nil || sound.microphone != nil || sound.speaker != nil else { return NullMediaEngine() }
+        guard options.mic != nil || options.record != nil || options.music != nil || sound.microphone != nil || sound.speaker != nil else { return NullMediaEngine() }
         let source: any AudioSource
         switch options.mic {
         case nil:
@@ -101,7 +101,19 @@ final class Bot: Sendable {
         } else if let speaker = sound.speaker {
             sink = speaker
         }
-        return try LiveMediaEngine(source: source, sink: sink, processing: processing(options, sound: sound), effect: options.effect)
+        let engine = try LiveMediaEngine(source: source, sink: sink, processing: processing(options, sound: sound), effect: options.effect)
+        if let music = options.music {
+            let track: MusicTrack
+            do {
+                track = try MusicTrack(path: music.path)
+            } catch {
+                throw JoinCommand.Failure(description: "--music \(music.path): \(error)")
+            }
+            track.setVolumes(send: music.volumes.send, local: music.volumes.local)
+            engine.play(track, loops: music.loops, destination: music.local ? .local : .room)
+        }
+        if options.monitor > 0 { engine.setInEarMonitoring(volume: options.monitor) }
+        return engine
     }
 
     /// The microphone's processing: as asked, else on for the sound server's microphone (a

@@ -12,6 +12,7 @@ enum JoinCommand {
                            [--say TEXT] [--duration SECONDS] [--events] [--tui] [--trust-cert FILE.pem]
                            [--processing on|off] [--noise-suppression LEVEL] [--effect PRESET] [--pitch SEMITONES]
                            [--eq G31,G62,...,G16k] [--reverb ROOM,DAMPING,WET]
+                           [--music FILE [--music-local] [--music-loops N] [--music-volume SEND,LOCAL]] [--monitor VOLUME]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
         seat N, counted from 1 as every screen shows them (--events prints the protocol's index, from 0);
         --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo) or a
@@ -27,7 +28,10 @@ enum JoinCommand {
         --noise-suppression sets its level (low, moderate, high: the default, veryHigh, off). --effect changes
         the voice sent: deeper, brighter, child, elder, robot, ktv, studio, hall, none; --pitch (-12 to 12
         semitones), --eq (ten gains, -15 to 15 dB, at 31, 62, 125, 250, 500 Hz, 1, 2, 4, 8, 16 kHz) and --reverb
-        (three numbers from 0 to 1) set or override its parts.
+        (three numbers from 0 to 1) set or override its parts. --music plays a file (WAV, FLAC, Ogg Opus or
+        Vorbis, MP3) into what the room hears while seated and here too (--music-local: here only), --music-loops
+        times (default 1; 0 until the end of the run), at --music-volume percent for the room and here (0 to
+        400, default 100,100); --monitor plays your own voice back to you at VOLUME percent (headphones).
         Over wss:// the server's certificate must be vouched for by the system's certificate authorities,
         or be the one in --trust-cert (a development server's self-signed certificate, as `majlis serve`
         prints it).
@@ -39,7 +43,7 @@ enum JoinCommand {
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments, switches: ["create", "request", "events", "tui"])
+        var args = try Arguments(arguments, switches: ["create", "request", "events", "tui", "music-local"])
         if args.wantsHelp {
             say(help)
             return 0
@@ -62,7 +66,17 @@ enum JoinCommand {
         let processingText = args.string("processing")
         let noiseText = args.string("noise-suppression")
         let effect = try Self.effect(preset: args.string("effect"), pitch: args.string("pitch"), equalizer: args.string("eq"), reverb: args.string("reverb"))
+        let music = args.string("music")
+        let musicLocal = args.flag("music-local")
+        let musicLoops = try args.int("music-loops", default: 1, range: 0...1_000_000)
+        let musicVolumes = try Self.volumes(args.string("music-volume"))
+        let monitor = try args.int("monitor", default: 0, range: 0...400)
         try args.rejectPositional("join")
+        if let music {
+            guard FileManager.default.isReadableFile(atPath: music) else { throw Arguments.Failure(description: "--music \(music): cannot read it") }
+        } else if musicLocal || musicVolumes != nil {
+            throw Arguments.Failure(description: "--music-local and --music-volume go with --music FILE")
+        }
         var processing: VoiceProcessing?
         if processingText != nil || noiseText != nil {
             guard processingText == nil || ["on", "off"].contains(processingText) else {
@@ -107,13 +121,24 @@ enum JoinCommand {
         let options = JoinOptions(
             url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
             say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate,
-            processing: processing, effect: effect)
+            processing: processing, effect: effect,
+            music: music.map { JoinOptions.Music(path: $0, loops: musicLoops, local: musicLocal, volumes: musicVolumes ?? (100, 100)) }, monitor: monitor)
         if tui { return try TerminalUI.run(options) }
         return Bot(options: options).runBlocking()
     }
 }
 
 extension JoinCommand {
+    /// `--music-volume SEND,LOCAL` (one number sets both).
+    static func volumes(_ text: String?) throws -> (send: Int, local: Int)? {
+        guard let text else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard (1...2).contains(parts.count), parts.allSatisfy({ $0.map { (0...400).contains($0) } ?? false }) else {
+            throw Arguments.Failure(description: "--music-volume must be SEND,LOCAL (or one number for both), each 0 to 400")
+        }
+        return (parts[0]!, parts.last!!)
+    }
+
     /// The voice effect of `--effect`, `--pitch`, `--eq` and `--reverb` (the parts given override
     /// the preset's).
     static func effect(preset: String?, pitch: String?, equalizer: String?, reverb: String?) throws -> VoiceEffect {
@@ -169,6 +194,15 @@ struct JoinOptions: Sendable {
     /// The microphone's processing (nil: on for the sound server's microphone, off otherwise).
     var processing: VoiceProcessing?
     var effect: VoiceEffect = .none
+    /// A music file to play (`--music`), and the in-ear monitoring volume (0: off).
+    struct Music: Sendable {
+        var path: String
+        var loops: Int
+        var local: Bool
+        var volumes: (send: Int, local: Int)
+    }
+    var music: Music?
+    var monitor = 0
 
     var signalingOptions: LiveSignalingClient.Options {
         var options = LiveSignalingClient.Options()

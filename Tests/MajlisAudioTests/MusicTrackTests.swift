@@ -1,0 +1,96 @@
+import Foundation
+import MajlisAudio
+import MajlisLab
+import MajlisTestSupport
+import Testing
+
+/// Music and sound effects: every file kind read back as it was written, and a track that
+/// loops, pauses, seeks and keeps its volumes; the pipeline mixes it where it is meant to be heard.
+@Suite struct MusicTrackTests {
+    static func tone(_ frequency: Double, seconds: Double, amplitude: Double = 0.3) -> [Int16] {
+        var generator = ToneGenerator(frequency: frequency, amplitude: amplitude)
+        return generator.next(Int(seconds * Double(AudioFormat.sampleRate)))
+    }
+
+    @Test(arguments: SoundFile.Kind.allCases)
+    func everyKindOfFileReadsBackAsItWasWritten(kind: SoundFile.Kind) async throws {
+        let track = try await offPool { try Self.writtenAndRead(kind) }
+        #expect(abs(track.duration - 2_000) < 80, "\(kind): \(track.duration) ms")
+        let middle = Array(track.samples[track.samples.count / 3..<track.samples.count / 3 + 4_800])
+        #expect(ToneDetector.strongest(of: [440, 660, 880], in: middle) == 660)
+        #expect(abs(LevelMeter.dBov(middle) - LevelMeter.dBov(Self.tone(660, seconds: 0.1))) < 2)
+    }
+
+    /// Two seconds of a 660 Hz tone written as a file of `kind`, and read back as a track.
+    static func writtenAndRead(_ kind: SoundFile.Kind) throws -> MusicTrack {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-music-\(UUID().uuidString).\(kind.rawValue)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // Stereo at 44.1 kHz (Opus: 24 kHz, a rate it has): made 48 kHz mono on the way in.
+        let left = Self.tone(660, seconds: 2).map { Float($0) / 32_768 }
+        let rate = kind == .opus ? 24_000 : 44_100
+        let original = try Resampler.resample(PCMBuffer(sampleRate: 48_000, channels: 1, samples: left), to: rate)
+        let stereo = PCMBuffer(sampleRate: rate, channels: 2, samples: original.samples.flatMap { [$0, $0] })
+        try SoundFile.write(stereo, to: path, as: kind)
+        return try MusicTrack(path: path)
+    }
+
+    @Test func unreadableFilesAreErrors() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-not-music-\(UUID().uuidString).mp3").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("this is not music".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: AudioError.self) { try MusicTrack(path: path) }
+        #expect(throws: AudioError.self) { try MusicTrack(path: "/nonexistent/file.wav") }
+    }
+
+    @Test func aTrackLoopsPausesSeeksAndStops() {
+        let track = MusicTrack(samples: Self.tone(440, seconds: 0.1))  // five frames
+        let pipeline = try! VoicePipeline()
+        pipeline.add(track)
+        func frames(_ count: Int) -> Int { (0..<count).filter { _ in pipeline.send(nil) != nil || pipeline.play([Int16](repeating: 0, count: 960)) != [Int16](repeating: 0, count: 960) }.count }
+        #expect(frames(3) == 0, "not started")
+        track.play(loops: 2, destination: .local)
+        pipeline.add(track)
+        #expect(frames(10) == 10, "two plays of five frames")
+        #expect(frames(3) == 0 && !track.isPlaying && pipeline.playing.isEmpty)
+        track.play(loops: 0, destination: .local)
+        pipeline.add(track)
+        #expect(frames(23) == 23, "until stopped")
+        track.pause()
+        #expect(frames(2) == 0 && track.isPlaying)
+        track.resume()
+        track.seek(to: 60)
+        #expect(abs(track.position - 60) < 0.1)
+        #expect(frames(1) == 1 && abs(track.position - 80) < 0.1)
+        track.stop()
+        #expect(frames(2) == 0)
+    }
+
+    @Test func theRoomHearsTheMusicSentAndTheUserHearsTheirOwnShare() throws {
+        let pipeline = try VoicePipeline()
+        let music = MusicTrack(samples: Self.tone(660, seconds: 1))
+        music.play(loops: 1, destination: .room)
+        music.setVolumes(send: 50, local: 200)
+        pipeline.add(music)
+        let voice = Self.tone(220, seconds: 0.02)
+        let sent = try #require(pipeline.send(voice))
+        #expect(ToneDetector.strongest(of: [220, 660], in: sent) != nil)
+        #expect(SyntheticSound.level(of: 660, in: sent) - SyntheticSound.level(of: 220, in: sent) < -4, "music at half volume under the voice")
+        let heard = pipeline.play([Int16](repeating: 0, count: 960))
+        #expect(abs(LevelMeter.dBov(heard) - LevelMeter.dBov(Gain.apply(200, to: Self.tone(660, seconds: 0.02)))) < 1, "the local share at its own volume")
+        // Local only: nothing of it is sent, and without a microphone nothing at all is.
+        music.play(loops: 1, destination: .local)
+        pipeline.add(music)
+        #expect(pipeline.send(voice) == voice)
+        #expect(pipeline.send(nil) == nil)
+    }
+
+    @Test func inEarMonitoringPlaysTheUsersOwnVoice() throws {
+        let pipeline = try VoicePipeline()
+        let voice = Self.tone(300, seconds: 0.02)
+        _ = pipeline.send(voice)
+        #expect(pipeline.play([Int16](repeating: 0, count: 960)) == [Int16](repeating: 0, count: 960), "off by default")
+        pipeline.monitorVolume = 100
+        _ = pipeline.send(voice)
+        #expect(pipeline.play([Int16](repeating: 0, count: 960)) == voice)
+    }
+}
