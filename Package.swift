@@ -46,6 +46,9 @@ let package = Package(
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
         // Music and sound-effect files: WAV, FLAC, Ogg (Opus, Vorbis) and MP3 through libsndfile.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]),
+        // Spatial sound: head-related transfer functions from SOFA files (libmysofa; Debian's
+        // libmysofa1 ships MIT's KEMAR set).
+        .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"]), .brew(["sound-touch"])]),
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
@@ -70,7 +73,7 @@ let package = Package(
         .target(
             name: "MajlisAudio",
             dependencies: [
-                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch", "CSndFile",
+                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch", "CSndFile", "CMySofa",
                 .target(name: "CPulse", condition: .when(platforms: [.linux])),
             ]),
         .target(

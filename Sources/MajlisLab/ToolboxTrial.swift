@@ -128,4 +128,57 @@ public enum ToolboxTrial {
             return SyntheticSound.level(of: frequency, in: Array(output[steady...])) - SyntheticSound.level(of: frequency, in: input)
         }
     }
+
+    /// What a spatialized source sounds like at the ears.
+    public struct SpatialFigures: Sendable {
+        /// How much earlier the left ear hears it than the right, ms (negative: the right ear
+        /// first): measured on the output, and what the HRTF's own filters say.
+        public var interauralDelay: Double
+        public var hrtfDelay: Double
+        /// How much louder the left ear hears it, dB.
+        public var levelDifference: Double
+        /// The rendered stereo (left, right, ...).
+        public var stereo: [Int16]
+    }
+
+    /// Half a second of white noise from `position`, through the spatializer.
+    public static func spatial(_ position: SpatialPosition, seed: UInt64 = 1) throws -> SpatialFigures {
+        let hrtf = try HRTF()
+        let spatializer = Spatializer(hrtf: hrtf)
+        spatializer.positions[7] = position
+        var random = SplitMix64(seed: seed)
+        let noise = (0..<(AudioFormat.sampleRate / 2)).map { _ in Int16.random(in: -8_000...8_000, using: &random) }
+        var stereo: [Int16] = []
+        var start = 0
+        while start + AudioFormat.frameSamples <= noise.count {
+            stereo += spatializer.render([(7, Array(noise[start..<start + AudioFormat.frameSamples]))])
+            start += AudioFormat.frameSamples
+        }
+        let left = stride(from: 0, to: stereo.count, by: 2).map { Double(stereo[$0]) }
+        let right = stride(from: 1, to: stereo.count, by: 2).map { Double(stereo[$0]) }
+        // The lag that best lines the right ear up with the left, within 1.5 ms either way.
+        let window = 4_800..<(left.count - 100)
+        let lags = -72...72
+        let best = lags.max { a, b in
+            window.reduce(0.0) { $0 + left[$1] * right[$1 + a] } < window.reduce(0.0) { $0 + left[$1] * right[$1 + b] }
+        } ?? 0
+        let energy = { (x: [Double]) in x[window].reduce(0) { $0 + $1 * $1 } }
+        // The HRTF's own interaural delay: where its two ears' responses line up best.
+        let filters = hrtf.filters(for: position)
+        let hrtfLag = lags.max { a, b in
+            func match(_ lag: Int) -> Float {
+                var sum: Float = 0
+                for (index, value) in filters.left.enumerated() {
+                    let other = index + lag + filters.rightDelay - filters.leftDelay
+                    if other >= 0 && other < filters.right.count { sum += value * filters.right[other] }
+                }
+                return sum
+            }
+            return match(a) < match(b)
+        } ?? 0
+        return SpatialFigures(
+            interauralDelay: Double(best) / 48, hrtfDelay: Double(hrtfLag) / 48,
+            levelDifference: 10 * log10(energy(left) / max(1, energy(right))), stereo: stereo)
+    }
 }
+

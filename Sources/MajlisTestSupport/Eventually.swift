@@ -25,3 +25,10 @@ public func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T
 public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await offPool { Result { try work() } }.get()
 }
+
+/// `offPool` for a heavy computation (signal processing in an unoptimized build, a judge): it
+/// also takes turns with the real-time tests (`RealTimeGate`), so it never shares the machine's
+/// two cores with one of them or with another like it.
+public func offPoolAlone<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await RealTimeGate.exclusively { try await offPool(work) }
+}

@@ -24,13 +24,13 @@ import Testing
 
     @Test(arguments: [-12.0, -7, -3, 2, 5, 12])
     func pitchMovesByTheSemitonesSet(semitones: Double) async throws {
-        let measured = try await offPool { try ToolboxTrial.pitchShift(semitones: semitones) }
+        let measured = try await offPoolAlone { try ToolboxTrial.pitchShift(semitones: semitones) }
         #expect(abs(measured - semitones) <= 0.2, "set \(semitones), measured \(measured)")
     }
 
     @Test func theEqualizerReachesEachBandsGain() async throws {
         for gains in [[12.0, 6, 0, -6, -12, -12, -6, 0, 6, 12], [-15, 15, -15, 15, -15, 15, -15, 15, -15, 15], Array(repeating: 9.0, count: 10)] {
-            let measured = try await offPool { try ToolboxTrial.equalizerBands(gains: gains) }
+            let measured = try await offPoolAlone { try ToolboxTrial.equalizerBands(gains: gains) }
             for (band, (got, wanted)) in zip(measured, gains).enumerated() {
                 #expect(abs(got - wanted) <= 1, "band \(Equalizer.frequencies[band]) Hz: set \(wanted) dB, measured \(got)")
             }
@@ -45,8 +45,8 @@ import Testing
 
     @Test func theReverbLeavesATailAfterTheVoiceStops() async throws {
         let burst = SyntheticSound.harmonicTone(frequency: 200, seconds: 0.2) + [Int16](repeating: 0, count: AudioFormat.sampleRate)
-        let dry = try await offPool { try Self.run(.none, on: burst) }
-        let wet = try await offPool { try Self.run(VoiceEffect.Preset.hall.effect, on: burst) }
+        let dry = try await offPoolAlone { try Self.run(.none, on: burst) }
+        let wet = try await offPoolAlone { try Self.run(VoiceEffect.Preset.hall.effect, on: burst) }
         let after = AudioFormat.sampleRate / 4..<AudioFormat.sampleRate / 2
         #expect(dry == burst)
         #expect(LevelMeter.dBov(Array(dry[after])) < -90)
@@ -55,8 +55,8 @@ import Testing
 
     @Test(arguments: VoiceEffect.Preset.allCases)
     func everyPresetChangesTheVoiceAndKeepsItAudible(preset: VoiceEffect.Preset) async throws {
-        let speech = try await offPool { try SpeechSample.make("Welcome to the room.") }
-        let output = try await offPool { try Self.run(preset.effect, on: speech) }
+        let speech = try await offPoolAlone { try SpeechSample.make("Welcome to the room.") }
+        let output = try await offPoolAlone { try Self.run(preset.effect, on: speech) }
         #expect(output.count == speech.count / AudioFormat.frameSamples * AudioFormat.frameSamples)
         if preset == .none {
             #expect(output == Array(speech.prefix(output.count)))

@@ -66,6 +66,7 @@ import Testing
         music.setVolumes(send: 60, local: 100)                           // quieter for the room than here
         media.setInEarMonitoring(volume: 80)                             // one's own voice, on headphones
         try await room.setMemberVolume("omar", volume: 150)              // one member louder, here only
+        await room.setSpatialSound(true)                                 // each seat in its place, for headphones
 
         let report = try await NetworkProbe.run(signaling: signaling, up: 500_000, down: 500_000)
         print(report.quality, report.uplink.bandwidth, report.downlink.loss, report.roundTrip ?? 0)

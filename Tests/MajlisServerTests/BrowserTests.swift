@@ -146,6 +146,78 @@ struct BrowserTests {
         }
     }
 
+    /// The sound tab: a voice effect (the robot's ring modulator turns a 300 Hz voice into 240 and
+    /// 360 Hz) and music from a file (880 Hz) reach a bot in the room; seats placed around the
+    /// listener are played through panners, the first on the left.
+    @Test func theSoundTabShapesWhatTheRoomHearsAndPlacesTheSeats() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try Self.server()
+            defer { server.destroy() }
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-browser-sound-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            var tone = ToneGenerator(frequency: 300, amplitude: 0.3)
+            try WAVFile.write(PCMBuffer(sampleRate: 48_000, channels: 1, int16: tone.next(48_000 * 30)), to: "\(work)/voice.wav")
+            let browser = try await Browser(microphone: "\(work)/voice.wav")
+            try await Browser.closing([browser]) {
+                try await Self.join(browser, server: server, room: "sound", name: "Layla", mode: "free", query: "&processing=off")
+                // The host's click on a seat opens its menu: she takes the first free seat instead.
+                try await browser.click("[data-action=take]")
+                try await browser.wait(for: "Layla seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")
+                let heard = "\(work)/heard.wav"
+                let bot = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--seat", "2", "--record", heard])
+                func strongest(_ candidates: [Double], after mark: Int) throws -> Double? {
+                    let samples = try WAVFile.read(heard).int16
+                    guard samples.count > mark + 48_000 else { return nil }
+                    return ToneDetector.strongest(of: candidates, in: Array(samples[(samples.count - 48_000)...]))
+                }
+                try await browser.click("[data-action=tab][data-value=sound]")
+                #expect(await eventually { (try? await browser.run("return document.querySelector('select[name=effect]') !== null").boolValue) == true })
+                // The robot.
+                try await browser.run("const s = document.querySelector('select[name=effect]'); s.value = 'robot'; s.dispatchEvent(new Event('change', {bubbles: true}));")
+                try await browser.wait(for: "the effect in the sent track", "return window.majlis.media().sender.track !== window.majlis.media().micTrack")
+                try await Task.sleep(for: .seconds(3))
+                bot.interrupt()
+                let first = await bot.finish()
+                #expect(first.status == 0, "\(first.err.suffix(300))")
+                let robot = try strongest([240, 300, 360], after: 0)
+                #expect(robot == 240 || robot == 360, "the ring modulator moved the voice: strongest \(robot ?? 0) Hz")
+                // Music (880 Hz, made in the page as a WAV file), with the effect off.
+                let second = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--record", heard])
+                try await browser.run("""
+                    const s = document.querySelector('select[name=effect]'); s.value = 'none'; s.dispatchEvent(new Event('change', {bubbles: true}));
+                    const rate = 48000, count = rate * 10, data = new DataView(new ArrayBuffer(44 + count * 2));
+                    const text = (at, value) => [...value].forEach((c, i) => data.setUint8(at + i, c.charCodeAt(0)));
+                    text(0, 'RIFF'); data.setUint32(4, 36 + count * 2, true); text(8, 'WAVEfmt '); data.setUint32(16, 16, true);
+                    data.setUint16(20, 1, true); data.setUint16(22, 1, true); data.setUint32(24, rate, true); data.setUint32(28, rate * 2, true);
+                    data.setUint16(32, 2, true); data.setUint16(34, 16, true); text(36, 'data'); data.setUint32(40, count * 2, true);
+                    for (let i = 0; i < count; i++) data.setInt16(44 + i * 2, Math.round(Math.sin(2 * Math.PI * 880 * i / rate) * 20000), true);
+                    const file = new File([data.buffer], 'tone.wav', { type: 'audio/wav' });
+                    const input = document.querySelector('input[name=music]');
+                    const list = new DataTransfer(); list.items.add(file); input.files = list.files;
+                    input.dispatchEvent(new Event('change', {bubbles: true}));
+                    """)
+                try await browser.wait(for: "the music loaded", "return document.querySelector('[data-action=playMusic]') !== null")
+                try await browser.click("[data-action=playMusic]")
+                try await browser.wait(for: "the music playing", "return window.majlis.page.sound.musicPlaying === true")
+                try await Task.sleep(for: .seconds(4))
+                second.interrupt()
+                let secondEnd = await second.finish()
+                #expect(secondEnd.status == 0, "\(secondEnd.err.suffix(300))")
+                #expect(try strongest([300, 440, 880], after: 0) == 880, "the room hears the music over the voice")
+                // Spatial seats: the page places seat 0 on the left through its panner and mutes
+                // the seat's plain element.
+                try await browser.run("const box = document.querySelector('input[name=spatial]'); box.checked = true; box.dispatchEvent(new Event('change', {bubbles: true}));")
+                let placed = try await browser.run("""
+                    const media = window.majlis.media();
+                    return media.sound.spatial && media.seatSounds.every((entry) => entry.element.muted)
+                      && media.seatSounds.some((entry) => entry.seat === 0 && entry.panner.positionX.value < 0);
+                    """).boolValue
+                #expect(placed == true)
+            }
+        }
+    }
+
     @Test func aBrowserAndBotsHearEachOther() async throws {
         try await RealTimeGate.exclusively {
             let server = try Self.server()

@@ -4,6 +4,7 @@
 
 import { Signal, SignalError } from './signal.js';
 import { Media } from './media.js';
+import { effects } from './sound.js';
 import { morph } from './morph.js';
 import { icon } from './icons.js';
 import { Identity } from './identity.js';
@@ -27,7 +28,8 @@ const page = {
   notices: [],
   menu: null,
   confirm: null, // {text: [key, values], action, value}
-  tab: 'chat',
+  tab: 'chat', // 'chat', 'members', 'sound'
+  sound: { processing: true, effect: 'none', spatial: false, music: null, musicPlaying: false, send: 100, local: 100 },
   mediaState: 'new',
   mic: 'unknown', // 'ok', 'none', 'denied'
   resumes: 0,
@@ -127,7 +129,8 @@ async function connect(create) {
     page.mediaState = mediaState;
     render();
   });
-  page.mic = await media.start(state.seats.length, params.get('processing') !== 'off');
+  page.sound.processing = params.get('processing') !== 'off';
+  page.mic = await media.start(state.seats.length, page.sound.processing);
   media.setMic(micLive(state));
   render();
 }
@@ -336,6 +339,18 @@ const actions = {
   },
   confirmNo: () => { page.confirm = null; },
   tab: (name) => { page.tab = name; },
+  playMusic: async () => {
+    await media?.playMusic();
+    page.sound.musicPlaying = true;
+  },
+  pauseMusic: async () => {
+    await media?.pauseMusic();
+    page.sound.musicPlaying = false;
+  },
+  stopMusic: async () => {
+    await media?.stopMusic();
+    page.sound.musicPlaying = false;
+  },
   audio: () => media?.resumeAudio(),
   leave: async () => {
     await act('room.leave');
@@ -367,9 +382,42 @@ app.addEventListener('click', async (event) => {
   render();
 });
 
-app.addEventListener('change', (event) => {
-  if (event.target.name === 'language') setLanguage(event.target.value);
+app.addEventListener('change', async (event) => {
+  const { name, value, checked } = event.target;
+  if (name === 'language') setLanguage(value);
+  if (!media) return;
+  if (name === 'processing') {
+    page.sound.processing = checked;
+    await media.setProcessing(checked);
+  } else if (name === 'effect') {
+    page.sound.effect = value;
+    await media.setEffect(value);
+  } else if (name === 'spatial') {
+    page.sound.spatial = checked;
+    media.setSpatial(checked);
+  } else if (name === 'music' && event.target.files?.[0]) {
+    const file = event.target.files[0];
+    try {
+      await media.loadMusic(file);
+      page.sound.music = file.name;
+      page.sound.musicPlaying = false;
+    } catch {
+      notice('musicUnreadable', { name: file.name });
+    }
+  } else if (name === 'musicSend' || name === 'musicLocal') {
+    page.sound[name === 'musicSend' ? 'send' : 'local'] = Number(value);
+    media.sound.setMusicVolumes(page.sound.send / 100, page.sound.local / 100);
+  } else {
+    return;
+  }
+  render();
 });
+
+// The microphone's level on the sound tab, ten times a second (outside the page's drawing).
+setInterval(() => {
+  const meter = document.querySelector('meter[data-meter="mic"]');
+  if (meter && media) meter.value = Math.min(1, media.micLevel() * 4);
+}, 100);
 
 app.addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -537,6 +585,27 @@ function memberList() {
   }).join('');
 }
 
+// The sound tab: the microphone's level, the browser's clean-up, a voice effect, music from a
+// file, and seats placed around the listener.
+function soundPanel() {
+  const sound = page.sound;
+  return `
+    <div class="sound">
+      <label>${escape(t('sound.micLevel'))} <meter data-meter="mic" min="0" max="1" low="0.05" high="0.8" value="0"></meter></label>
+      <label><input type="checkbox" name="processing" ${sound.processing ? 'checked' : ''}> ${escape(t('sound.processing'))}</label>
+      <label>${escape(t('sound.effect'))} <select name="effect">${Object.keys(effects)
+        .map((name) => `<option value="${name}" ${name === sound.effect ? 'selected' : ''}>${escape(t(`sound.effect.${name}`))}</option>`).join('')}</select></label>
+      <p class="hint">${escape(t('sound.noPitch'))}</p>
+      <label>${escape(t('sound.music'))} <input type="file" name="music" accept="audio/*"></label>
+      ${sound.music ? `<p><bdi>${escape(sound.music)}</bdi>
+        ${sound.musicPlaying ? `<button data-action="pauseMusic">${escape(t('sound.pause'))}</button>` : `<button data-action="playMusic" class="primary">${escape(t('sound.play'))}</button>`}
+        <button data-action="stopMusic">${escape(t('sound.stop'))}</button></p>
+      <label>${escape(t('sound.musicSend'))} <input type="range" name="musicSend" min="0" max="200" value="${sound.send}"></label>
+      <label>${escape(t('sound.musicLocal'))} <input type="range" name="musicLocal" min="0" max="200" value="${sound.local}"></label>` : ''}
+      <label><input type="checkbox" name="spatial" ${sound.spatial ? 'checked' : ''}> ${escape(t('sound.spatial'))}</label>
+    </div>`;
+}
+
 function roomPage() {
   const banners = [];
   if (page.banner === 'reconnecting') banners.push(t('reconnecting'));
@@ -566,13 +635,15 @@ function roomPage() {
       </section>
       <section class="side">
         <nav class="tabs"><button data-action="tab" data-value="chat" class="${page.tab === 'chat' ? 'active' : ''}">${escape(t('chat'))}</button>
-          <button data-action="tab" data-value="members" class="${page.tab === 'members' ? 'active' : ''}">${escape(t('members'))} (${state.room.memberCount})</button></nav>
+          <button data-action="tab" data-value="members" class="${page.tab === 'members' ? 'active' : ''}">${escape(t('members'))} (${state.room.memberCount})</button>
+          <button data-action="tab" data-value="sound" class="${page.tab === 'sound' ? 'active' : ''}">${escape(t('sound'))}</button></nav>
         <div class="panel" data-key="chat" ${page.tab === 'chat' ? '' : 'hidden'}>
           <ul class="messages" aria-live="polite">${messages()}</ul>
           <form data-form="chat" class="compose"><input name="text" maxlength="500" autocomplete="off" placeholder="${escape(t(muted ? 'chatMuted' : 'typeMessage'))}" ${muted ? 'disabled' : ''}>
             <button type="submit" ${muted ? 'disabled' : ''}>${escape(t('send'))}</button></form>
         </div>
         <div class="panel" data-key="members" ${page.tab === 'members' ? '' : 'hidden'}><ul class="members">${memberList()}</ul></div>
+        <div class="panel" data-key="sound" ${page.tab === 'sound' ? '' : 'hidden'}>${soundPanel()}</div>
       </section>
     </main>
     <div class="notices" role="status" data-key="notices">${page.notices.map((entry) => `<p data-key="${escape(entry.id)}">${escape(entry.key === 'plain' ? entry.values.text : t(entry.key, entry.values))}</p>`).join('')}</div>

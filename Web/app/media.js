@@ -1,6 +1,9 @@
 // Voice over WebRTC to the Majlis server (docs/protocol.md section 13): one PeerConnection, the
 // microphone up on the first audio section, one receive-only section per seat. The server's
-// answer says which section carries which seat; renegotiate when the seat count changes.
+// answer says which section carries which seat; renegotiate when the seat count changes. What the
+// page does to sound (voice effects, music, spatial seats) is in sound.js.
+
+import { Sound } from './sound.js';
 
 export class Media {
   constructor(signal, room, onChange) {
@@ -12,25 +15,20 @@ export class Media {
     this.elements = new Map(); // seat -> <audio>
     this.micOn = false;
     this.state = 'new';
+    this.processing = true;
+    this.seatSounds = []; // [{seat, source, panner, element}]
   }
 
   // `processing` false turns off echo cancellation, noise suppression and gain control (for
   // music, or for measuring the audio as it is). Resolves with the microphone's state: 'ok',
   // 'denied' (the person or the browser refused it) or 'none' (no microphone, or none usable).
   async start(seatCount, processing = true) {
-    let microphone = 'ok';
-    this.stream = await (navigator.mediaDevices?.getUserMedia({
-      audio: { echoCancellation: processing, noiseSuppression: processing, autoGainControl: processing },
-    }) ?? Promise.reject(new Error('no media devices'))).catch((error) => {
-      microphone = error?.name === 'NotAllowedError' || error?.name === 'SecurityError' ? 'denied' : 'none';
-      return null;
-    });
-    this.micTrack = this.stream?.getAudioTracks()[0] || null;
-    if (!this.micTrack && microphone === 'ok') microphone = 'none';
-    if (this.micTrack) this.micTrack.enabled = this.micOn;
+    this.processing = processing;
+    const microphone = await this.openMicrophone();
     this.context = new AudioContext();
+    this.sound = new Sound(this.context);
     this.pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
-    this.pc.addTransceiver(this.micTrack || 'audio', { direction: this.micTrack ? 'sendonly' : 'inactive' });
+    this.sender = this.pc.addTransceiver(this.micTrack || 'audio', { direction: this.micTrack ? 'sendonly' : 'inactive' }).sender;
     this.pc.ontrack = (event) => this.attach(event.transceiver.mid, event.track);
     this.pc.onconnectionstatechange = () => {
       this.state = this.pc.connectionState;
@@ -39,6 +37,80 @@ export class Media {
     };
     await this.negotiate(seatCount);
     return microphone;
+  }
+
+  // The microphone, with the browser's echo cancellation, noise suppression and gain on or off
+  // (`this.processing`); resolves with its state as `start` does.
+  async openMicrophone() {
+    let microphone = 'ok';
+    this.stream?.getTracks().forEach((track) => track.stop());
+    this.stream = await (navigator.mediaDevices?.getUserMedia({
+      audio: { echoCancellation: this.processing, noiseSuppression: this.processing, autoGainControl: this.processing },
+    }) ?? Promise.reject(new Error('no media devices'))).catch((error) => {
+      microphone = error?.name === 'NotAllowedError' || error?.name === 'SecurityError' ? 'denied' : 'none';
+      return null;
+    });
+    this.micTrack = this.stream?.getAudioTracks()[0] || null;
+    if (!this.micTrack && microphone === 'ok') microphone = 'none';
+    if (this.micTrack) this.micTrack.enabled = this.micOn;
+    return microphone;
+  }
+
+  // The browser's echo cancellation, noise suppression and gain: on or off, from now on.
+  async setProcessing(on) {
+    if (on === this.processing) return;
+    this.processing = on;
+    await this.openMicrophone();
+    await this.route();
+  }
+
+  // What is sent: the microphone as it is, or (with a voice effect or music) through the graph.
+  async route() {
+    if (!this.sender || !this.micTrack) return;
+    const shaped = this.sound.effect !== 'none' || this.sound.music?.playing;
+    const track = shaped ? this.sound.attachMicrophone(this.stream) : this.micTrack;
+    if (this.sender.track !== track) await this.sender.replaceTrack(track);
+  }
+
+  async setEffect(name) {
+    this.sound.setEffect(name);
+    await this.route();
+  }
+
+  async loadMusic(file) {
+    await this.sound.loadMusic(file);
+  }
+
+  async playMusic() {
+    this.context.resume();
+    this.sound.playMusic();
+    await this.route();
+  }
+
+  async pauseMusic() {
+    this.sound.pauseMusic();
+    await this.route();
+  }
+
+  async stopMusic() {
+    this.sound.stopMusic();
+    await this.route();
+  }
+
+  // Seats placed around the listener (for headphones), or not.
+  setSpatial(on) {
+    this.sound.spatial = on;
+    this.sound.place(this.seatSounds, this.seats);
+  }
+
+  // The microphone's level now (0..1), before any effect.
+  micLevel() {
+    if (!this.stream || !this.sound) return 0;
+    if (!this.meterSource) {
+      this.meterSource = this.context.createMediaStreamSource(this.stream);
+      this.meterSource.connect(this.sound.meter);
+    }
+    return this.sound.level();
   }
 
   // Offers (again) for `seatCount` seats; `restart` asks for a new ICE and DTLS transport.
@@ -50,6 +122,7 @@ export class Media {
     await this.pc.setLocalDescription(offer);
     const answer = await this.signal.request('webrtc.offer', { room: this.room, sdp: this.pc.localDescription.sdp });
     this.seatOfMid = new Map(answer.tracks.map((track) => [track.mid, track.seat]));
+    if (this.sound) this.sound.place(this.seatSounds, seatCount);
     await this.pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
     for (const transceiver of this.pc.getTransceivers()) {
       if (transceiver.receiver.track && this.seatOfMid.has(transceiver.mid)) this.attach(transceiver.mid, transceiver.receiver.track);
@@ -69,6 +142,9 @@ export class Media {
     analyser.fftSize = 2048;
     this.context.createMediaStreamSource(stream).connect(analyser);
     this.analysers.set(seat, analyser);
+    const placed = { ...this.sound.attachSeat(seat, stream), element };
+    this.seatSounds.push(placed);
+    this.sound.place([placed], this.seats);
   }
 
   // The level (0..1, RMS) heard from seat `seat` right now.

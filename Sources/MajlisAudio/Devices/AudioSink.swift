@@ -1,22 +1,30 @@
 import Synchronization
 
-/// A speaker: takes the mixed 20 ms frames of everything heard.
+/// A speaker: takes the mixed 20 ms frames of everything heard (mono; interleaved stereo when
+/// it has two channels and spatial sound is on).
 public protocol AudioSink: AnyObject, Sendable {
     func play(_ frame: [Int16])
+    /// 1 (mono) or 2 (stereo: frames of 960 left-right pairs).
+    var channels: Int { get }
 }
 
-/// Keeps everything heard, to write as a 48 kHz mono WAV.
+extension AudioSink {
+    public var channels: Int { 1 }
+}
+
+/// Keeps everything heard, to write as a 48 kHz WAV (mono, or stereo with `channels` 2).
 public final class RecordingSink: AudioSink {
     private let samples = Mutex<[Int16]>([])
+    public let channels: Int
 
-    public init() {}
+    public init(channels: Int = 1) { self.channels = channels == 2 ? 2 : 1 }
 
     public func play(_ frame: [Int16]) { samples.withLock { $0 += frame } }
 
     public var recorded: [Int16] { samples.withLock { $0 } }
 
     public func write(to path: String) throws(AudioError) {
-        try WAVFile.write(PCMBuffer(sampleRate: AudioFormat.sampleRate, channels: 1, int16: recorded), to: path)
+        try WAVFile.write(PCMBuffer(sampleRate: AudioFormat.sampleRate, channels: channels, int16: recorded), to: path)
     }
 }
 

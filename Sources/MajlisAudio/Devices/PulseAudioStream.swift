@@ -3,7 +3,7 @@ import CPulse
 import Foundation
 import Synchronization
 
-/// One stream to or from the sound server, 48 kHz mono 16-bit, run by its own thread (the only
+/// One stream to or from the sound server, 48 kHz 16-bit (mono, or stereo for spatial sound), run by its own thread (the only
 /// one that touches the connection). The media engine's 20 ms clock and the device's clock
 /// differ a little, so a short queue sits between them: frames beyond `depth` drop the oldest,
 /// and an empty queue plays (or hands out) silence. It runs until `close()`.
@@ -16,15 +16,17 @@ final class PulseAudioStream: Sendable {
     private let running = Atomic<Bool>(true)
     private let ended = DispatchSemaphore(value: 0)
     private let depth: Int
+    private let channels: Int
 
     /// Connects (waiting for the server's answer) and starts the stream's thread.
-    init(_ direction: Direction, server: String, device: String? = nil, depth: Int = 4) throws(AudioError) {
+    init(_ direction: Direction, server: String, device: String? = nil, depth: Int = 4, channels: Int = 1) throws(AudioError) {
         self.depth = depth
+        self.channels = channels
         let opened = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
         Thread.detachNewThread { [self] in
-            var spec = pa_sample_spec(format: PA_SAMPLE_S16LE, rate: UInt32(AudioFormat.sampleRate), channels: 1)
-            let frameBytes = UInt32(AudioFormat.frameSamples * 2)
+            var spec = pa_sample_spec(format: PA_SAMPLE_S16LE, rate: UInt32(AudioFormat.sampleRate), channels: UInt8(channels))
+            let frameBytes = UInt32(AudioFormat.frameSamples * 2 * channels)
             // Playback keeps about three frames queued in the server; recording hands out one frame at a time.
             var attributes = pa_buffer_attr(
                 maxlength: UInt32.max, tlength: direction == .playback ? frameBytes * 3 : UInt32.max, prebuf: UInt32.max,
@@ -54,7 +56,7 @@ final class PulseAudioStream: Sendable {
     }
 
     private func play(_ stream: OpaquePointer) {
-        let silence = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        let silence = [Int16](repeating: 0, count: AudioFormat.frameSamples * channels)
         var error: Int32 = 0
         while running.load(ordering: .relaxed) {
             let frame = frames.withLock { $0.isEmpty ? silence : $0.removeFirst() }
@@ -65,7 +67,7 @@ final class PulseAudioStream: Sendable {
     }
 
     private func record(_ stream: OpaquePointer) {
-        var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples)
+        var frame = [Int16](repeating: 0, count: AudioFormat.frameSamples * channels)
         var error: Int32 = 0
         while running.load(ordering: .relaxed) {
             let read = frame.withUnsafeMutableBytes { pa_simple_read(stream, $0.baseAddress, $0.count, &error) }

@@ -89,11 +89,24 @@ public final class VoicePipeline {
     }
 
     /// One tick's way in: what was heard, with the music played here (the echo canceller's
-    /// reference is all of that), then the monitored voice. Returns what to play.
-    public func play(_ heard: [Int16]) -> [Int16] {
-        let speaker = musicHere.isEmpty ? heard : playMixer.mix([heard] + musicHere)
-        render(speaker)
+    /// reference is all of that), then the monitored voice. Returns what to play. `heard` is mono,
+    /// or interleaved stereo with `channels` 2 (spatial sound: the mono parts go to both ears).
+    public func play(_ heard: [Int16], channels: Int = 1) -> [Int16] {
+        let stereo = channels == 2
+        let widen = { (mono: [Int16]) in stereo ? mono.flatMap { [$0, $0] } : mono }
+        let speaker = musicHere.isEmpty ? heard : playMixer.mix([heard] + musicHere.map(widen))
+        render(stereo ? Self.downmix(speaker) : speaker)
         guard let monitored else { return speaker }
-        return playMixer.mix([speaker, monitored])
+        return playMixer.mix([speaker, widen(monitored)])
+    }
+
+    /// Interleaved stereo made mono (the mean of each pair).
+    static func downmix(_ stereo: [Int16]) -> [Int16] {
+        var mono = [Int16](repeating: 0, count: stereo.count / 2)
+        for index in mono.indices {
+            let sum = Int(stereo[2 * index]) + Int(stereo[2 * index + 1])
+            mono[index] = Int16(sum / 2)
+        }
+        return mono
     }
 }

@@ -77,6 +77,25 @@ extension VoiceRoom {
         await media.setRemoteVolume(ssrc: ssrc, volume: min(400, max(0, volume)))
     }
 
+    /// Spatial sound: each speaker heard from their place around the user (by default by seat,
+    /// on an arc in front from the first seat on the left to the last on the right; `places`
+    /// puts members elsewhere), binaurally, for headphones. Off: everyone in the middle. The
+    /// places follow the seats as they change. Needs a stereo speaker (`AudioSink.channels`).
+    public func setSpatialSound(_ on: Bool, places: [String: SpatialPosition] = [:]) async {
+        spatial = on ? places : nil
+        await media.setSpatialSound(on ? spatialPositions() : nil)
+    }
+
+    /// Where each seated speaker is heard from now, by SSRC.
+    func spatialPositions() -> [UInt32: SpatialPosition] {
+        var positions: [UInt32: SpatialPosition] = [:]
+        for seat in state.seats {
+            guard let ssrc = seat.ssrc else { continue }
+            positions[ssrc] = seat.user.flatMap { spatial?[$0] } ?? .seat(seat.index, of: state.seats.count)
+        }
+        return positions
+    }
+
     // MARK: Request to speak
 
     /// Asks to speak; returns the request id.

@@ -28,6 +28,8 @@ public actor VoiceRoom {
     var heldFrames: [EventFrame] = []
     /// Whether a join is taking the session to the room's node (its reconnect is the join's).
     var moving = false
+    /// Spatial sound: nil while off, else the places the app set for members (the rest by seat).
+    var spatial: [String: SpatialPosition]?
 
     public init(
         roomId: String, signaling: any SignalingClient, media: any MediaEngine = NullMediaEngine(),
@@ -106,6 +108,7 @@ public actor VoiceRoom {
             state.publishing = publishing
             await media.setPublishing(publishing)
         }
+        if spatial != nil && state.seats != before.seats { await media.setSpatialSound(spatialPositions()) }
         // Events first: a reader who sees the new state finds the events that led to it queued.
         for event in RoomEvent.changes(from: before, to: state) { emit(event) }
         for subscriber in stateSubscribers.values { subscriber.yield(state) }

@@ -66,6 +66,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private var pendingEffect: VoiceEffect?
     private var pendingTracks: [MusicTrack] = []
     private var pendingMonitor: Int?
+    /// Spatial sound: what was asked (nil: nothing new; .some(nil): off), and the renderer (on
+    /// the engine's thread; made when first asked for, nil while off or without a stereo sink).
+    private var pendingSpatial: [UInt32: SpatialPosition]??
+    private var spatializer: Spatializer?
+    private var hrtf: HRTF?
     /// Whether `source` goes on by itself (a device) rather than waiting to be read (a file).
     private let live: Bool
     private let sink: any AudioSink
@@ -176,6 +181,10 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         withCore { _ in pendingTracks.append(track) }
     }
 
+    public func setSpatialSound(_ positions: [UInt32: SpatialPosition]?) async {
+        withCore { _ in pendingSpatial = .some(positions) }
+    }
+
     /// In-ear monitoring: the user hears their own voice, processed and with its effect, at
     /// `volume` (0...400; 0 off). Meant for headphones: from a speaker it would be heard twice.
     public func setInEarMonitoring(volume: Int) {
@@ -255,16 +264,40 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 }
             }
             send(tick.datagrams)
-            sink.play(pipeline.play(tick.playout))
+            if let spatializer {
+                sink.play(pipeline.play(spatializer.render(tick.speakers.map { ($0.ssrc, $0.frame) }), channels: 2))
+            } else {
+                let played = pipeline.play(tick.playout)
+                sink.play(sink.channels == 2 ? played.flatMap { [$0, $0] } : played)
+            }
+        }
+    }
+
+    /// Spatial sound on (with these places) or off, on the engine's thread.
+    private func placeSpeakers(_ positions: [UInt32: SpatialPosition]?) {
+        guard let positions, sink.channels == 2 else {
+            if positions != nil { logger.warning("spatial sound needs a stereo speaker: playing mono") }
+            spatializer = nil
+            withCore { $0.separateSpeakers = false }
+            return
+        }
+        do {
+            if hrtf == nil { hrtf = try HRTF() }
+            if spatializer == nil, let hrtf { spatializer = Spatializer(hrtf: hrtf) }
+            spatializer?.positions = positions
+            withCore { $0.separateSpeakers = true }
+        } catch {
+            logger.warning("no spatial sound: \(error)")
         }
     }
 
     /// Settings asked for since the last tick, into the pipeline (on the engine's thread).
     private func applyPending() {
-        let (processing, effect, tracks, monitor) = withCore { _ in
-            defer { (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor) = (nil, nil, [], nil) }
-            return (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor)
+        let (processing, effect, tracks, monitor, spatial) = withCore { _ in
+            defer { (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial) = (nil, nil, [], nil, nil) }
+            return (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial)
         }
+        if let spatial { placeSpeakers(spatial) }
         for track in tracks { pipeline.add(track) }
         if let monitor { pipeline.monitorVolume = monitor }
         do {

@@ -24,6 +24,9 @@ public final class MediaClientCore {
         public var datagrams: [[UInt8]] = []
         /// The 20 ms to play (the mix of every speaker heard, silence when none).
         public var playout: [Int16] = []
+        /// With `separateSpeakers`: each speaker's 20 ms apart (muted ones left out, each at its
+        /// own volume and the playback volume), for spatial sound.
+        public var speakers: [(ssrc: UInt32, frame: [Int16])] = []
         /// Set when the path went silent: the host moves to a new socket before sending
         /// `datagrams` (they bind the new address).
         public var rebind: String?
@@ -48,6 +51,8 @@ public final class MediaClientCore {
     public var mutedRemotes: Set<UInt32> = []
     /// Each remote speaker's own playout volume, 0...400 (absent: 100).
     public var remoteVolumes: [UInt32: Int] = [:]
+    /// Whether each tick also hands out every speaker's frame apart (spatial sound).
+    public var separateSpeakers = false
     private(set) var bound = false
     private var speakers: [UInt32: RemoteSpeaker] = [:]
     private var sequence: UInt16
@@ -186,7 +191,7 @@ public final class MediaClientCore {
             sendFrame(microphone, at: now)
             sendNacks(at: now)
         }
-        tick.playout = play(at: now)
+        (tick.playout, tick.speakers) = play(at: now)
         return tick
     }
 
@@ -484,18 +489,23 @@ public final class MediaClientCore {
 
     // MARK: Playing
 
-    /// The next 20 ms of everything heard, mixed.
-    private func play(at now: Double) -> [Int16] {
+    /// The next 20 ms of everything heard, mixed, and (with `separateSpeakers`) apart.
+    private func play(at now: Double) -> ([Int16], [(ssrc: UInt32, frame: [Int16])]) {
         // A speaker's buffer outlives pauses, so what it learned of the path is ready when
         // they speak again.
         speakers = speakers.filter { now - $0.value.lastHeard < 120_000 }
         var frames: [[Int16]] = []
+        var apart: [(ssrc: UInt32, frame: [Int16])] = []
         for speaker in speakers.values.sorted(by: { $0.ssrc < $1.ssrc }) {
             let pcm = speaker.play(at: now)
             if mutedRemotes.contains(speaker.ssrc) { continue }  // still drained, so unmuting resumes in step
-            if let pcm { frames.append(remoteVolumes[speaker.ssrc].map { Gain.apply($0, to: pcm) } ?? pcm) }
+            guard let pcm else { continue }
+            let frame = remoteVolumes[speaker.ssrc].map { Gain.apply($0, to: pcm) } ?? pcm
+            frames.append(frame)
+            if separateSpeakers { apart.append((speaker.ssrc, Gain.apply(playbackVolume, to: frame))) }
         }
-        return frames.isEmpty ? [Int16](repeating: 0, count: AudioFormat.frameSamples) : Gain.apply(playbackVolume, to: mixer.mix(frames))
+        let mixed = frames.isEmpty ? [Int16](repeating: 0, count: AudioFormat.frameSamples) : Gain.apply(playbackVolume, to: mixer.mix(frames))
+        return (mixed, apart)
     }
 }
 #endif

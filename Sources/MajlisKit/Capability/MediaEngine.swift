@@ -18,6 +18,9 @@ public protocol MediaEngine: AnyObject, Sendable {
     func setRemoteMuted(ssrc: UInt32, muted: Bool) async
     /// One remote speaker's playout volume, 0...400 (100 unchanged), by the SSRC its seat carries.
     func setRemoteVolume(ssrc: UInt32, volume: Int) async
+    /// Spatial sound: each speaker (by SSRC) heard from its place around the listener, binaurally
+    /// (nil: off, everyone in the middle). Needs a stereo sink; others play mono as before.
+    func setSpatialSound(_ positions: [UInt32: SpatialPosition]?) async
     /// Echo cancellation, noise suppression and automatic gain on the microphone.
     func setVoiceProcessing(_ processing: VoiceProcessing) async
     /// How the voice is changed before it is sent (pitch, equalizer, reverb; `VoiceEffect.Preset`).
@@ -30,6 +33,7 @@ extension MediaEngine {
     public func setPlaybackVolume(_ volume: Int) async {}
     public func setRemoteMuted(ssrc: UInt32, muted: Bool) async {}
     public func setRemoteVolume(ssrc: UInt32, volume: Int) async {}
+    public func setSpatialSound(_ positions: [UInt32: SpatialPosition]?) async {}
     public func setVoiceProcessing(_ processing: VoiceProcessing) async {}
     public func setVoiceEffect(_ effect: VoiceEffect) async {}
 }

@@ -1,6 +1,8 @@
 import Foundation
 import MajlisAudio
+import MajlisKit
 import MajlisLab
+import MajlisTransport
 import MajlisProtocol
 
 /// `majlis bench audio`: the audio toolbox against its goals, on espeak-ng speech and scenes
@@ -12,7 +14,12 @@ enum AudioBenchmark {
         median: noise suppression (PESQ-WB of speech in pink noise at 10 dB SNR, before and after; clean speech
         through it; at LEVEL, default the standard one), echo cancellation (ERLE after 5 s of far-end speech through a 150 ms room echo path, PESQ-WB
         of the near end during double talk), pitch shift (measured semitones at -12, -5, +4, +12) and the
-        equalizer (the largest error of the measured band gains against three settings). Needs espeak-ng and
+        equalizer (the largest error of the measured band gains against three settings); once, spatial sound (the
+        interaural delay and level difference of noise placed at 90 degrees left and right, against the HRTF's
+        own delay, and how different front and back sound); and each run, the pre-call tests against a server in
+        this process: the echo test (how long after speaking it is heard back, asked 2 s, and PESQ-WB) and the
+        probe through the network simulator at 300 kb/s, 5% loss, 50 ms each way (asking 600 kb/s up,
+        200 kb/s down). Needs espeak-ng and
         the PESQ judge (scripts/install-deps --test). The yardstick: the time one run takes against how long
         PESQ takes to judge the unprocessed speech, on the same machine.
         """
@@ -50,15 +57,41 @@ enum AudioBenchmark {
                 run + 1, noise.noisy, noise.suppressed, noise.improvement, noise.clean, noise.reference, noise.cleanLoss,
                 echo.erle, echo.doubleTalk, echo.doubleTalkUncancelled,
                 pitches.map { String(format: "%+.0f->%+.2f", $0.0, $0.1) }.joined(separator: " "), pitchError, equalizerError))
-            rows.append([noise.improvement, noise.cleanLoss, echo.erle, echo.doubleTalk, pitchError, equalizerError])
+            let precall = try MediaBenchmark.blocking { () async throws -> (EchoTrial.Figures, ProbeReport) in
+                let server = try LabServer()
+                defer { server.stop() }
+                let echoed = try await EchoTrial.run(speech, delay: 2, server: server)
+                let impaired = try LabServer(impairment: NetworkSimulator.Settings(loss: 0.05, delay: 50, seed: seed, rate: 300_000))
+                defer { impaired.stop() }
+                let signaling = LiveSignalingClient(url: impaired.url, token: impaired.token("prober"))
+                _ = try await signaling.connect()
+                let report = try await NetworkProbe.run(signaling: signaling, up: 600_000, down: 200_000)
+                await signaling.disconnect()
+                return (echoed, report)
+            }
+            let echoScore = try PESQJudge.scores(reference: speech, degraded: [precall.0.heard])[0]
+            let probe = precall.1
+            say(String(
+                format: "run %d: echo test heard back after %.0f ms (asked 2000; playout buffer %.0f ms), PESQ %.2f | probe: up %.0f kb/s (set 300), down %.0f kb/s (asked 200), loss up %.1f%% down %.1f%% (set 5), round trip %.0f ms (set 100), %@",
+                run + 1, precall.0.lag, precall.0.playout, echoScore, Double(probe.uplink.bandwidth) / 1_000, Double(probe.downlink.bandwidth) / 1_000,
+                probe.uplink.loss * 100, probe.downlink.loss * 100, probe.roundTrip ?? -1, probe.quality.rawValue))
+            rows.append([noise.improvement, noise.cleanLoss, echo.erle, echo.doubleTalk, pitchError, equalizerError, echoScore, abs(precall.0.lag - 2_000)])
         }
         func median(_ column: Int) -> Double {
             let values = rows.map { $0[column] }.sorted()
             return values[values.count / 2]
         }
+        let left = try ToolboxTrial.spatial(SpatialPosition(azimuth: 90))
+        let right = try ToolboxTrial.spatial(SpatialPosition(azimuth: -90))
+        let front = try ToolboxTrial.spatial(SpatialPosition(azimuth: 0)).stereo
+        let back = try ToolboxTrial.spatial(SpatialPosition(azimuth: 180)).stereo
+        let difference = zip(front, back).reduce(0.0) { $0 + pow(Double($1.0) - Double($1.1), 2) } / max(1, front.reduce(0.0) { $0 + Double($1) * Double($1) })
         say(String(
-            format: "median of %d: noise suppression %+.2f PESQ (goal +0.40), clean loss %.2f (goal at most 0.10) | ERLE %.1f dB (goal 30) | double talk PESQ %.2f (goal 3.0) | pitch error %.2f st (goal 0.2) | equalizer error %.2f dB (goal 1)",
-            runs, median(0), median(1), median(2), median(3), median(4), median(5)))
+            format: "spatial: 90 left: left ear first by %.3f ms (HRTF %.3f), louder by %.1f dB | 90 right: %.3f ms (HRTF %.3f), %.1f dB | front and back differ by %.0f%% of the power",
+            left.interauralDelay, left.hrtfDelay, left.levelDifference, right.interauralDelay, right.hrtfDelay, right.levelDifference, difference * 100))
+        say(String(
+            format: "median of %d: noise suppression %+.2f PESQ (goal +0.40), clean loss %.2f (goal at most 0.10) | ERLE %.1f dB (goal 30) | double talk PESQ %.2f (goal 3.0) | pitch error %.2f st (goal 0.2) | equalizer error %.2f dB (goal 1) | echo test PESQ %.2f (goal 3.5), off its delay by %.0f ms (goal 100)",
+            runs, median(0), median(1), median(2), median(3), median(4), median(5), median(6), median(7)))
         return 0
     }
 }

@@ -13,6 +13,7 @@ enum JoinCommand {
                            [--processing on|off] [--noise-suppression LEVEL] [--effect PRESET] [--pitch SEMITONES]
                            [--eq G31,G62,...,G16k] [--reverb ROOM,DAMPING,WET]
                            [--music FILE [--music-local] [--music-loops N] [--music-volume SEND,LOCAL]] [--monitor VOLUME]
+                           [--spatial]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
         seat N, counted from 1 as every screen shows them (--events prints the protocol's index, from 0);
         --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo) or a
@@ -32,6 +33,8 @@ enum JoinCommand {
         Vorbis, MP3) into what the room hears while seated and here too (--music-local: here only), --music-loops
         times (default 1; 0 until the end of the run), at --music-volume percent for the room and here (0 to
         400, default 100,100); --monitor plays your own voice back to you at VOLUME percent (headphones).
+        --spatial places each seat's speaker around you (on an arc in front, the first seat on your left), rendered
+        for headphones from an HRTF: the speaker (or --record) becomes stereo.
         Over wss:// the server's certificate must be vouched for by the system's certificate authorities,
         or be the one in --trust-cert (a development server's self-signed certificate, as `majlis serve`
         prints it).
@@ -43,7 +46,7 @@ enum JoinCommand {
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments, switches: ["create", "request", "events", "tui", "music-local"])
+        var args = try Arguments(arguments, switches: ["create", "request", "events", "tui", "music-local", "spatial"])
         if args.wantsHelp {
             say(help)
             return 0
@@ -71,6 +74,7 @@ enum JoinCommand {
         let musicLoops = try args.int("music-loops", default: 1, range: 0...1_000_000)
         let musicVolumes = try Self.volumes(args.string("music-volume"))
         let monitor = try args.int("monitor", default: 0, range: 0...400)
+        let spatial = args.flag("spatial")
         try args.rejectPositional("join")
         if let music {
             guard FileManager.default.isReadableFile(atPath: music) else { throw Arguments.Failure(description: "--music \(music): cannot read it") }
@@ -122,7 +126,8 @@ enum JoinCommand {
             url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
             say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate,
             processing: processing, effect: effect,
-            music: music.map { JoinOptions.Music(path: $0, loops: musicLoops, local: musicLocal, volumes: musicVolumes ?? (100, 100)) }, monitor: monitor)
+            music: music.map { JoinOptions.Music(path: $0, loops: musicLoops, local: musicLocal, volumes: musicVolumes ?? (100, 100)) }, monitor: monitor,
+            spatial: spatial)
         if tui { return try TerminalUI.run(options) }
         return Bot(options: options).runBlocking()
     }
@@ -203,6 +208,8 @@ struct JoinOptions: Sendable {
     }
     var music: Music?
     var monitor = 0
+    /// Spatial sound (`--spatial`): stereo out, each seat in its place.
+    var spatial = false
 
     var signalingOptions: LiveSignalingClient.Options {
         var options = LiveSignalingClient.Options()

@@ -13,12 +13,13 @@ struct SoundDevices: Sendable {
 
     static let none = SoundDevices(wanted: false)
 
-    static func open(microphone wantsMicrophone: Bool, speaker wantsSpeaker: Bool) -> SoundDevices {
+    /// The sound server's devices, as wanted (a stereo speaker for spatial sound).
+    static func open(microphone wantsMicrophone: Bool, speaker wantsSpeaker: Bool, stereo: Bool = false) -> SoundDevices {
         guard wantsMicrophone || wantsSpeaker else { return .none }
         guard let server = SoundServer.address() else { return SoundDevices(wanted: true, problem: nil) }
         var devices = SoundDevices(wanted: true)
         do {
-            if wantsSpeaker { devices.speaker = try PulseAudioSpeaker(server: server) }
+            if wantsSpeaker { devices.speaker = try PulseAudioSpeaker(server: server, channels: stereo ? 2 : 1) }
             if wantsMicrophone { devices.microphone = try PulseAudioMicrophone(server: server) }
         } catch {
             devices.close()

@@ -24,7 +24,7 @@ final class TerminalUI: Sendable {
     private let room: VoiceRoom
     private let media: any MediaEngine
     private let sound: SoundDevices
-    private let recorder = RecordingSink()
+    private let recorder: RecordingSink
     private let presenter: VoiceRoomPresenter
     private let screen: Mutex<Screen>
     /// The microphone's processing and the voice effect's preset, as the keys set them.
@@ -41,7 +41,8 @@ final class TerminalUI: Sendable {
         let environment = ProcessInfo.processInfo.environment
         presenter = VoiceRoomPresenter(language: Language(localeIdentifier: environment["LC_ALL"] ?? environment["LANG"] ?? "en"))
         signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
-        sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil)
+        recorder = RecordingSink(channels: options.spatial ? 2 : 1)
+        sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil, stereo: options.spatial)
         media = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
         room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
         voice = Mutex((Bot.processing(options, sound: sound), VoiceEffect.Preset.allCases.first { $0.effect == options.effect } ?? .none))
@@ -85,6 +86,7 @@ final class TerminalUI: Sendable {
     }
 
     private func start() async {
+        if options.spatial { await room.setSpatialSound(true) }
         let states = await room.states()
         Task {
             for await state in states {
