@@ -14,14 +14,16 @@ public final class LabCall: Sendable {
     public let speakerMedia: LiveMediaEngine
     public let listenerMedia: LiveMediaEngine
 
-    /// `speakerURL` points the speaker's signaling elsewhere (a relay in front of the server).
+    /// `speakerURL` points the speaker's signaling elsewhere (a relay in front of the server);
+    /// `profile` is the speaker's encoder profile.
     /// Returns once both ends are bound; or, `cold`, as soon as the speaker is seated: the
     /// listener is in the room first (bound), and the speaker joins and takes its seat after it,
     /// its path still being set up (a recording it plays waits for that).
     public init(
-        server: LabServer, room: String = "lab", source: any AudioSource, sink: any AudioSink, speakerURL: String? = nil, cold: Bool = false
+        server: LabServer, room: String = "lab", source: any AudioSource, sink: any AudioSink, speakerURL: String? = nil, cold: Bool = false,
+        profile: AudioProfile = .speech
     ) async throws {
-        speakerMedia = try LiveMediaEngine(source: source, sink: NullSink())
+        speakerMedia = try LiveMediaEngine(source: source, sink: NullSink(), profile: profile)
         listenerMedia = try LiveMediaEngine(source: SilenceSource(), sink: sink)
         func join(_ user: String, _ media: LiveMediaEngine, create: Bool, url: String = server.url) async throws -> VoiceRoom {
             let signaling = LiveSignalingClient(url: url, token: server.token(user))

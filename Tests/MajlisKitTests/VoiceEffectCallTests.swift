@@ -53,4 +53,29 @@ import Testing
             await call.end()
         }
     }
+
+    /// The music profile keeps what speech leaves out: a 15 kHz tone crosses the call (Opus's full
+    /// band), where the speech profile's voice band cuts it.
+    @Test(arguments: AudioProfile.allCases)
+    func theMusicProfileCarriesTheFullBand(profile: AudioProfile) async throws {
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let sink = RecordingSink()
+            let call = try await LabCall(server: server, source: ToneSource(frequency: 15_000, amplitude: 0.3), sink: sink, profile: profile)
+            // Three seconds of the call.
+            let start = sink.recorded.count
+            #expect(await eventually { sink.recorded.count > start + 3 * AudioFormat.sampleRate })
+            let heard = Array(sink.recorded.suffix(AudioFormat.sampleRate / 2))
+            let level = SyntheticSound.level(of: 15_000, in: heard)
+            let sent = SyntheticSound.level(of: 15_000, in: ToneSource(frequency: 15_000, amplitude: 0.3).nextFrame())
+            print("\(profile): 15 kHz heard at \(level - sent) dB of what was sent")
+            if profile == .music {
+                #expect(level - sent > -3, "the music profile keeps 15 kHz")
+            } else {
+                #expect(level - sent < -20, "the speech profile cuts it")
+            }
+            await call.end()
+        }
+    }
 }

@@ -1,19 +1,22 @@
 import COpus
 import COpusShim
 
-/// Opus encoder for 48 kHz mono 20 ms frames (libopus, VOIP application). Use from one thread.
+/// Opus encoder for 48 kHz mono 20 ms frames (libopus: the VOIP application tuned for voice, or
+/// with `music` the general audio application, full band). Use from one thread.
 public final class OpusEncoder {
     private let encoder: OpaquePointer
     private var packet = [UInt8](repeating: 0, count: 1500)
 
     /// An encoder at `bitrate` bits per second with in-band FEC and DTX off.
-    public init(bitrate: Int = 32_000) throws(AudioError) {
+    public init(bitrate: Int = 32_000, music: Bool = false) throws(AudioError) {
         var error: Int32 = 0
-        guard let made = opus_encoder_create(Int32(AudioFormat.sampleRate), Int32(AudioFormat.channels), OPUS_APPLICATION_VOIP, &error),
+        let application = music ? OPUS_APPLICATION_AUDIO : OPUS_APPLICATION_VOIP
+        guard let made = opus_encoder_create(Int32(AudioFormat.sampleRate), Int32(AudioFormat.channels), application, &error),
             error == OPUS_OK
         else { throw AudioError.codec("opus_encoder_create failed (\(error))") }
         encoder = made
-        try set(OPUS_SET_SIGNAL_REQUEST, OPUS_SIGNAL_VOICE)
+        try set(OPUS_SET_SIGNAL_REQUEST, music ? OPUS_SIGNAL_MUSIC : OPUS_SIGNAL_VOICE)
+        if music { try set(OPUS_SET_MAX_BANDWIDTH_REQUEST, OPUS_BANDWIDTH_FULLBAND) }
         try setBitrate(bitrate)
     }
 

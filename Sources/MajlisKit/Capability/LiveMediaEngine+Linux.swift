@@ -59,8 +59,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     }
 
     private let source: any AudioSource
-    /// The microphone's processing and effect, on the engine's thread; what is asked of it waits
-    /// in `pendingProcessing` and `pendingEffect` (under `lock`) for the next tick.
+    /// The voice pipeline (processing, effect, music, monitoring), on the engine's thread; what
+    /// is asked of it waits in the `pending` values (under `lock`) for the next tick.
     private let pipeline: VoicePipeline
     private var pendingProcessing: VoiceProcessing?
     private var pendingEffect: VoiceEffect?
@@ -83,10 +83,12 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private let logger: Logger
 
     /// An engine reading `source` and playing into `sink`; `processing` on the microphone
-    /// (`.standard` where a microphone and a speaker share a room; off for a file or a tone).
+    /// (`.standard` where a microphone and a speaker share a room; off for a file or a tone);
+    /// `profile` speech, or music (Opus's general audio mode, full band, 64 kb/s; `bitrate`
+    /// overrides the profile's).
     public init(
-        source: any AudioSource, sink: any AudioSink, bitrate: Int = 32_000, processing: VoiceProcessing = .off,
-        effect: VoiceEffect = .none, logger: Logger = .silent
+        source: any AudioSource, sink: any AudioSink, bitrate: Int? = nil, profile: AudioProfile = .speech,
+        processing: VoiceProcessing = .off, effect: VoiceEffect = .none, logger: Logger = .silent
     ) throws(MajlisError) {
         self.source = source
         live = source.isLive
@@ -94,7 +96,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         self.logger = logger
         do {
             socket = try Self.makeSocket()
-            core = try MediaClientCore(bitrate: bitrate, logger: logger)
+            core = try MediaClientCore(bitrate: bitrate, profile: profile, logger: logger)
             pipeline = try VoicePipeline(processing: processing, effect: effect)
         } catch {
             throw MajlisError.misuse("cannot start media: \(error)")

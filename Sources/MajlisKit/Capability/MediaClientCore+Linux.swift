@@ -90,6 +90,7 @@ public final class MediaClientCore {
     /// Frames in a row without voice (or that DTX made near-empty), and how many of them are
     /// still sent.
     private var silentRun = 0
+    private let profile: AudioProfile
     private static let silenceHangover = 100
     /// Frames encoded but not yet sent (frames travel several to a packet on a thin link).
     private var pending: [(timestamp: UInt32, payload: [UInt8], level: UInt8)] = []
@@ -98,14 +99,17 @@ public final class MediaClientCore {
     /// Datagrams made while handling the current call.
     private var outgoing: [[UInt8]] = []
 
-    /// A core sending Opus at `bitrate`; `sequence` and `timestamp` start its RTP numbering
-    /// (random by default).
+    /// A core sending Opus at `bitrate` (nil: the profile's); `sequence` and `timestamp` start
+    /// its RTP numbering (random by default).
     public init(
-        bitrate: Int = 32_000, sequence: UInt16 = .random(in: 0...UInt16.max), timestamp: UInt32 = .random(in: 0...UInt32.max),
-        logger: Logger = .silent
+        bitrate: Int? = nil, profile: AudioProfile = .speech, sequence: UInt16 = .random(in: 0...UInt16.max),
+        timestamp: UInt32 = .random(in: 0...UInt32.max), logger: Logger = .silent
     ) throws(AudioError) {
-        encoder = try OpusEncoder(bitrate: bitrate)
-        try encoder.setDTX(true)
+        let bitrate = bitrate ?? profile.bitrate
+        self.profile = profile
+        encoder = try OpusEncoder(bitrate: bitrate, music: profile == .music)
+        // Music is not cut in its quiet passages.
+        try encoder.setDTX(profile == .speech)
         policy = ProtectionPolicy(bitrate: bitrate)
         applied = policy
         counted.redundancy = policy.redundancy
@@ -407,7 +411,7 @@ public final class MediaClientCore {
         // shows a listener whether the last words' packets were lost.
         let loudness = LevelMeter.audioLevel(frame)
         silentRun = payload.count <= 2 || loudness >= 60 ? silentRun + 1 : 0
-        let silent = payload.count <= 2 && silentRun > Self.silenceHangover
+        let silent = profile == .speech && payload.count <= 2 && silentRun > Self.silenceHangover
         if silent {
             counted.silentFrames += 1
         } else {

@@ -101,7 +101,8 @@ final class Bot: Sendable {
         } else if let speaker = sound.speaker {
             sink = speaker
         }
-        let engine = try LiveMediaEngine(source: source, sink: sink, processing: processing(options, sound: sound), effect: options.effect)
+        let engine = try LiveMediaEngine(
+            source: source, sink: sink, profile: options.profile, processing: processing(options, sound: sound), effect: options.effect)
         if let music = options.music {
             let track: MusicTrack
             do {
