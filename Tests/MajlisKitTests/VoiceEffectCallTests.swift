@@ -3,6 +3,7 @@ import MajlisKit
 import MajlisLab
 import MajlisProtocol
 import MajlisTestSupport
+import Synchronization
 import Testing
 
 /// The voice pipeline in a real call: what the speaker's app asks of `VoiceRoom` changes what the
@@ -75,6 +76,36 @@ import Testing
             } else {
                 #expect(level - sent < -20, "the speech profile cuts it")
             }
+            await call.end()
+        }
+    }
+
+    /// A tap that keeps what it sees.
+    final class Heard: AudioTap {
+        let frames = Mutex<[[Int16]]>([])
+        func process(_ frame: inout [Int16], channels: Int) { frames.withLock { $0.append(frame) } }
+    }
+
+    /// An app's own audio in and out: PCM pushed into the speaker's engine is heard by a
+    /// listener whose app pulls the mix, and a tap on the speaker's SSRC sees the voice alone.
+    @Test func pushedPCMIsHeardThroughAPulledSinkAndASpeakersTap() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let source = PushedSource(capacity: 10 * AudioFormat.sampleRate)
+            var tone = ToneGenerator(frequency: 500, amplitude: 0.3)
+            source.push(tone.next(8 * AudioFormat.sampleRate))
+            let sink = PulledSink(capacity: AudioFormat.sampleRate)
+            let call = try await LabCall(server: server, source: source, sink: sink)
+            #expect(await eventually { await call.listener.state.seats[0].ssrc != nil })
+            let ssrc = try #require(await call.listener.state.seats[0].ssrc)
+            let tap = Heard()
+            call.listenerMedia.setTap(tap, at: .speaker(ssrc))
+            #expect(await eventually {
+                let pulled = sink.pull(AudioFormat.sampleRate / 4)
+                return LevelMeter.dBov(pulled) > -30 && ToneDetector.strongest(of: [250, 500, 1_000], in: pulled) == 500
+            }, "the app pulls the tone")
+            #expect(await eventually { tap.frames.withLock { $0.contains { LevelMeter.dBov($0) > -30 } } }, "the speaker's tap sees the voice")
             await call.end()
         }
     }

@@ -20,6 +20,8 @@ public final class VoicePipeline {
     /// (0: off), and this tick's voice.
     public var monitorVolume = 0
     private var monitored: [Int16]?
+    /// The app's taps (`AudioTap`), by where they sit.
+    public var taps: [AudioTapPoint: any AudioTap] = [:]
 
     public init(processing: VoiceProcessing = .off, effect: VoiceEffect = .none) throws(AudioError) {
         self.processing = .off
@@ -84,20 +86,26 @@ public final class VoicePipeline {
             return nil
         }
         capture(&frame)
+        taps[.recording]?.process(&frame, channels: 1)
         monitored = monitorVolume > 0 ? Gain.apply(monitorVolume, to: frame) : nil
-        return musicSent.isEmpty ? frame : sendMixer.mix([frame] + musicSent)
+        var sent = musicSent.isEmpty ? frame : sendMixer.mix([frame] + musicSent)
+        taps[.sent]?.process(&sent, channels: 1)
+        return sent
     }
 
     /// One tick's way in: what was heard, with the music played here (the echo canceller's
     /// reference is all of that), then the monitored voice. Returns what to play. `heard` is mono,
     /// or interleaved stereo with `channels` 2 (spatial sound: the mono parts go to both ears).
     public func play(_ heard: [Int16], channels: Int = 1) -> [Int16] {
+        var heard = heard
+        taps[.mix]?.process(&heard, channels: channels)
         let stereo = channels == 2
         let widen = { (mono: [Int16]) in stereo ? mono.flatMap { [$0, $0] } : mono }
         let speaker = musicHere.isEmpty ? heard : playMixer.mix([heard] + musicHere.map(widen))
         render(stereo ? Self.downmix(speaker) : speaker)
-        guard let monitored else { return speaker }
-        return playMixer.mix([speaker, widen(monitored)])
+        var out = monitored.map { playMixer.mix([speaker, widen($0)]) } ?? speaker
+        taps[.playout]?.process(&out, channels: channels)
+        return out
     }
 
     /// Interleaved stereo made mono (the mean of each pair).

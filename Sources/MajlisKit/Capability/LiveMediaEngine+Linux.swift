@@ -71,6 +71,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     private var pendingSpatial: [UInt32: SpatialPosition]??
     private var spatializer: Spatializer?
     private var hrtf: HRTF?
+    /// Taps asked for since the last tick (nil: removed), and the speakers' taps in force.
+    private var pendingTaps: [AudioTapPoint: (any AudioTap)?] = [:]
+    private var speakerTaps: [UInt32: any AudioTap] = [:]
     /// Whether `source` goes on by itself (a device) rather than waiting to be read (a file).
     private let live: Bool
     private let sink: any AudioSink
@@ -187,6 +190,12 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         withCore { _ in pendingSpatial = .some(positions) }
     }
 
+    /// Puts `tap` at `point` (nil: removes the one there), from the next frame on. A speaker's
+    /// tap sees that speaker's voice before it is mixed (changes to it are not heard).
+    public func setTap(_ tap: (any AudioTap)?, at point: AudioTapPoint) {
+        withCore { _ in pendingTaps[point] = .some(tap) }
+    }
+
     /// In-ear monitoring: the user hears their own voice, processed and with its effect, at
     /// `volume` (0...400; 0 off). Meant for headphones: from a speaker it would be heard twice.
     public func setInEarMonitoring(volume: Int) {
@@ -266,6 +275,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 }
             }
             send(tick.datagrams)
+            for (ssrc, frame) in tick.speakers {
+                guard let tap = speakerTaps[ssrc] else { continue }
+                var copy = frame
+                tap.process(&copy, channels: 1)
+            }
             if let spatializer {
                 sink.play(pipeline.play(spatializer.render(tick.speakers.map { ($0.ssrc, $0.frame) }), channels: 2))
             } else {
@@ -280,7 +294,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         guard let positions, sink.channels == 2 else {
             if positions != nil { logger.warning("spatial sound needs a stereo speaker: playing mono") }
             spatializer = nil
-            withCore { $0.separateSpeakers = false }
+            let separate = !speakerTaps.isEmpty
+            withCore { $0.separateSpeakers = separate }
             return
         }
         do {
@@ -295,11 +310,18 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     /// Settings asked for since the last tick, into the pipeline (on the engine's thread).
     private func applyPending() {
-        let (processing, effect, tracks, monitor, spatial) = withCore { _ in
-            defer { (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial) = (nil, nil, [], nil, nil) }
-            return (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial)
+        let (processing, effect, tracks, monitor, spatial, taps) = withCore { _ in
+            defer { (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial, pendingTaps) = (nil, nil, [], nil, nil, [:]) }
+            return (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial, pendingTaps)
         }
         if let spatial { placeSpeakers(spatial) }
+        if !taps.isEmpty {
+            for (point, tap) in taps {
+                if case .speaker(let ssrc) = point { speakerTaps[ssrc] = tap } else { pipeline.taps[point] = tap }
+            }
+            let separate = spatializer != nil || !speakerTaps.isEmpty
+            withCore { $0.separateSpeakers = separate }
+        }
         for track in tracks { pipeline.add(track) }
         if let monitor { pipeline.monitorVolume = monitor }
         do {
