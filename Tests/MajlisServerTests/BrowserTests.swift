@@ -146,9 +146,10 @@ struct BrowserTests {
         }
     }
 
-    /// The sound tab: a voice effect (the robot's ring modulator turns a 300 Hz voice into 240 and
-    /// 360 Hz) and music from a file (880 Hz) reach a bot in the room; seats placed around the
-    /// listener are played through panners, the first on the left.
+    /// The sound tab: the microphone's level shows before speaking; a voice effect (the robot's
+    /// ring modulator turns a 300 Hz voice into 240 and 360 Hz) and music from a file (880 Hz)
+    /// reach a bot in the room; seats placed around the listener are played through panners,
+    /// the first on the left.
     @Test func theSoundTabShapesWhatTheRoomHearsAndPlacesTheSeats() async throws {
         try await RealTimeGate.exclusively {
             let server = try Self.server()
@@ -161,6 +162,8 @@ struct BrowserTests {
             let browser = try await Browser(microphone: "\(work)/voice.wav")
             try await Browser.closing([browser]) {
                 try await Self.join(browser, server: server, room: "sound", name: "Layla", mode: "free", query: "&processing=off")
+                // The microphone's level shows before she speaks (the meter hears it while the mic is off).
+                try await browser.wait(for: "the microphone's level before speaking", "return window.majlis.media().micLevel() > 0.01")
                 // The host's click on a seat opens its menu: she takes the first free seat instead.
                 try await browser.click("[data-action=take]")
                 try await browser.wait(for: "Layla seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")

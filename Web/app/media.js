@@ -103,11 +103,17 @@ export class Media {
     this.sound.place(this.seatSounds, this.seats);
   }
 
-  // The microphone's level now (0..1), before any effect.
+  // The microphone's level now (0..1), before any effect, whether or not it is on: the meter
+  // hears a copy of the track that is never switched off, so a person checks it before speaking.
   micLevel() {
-    if (!this.stream || !this.sound) return 0;
-    if (!this.meterSource) {
-      this.meterSource = this.context.createMediaStreamSource(this.stream);
+    if (!this.micTrack || !this.sound) return 0;
+    if (this.meterTrack?.readyState !== 'live' || this.meteredTrack !== this.micTrack) {
+      this.meterSource?.disconnect();
+      this.meterTrack?.stop();
+      this.meteredTrack = this.micTrack;
+      this.meterTrack = this.micTrack.clone();
+      this.meterTrack.enabled = true;
+      this.meterSource = this.context.createMediaStreamSource(new MediaStream([this.meterTrack]));
       this.meterSource.connect(this.sound.meter);
     }
     return this.sound.level();
@@ -191,6 +197,7 @@ export class Media {
   }
 
   stop() {
+    this.meterTrack?.stop();
     this.pc?.close();
     this.stream?.getTracks().forEach((track) => track.stop());
     this.context?.close();

@@ -53,9 +53,9 @@ export class Sound {
     this.musicLocal = context.createGain();
     this.musicSend.connect(this.output);
     this.musicLocal.connect(context.destination);
+    // The microphone's level meter (fed by Media.micLevel with the raw microphone).
     this.meter = context.createAnalyser();
     this.meter.fftSize = 1024;
-    this.input.connect(this.meter);
     this.chain = [];
     this.setEffect('none');
   }
@@ -81,7 +81,6 @@ export class Sound {
     const effect = effects[name] === undefined ? null : effects[name];
     this.effect = effects[name] === undefined ? 'none' : name;
     this.input.disconnect();
-    this.input.connect(this.meter);
     for (const node of this.chain) node.disconnect();
     this.chain = [];
     let last = this.input;
