@@ -1,10 +1,12 @@
 import Foundation
+import CSpeexDSP
 import CVoiceProcessing
 import MajlisProtocol
 
 /// The microphone's voice processing, 20 ms frames of 48 kHz mono: echo cancellation (Speex's
 /// adaptive filter and residual echo suppression, `EchoCanceller`), then noise suppression, gain
-/// and voice detection (WebRTC's audio processing 0.3). What is about to be played goes to
+/// and voice detection (WebRTC's audio processing 0.3), and above `low` Speex's denoiser on what
+/// WebRTC's suppressor left. What is about to be played goes to
 /// `render`, so the echo canceller knows what to take out of what `capture` then hears.
 ///
 /// Noise suppression engages only where there is noise: while the microphone's floor (the
@@ -15,6 +17,9 @@ public final class VoiceProcessor {
     private let handle: OpaquePointer
     private let chunk: Int
     private var echoCanceller: EchoCanceller?
+    /// A second, gentler suppressor after WebRTC's (Speex's spectral denoiser, 15 dB at most):
+    /// what WebRTC's leaves of the noise between words, it takes down further.
+    private let residual: OpaquePointer
     /// Frames given to `render` and not yet matched with a capture.
     private var played: [[Int16]] = []
     /// The energy of each of the last 150 chunks (10 ms; infinite: not heard yet), how many were
@@ -34,6 +39,14 @@ public final class VoiceProcessor {
         guard let handle = majlis_voice_processor_create(Int32(AudioFormat.sampleRate)) else {
             throw AudioError.processing("voice processing cannot start")
         }
+        guard let residual = speex_preprocess_state_init(Int32(AudioFormat.frameSamples), Int32(AudioFormat.sampleRate)) else {
+            majlis_voice_processor_destroy(handle)
+            throw AudioError.processing("the residual noise suppressor could not start")
+        }
+        var on: Int32 = 1, depth: Int32 = -15
+        speex_preprocess_ctl(residual, SPEEX_PREPROCESS_SET_DENOISE, &on)
+        speex_preprocess_ctl(residual, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &depth)
+        self.residual = residual
         self.handle = handle
         chunk = AudioFormat.sampleRate / 100
         energies = Array(repeating: .infinity, count: 150)
@@ -41,7 +54,10 @@ public final class VoiceProcessor {
         try apply(settings)
     }
 
-    deinit { majlis_voice_processor_destroy(handle) }
+    deinit {
+        speex_preprocess_state_destroy(residual)
+        majlis_voice_processor_destroy(handle)
+    }
 
     /// Changes what is done, from the next frame on.
     public func apply(_ settings: VoiceProcessing) throws(AudioError) {
@@ -93,6 +109,7 @@ public final class VoiceProcessor {
                 start += chunk
             }
         }
+        if isSuppressingNoise && settings.noiseSuppression != .low { _ = speex_preprocess_run(residual, &frame) }
         voiceDetected = voiced
     }
 
