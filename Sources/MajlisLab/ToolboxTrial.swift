@@ -91,19 +91,25 @@ public enum ToolboxTrial {
         return EchoFigures(erle: erle, doubleTalk: scores[0], doubleTalkUncancelled: scores[1])
     }
 
-    /// The pitch measured after shifting a 150 Hz voiced tone by `semitones`, in semitones.
-    public static func pitchShift(semitones: Double) throws -> Double {
-        let base = 150.0
-        let tone = SyntheticSound.harmonicTone(frequency: base, seconds: 1.5)
-        let effects = try VoiceEffects(VoiceEffect(pitch: semitones))
+    /// `input` through `effect`, 20 ms at a time (the whole frames of it).
+    public static func applied(_ effect: VoiceEffect, to input: [Int16]) throws -> [Int16] {
+        let effects = try VoiceEffects(effect)
         var output: [Int16] = []
         var start = 0
-        while start + AudioFormat.frameSamples <= tone.count {
-            var frame = Array(tone[start..<start + AudioFormat.frameSamples])
+        while start + AudioFormat.frameSamples <= input.count {
+            var frame = Array(input[start..<start + AudioFormat.frameSamples])
             effects.process(&frame)
             output += frame
             start += AudioFormat.frameSamples
         }
+        return output
+    }
+
+    /// The pitch measured after shifting a 150 Hz voiced tone by `semitones`, in semitones.
+    public static func pitchShift(semitones: Double) throws -> Double {
+        let base = 150.0
+        let tone = SyntheticSound.harmonicTone(frequency: base, seconds: 1.5)
+        let output = try applied(VoiceEffect(pitch: semitones), to: tone)
         // Past the shifter's start, a steady stretch.
         let measured = SyntheticSound.fundamental(of: Array(output[(output.count / 2)...]))
         return 12 * log2(measured / base)
@@ -114,15 +120,7 @@ public enum ToolboxTrial {
         try Equalizer.frequencies.map { frequency in
             // (Its harmonics pass through other bands; only the tone's own frequency is measured.)
             let tone = SyntheticSound.harmonicTone(frequency: frequency, seconds: max(0.5, 40 / frequency), amplitude: 0.05)
-            let effects = try VoiceEffects(VoiceEffect(equalizer: gains))
-            var output: [Int16] = []
-            var start = 0
-            while start + AudioFormat.frameSamples <= tone.count {
-                var frame = Array(tone[start..<start + AudioFormat.frameSamples])
-                effects.process(&frame)
-                output += frame
-                start += AudioFormat.frameSamples
-            }
+            let output = try applied(VoiceEffect(equalizer: gains), to: tone)
             let steady = output.count / 2
             let input = Array(tone.prefix(output.count)[steady...])
             return SyntheticSound.level(of: frequency, in: Array(output[steady...])) - SyntheticSound.level(of: frequency, in: input)

@@ -9,19 +9,6 @@ import Testing
 /// equalizer's bands reach their gains, the reverb leaves a tail, and every preset makes sound
 /// (the work on threads of its own: the async pool stays free for the tests that run servers).
 @Suite struct VoiceEffectsTests {
-    static func run(_ effect: VoiceEffect, on input: [Int16]) throws -> [Int16] {
-        let effects = try VoiceEffects(effect)
-        var output: [Int16] = []
-        var start = 0
-        while start + AudioFormat.frameSamples <= input.count {
-            var frame = Array(input[start..<start + AudioFormat.frameSamples])
-            effects.process(&frame)
-            output += frame
-            start += AudioFormat.frameSamples
-        }
-        return output
-    }
-
     @Test(arguments: [-12.0, -7, -3, 2, 5, 12])
     func pitchMovesByTheSemitonesSet(semitones: Double) async throws {
         let measured = try await offPoolAlone { try ToolboxTrial.pitchShift(semitones: semitones) }
@@ -45,8 +32,8 @@ import Testing
 
     @Test func theReverbLeavesATailAfterTheVoiceStops() async throws {
         let burst = SyntheticSound.harmonicTone(frequency: 200, seconds: 0.2) + [Int16](repeating: 0, count: AudioFormat.sampleRate)
-        let dry = try await offPoolAlone { try Self.run(.none, on: burst) }
-        let wet = try await offPoolAlone { try Self.run(VoiceEffect.Preset.hall.effect, on: burst) }
+        let dry = try await offPoolAlone { try ToolboxTrial.applied(.none, to: burst) }
+        let wet = try await offPoolAlone { try ToolboxTrial.applied(VoiceEffect.Preset.hall.effect, to: burst) }
         let after = AudioFormat.sampleRate / 4..<AudioFormat.sampleRate / 2
         #expect(dry == burst)
         #expect(LevelMeter.dBov(Array(dry[after])) < -90)
@@ -56,7 +43,7 @@ import Testing
     @Test(arguments: VoiceEffect.Preset.allCases)
     func everyPresetChangesTheVoiceAndKeepsItAudible(preset: VoiceEffect.Preset) async throws {
         let speech = try await offPoolAlone { try SpeechSample.make("Welcome to the room.") }
-        let output = try await offPoolAlone { try Self.run(preset.effect, on: speech) }
+        let output = try await offPoolAlone { try ToolboxTrial.applied(preset.effect, to: speech) }
         #expect(output.count == speech.count / AudioFormat.frameSamples * AudioFormat.frameSamples)
         if preset == .none {
             #expect(output == Array(speech.prefix(output.count)))
