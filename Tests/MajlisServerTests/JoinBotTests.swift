@@ -24,13 +24,28 @@ import Testing
             try process.run()
         }
 
+        /// Standard output read by `read(until:)`; `finish()` returns it with the rest.
+        private var printed = Data()
+
         /// Asks the bot to leave (SIGINT, as Ctrl-C would); `finish()` then collects it.
         func interrupt() { process.interrupt() }
+
+        /// Reads standard output until it holds `text`; false when the bot closed it first.
+        func read(until text: String) async -> Bool {
+            await offPool { [self] in
+                while !String(decoding: printed, as: UTF8.self).contains(text) {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { return false }
+                    printed.append(chunk)
+                }
+                return true
+            }
+        }
 
         /// Waits for the exit; returns status, stdout and stderr.
         func finish() async -> (status: Int32, out: String, err: String) {
             await offPool { [self] in
-                let out = output.fileHandleForReading.readDataToEndOfFile()
+                let out = printed + output.fileHandleForReading.readDataToEndOfFile()
                 let err = errors.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
@@ -43,7 +58,7 @@ import Testing
         defer { server.destroy() }
         let watcher = try await TestClient.signedIn(server, user: "watcher")
         try await watcher.call("room.create", room: "lobby")
-        let bot = try Bot(["--url", server.url, "--token", server.token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "5"])
+        let bot = try Bot(["--url", server.url, "--token", server.token("bot"), "--room", "lobby", "--seat", "2", "--say", "hello from a bot", "--events", "--duration", "300"])
         try await watcher.event("member.joined") { $0["data"]?["member"]?["id"] == "bot" }
         // --seat counts from 1, as every screen does: seat 2 is index 1 on the wire.
         let seated = try await watcher.event("seat.updated") { $0["data"]?["seats"]?.arrayValue?.first?["user"] == "bot" }
@@ -51,6 +66,10 @@ import Testing
         let chat = try await watcher.event("chat.message")
         #expect(chat["data"]?["text"] == "hello from a bot")
         try await watcher.call("chat.send", room: "lobby", ["text": "hi bot", "clientMsgId": "w1"])
+        // The bot stays until asked to leave once it has printed the reply: how long that takes
+        // on a busy machine is no part of what is tested.
+        #expect(await bot.read(until: "hi bot"))
+        bot.interrupt()
         let result = await bot.finish()
         #expect(result.status == 0, "\(result.err)")
         try await watcher.event("member.left") { $0["data"]?["user"] == "bot" }
