@@ -56,7 +56,7 @@ import Testing
     }
 
     /// "Sound: clean-up, effects and checks before joining" (compiled; it needs a server to run).
-    static func soundAndChecks(room: VoiceRoom, signaling: LiveSignalingClient, media: LiveMediaEngine) async throws {
+    static func soundAndChecks(room: VoiceRoom, signaling: LiveSignalingClient, media: LiveMediaEngine, recognizer: any AudioTap) async throws {
         await room.setVoiceProcessing(.standard)                          // echo, noise, gain
         await room.setVoiceEffect(VoiceEffect.Preset.ktv.effect)         // a karaoke room's reverb
         await room.setVoiceEffect(VoiceEffect(pitch: -3, equalizer: [0, 2, 3, 0, 0, 0, 0, 0, -2, -4]))
@@ -67,6 +67,7 @@ import Testing
         media.setInEarMonitoring(volume: 80)                             // one's own voice, on headphones
         try await room.setMemberVolume("omar", volume: 150)              // one member louder, here only
         await room.setSpatialSound(true)                                 // each seat in its place, for headphones
+        media.setTap(try FormattedTap(recognizer, sampleRate: 16_000, channels: 1, readOnly: true), at: .recording)  // the app's own speech recognizer, at 16 kHz
 
         let report = try await NetworkProbe.run(signaling: signaling, up: 500_000, down: 500_000)
         print(report.quality, report.uplink.bandwidth, report.downlink.loss, report.roundTrip ?? 0)

@@ -112,8 +112,9 @@ import Testing
         .host, .admin, .micOn, .micOff, .seatMuted, .requestPending, .requestAccepted(seat: 2), .requestRejected, .requestCancelled,
         .requestExpired, .askedInstead, .memberJoined("A"), .memberLeft("A"), .memberRemoved("A"), .noAnswer, .notConnected,
         .connectionClosed("x"), .unreadableAnswer, .keys, .keysInvite, .acceptOrReject, .pressToChat, .sectionRequests, .sectionChat,
-        .sectionMembers, .pressToQuit, .sound("PulseAudio"), .noSound,
-    ] + ErrorCode.allCases.map { .error($0) }
+        .sectionMembers, .pressToQuit, .sound("PulseAudio"), .noSound, .voiceProcessing(true), .voiceProcessing(false), .voiceEffect("x"),
+        .music(playing: true), .music(playing: false), .noMusic, .spatialSound(true), .spatialSound(false),
+    ] + ErrorCode.allCases.map { .error($0) } + VoiceEffect.Preset.allCases.map { .effectPreset($0) }
 
     @Test func theRequestToSpeakIsShownWhileItMatters() {
         let presenter = VoiceRoomPresenter(language: .english)

@@ -4,6 +4,7 @@ import MajlisLab
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
+import MajlisTransport
 import Testing
 
 /// The web app in headless Chromium against a real server: real WebRTC (ICE, DTLS-SRTP), real
@@ -217,6 +218,69 @@ struct BrowserTests {
                       && media.seatSounds.some((entry) => entry.seat === 0 && entry.panner.positionX.value < 0);
                     """).boolValue
                 #expect(placed == true)
+            }
+        }
+    }
+
+    /// The check before joining, in Arabic, against a server behind a relay that loses 15% each
+    /// way and delays 40 ms each way: the page's microphone meter moves, the echo test brings
+    /// the voice back through the server, and the network check's figures are the relay's.
+    @Test func theCheckBeforeJoiningHearsTheEchoAndMeasuresTheNetwork() async throws {
+        try await RealTimeGate.exclusively {
+            let impairment = NetworkSimulator.Settings(loss: 0.15, meanBurst: 1, delay: 40, jitter: 0, seed: 7)
+            let lab = try LabServer(impairment: impairment) { config in
+                config.webDirectory = Self.web
+                config.developmentKey = config.keys.keys.first
+            }
+            defer { lab.stop() }
+            let speech = try await Self.speechFile()
+            defer { try? FileManager.default.removeItem(atPath: speech) }
+            let browser = try await Browser(microphone: speech, width: 360, height: 740, language: "ar")
+            try await Browser.closing([browser]) {
+                try await browser.open("http://127.0.0.1:\(lab.server.port)/")
+                try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+                try await browser.run("document.querySelector('[data-form=join]').elements.name.value = 'ليلى'")
+                try await browser.click("[data-action=check]")
+                try await browser.wait(for: "the microphone open", "return window.majlis.page.check.mic === 'ok' ? true : window.majlis.page.check.error || null")
+                try await browser.wait(for: "the microphone's level", "return document.querySelector('meter[data-meter=mic]').value > 0.01")
+                #expect(try await browser.run("return document.querySelector('.check h1').textContent") == "افحص قبل أن تدخل")
+                try await browser.click("[data-action=echoStart]")
+                try await browser.wait(for: "the echo test running", "return window.majlis.page.check.echo === 'running' ? true : window.majlis.page.check.error || null")
+                // Nothing comes back before the delay; then the voice does.
+                try await browser.wait(for: "the echo", "return window.majlis.echoLevel() > 0.01", seconds: 60)
+                try await browser.wait(for: "a second of the echo", "return window.majlis.echoPackets().then((n) => n > 50 || null)")
+                try await browser.click("[data-action=echoStop]")
+                let before = lab.network?.counted
+                try await browser.click("[data-action=networkCheck]")
+                let figures = try await browser.wait(
+                    for: "the network's figures", "const n = window.majlis.page.check.network; return n && n !== 'running' ? n : null", seconds: 60)
+                // What the relay lost meanwhile, each way (of everything: the check's packets, its
+                // ICE checks and DTLS).
+                let counted = try #require(lab.network?.counted)
+                let start = try #require(before)
+                func share(_ now: NetworkSimulator.Counts, _ then: NetworkSimulator.Counts) -> Double {
+                    Double(now.lost - then.lost) / Double(max(1, now.sent - then.sent)) * 100
+                }
+                let relay = (share(counted.up, start.up) + share(counted.down, start.down)) / 2
+                print("the page's network check behind 15% loss and 40 ms each way: \(figures); the relay lost \(relay)% each way meanwhile")
+                let loss = figures["loss"]?.doubleValue ?? -1
+                let roundTrip = figures["roundTrip"]?.doubleValue ?? -1
+                // Chromium's own loss count reads a few points under the relay's (3 to 4 here).
+                #expect(loss >= relay - 7 && loss <= relay + 3, "loss each way \(loss)%; the relay's \(relay)%")
+                #expect(roundTrip >= 70 && roundTrip <= 400, "round trip \(roundTrip) ms (the relay's: 80 ms)")
+                #expect(figures["grade"] == "bad")
+                #expect(try await browser.run("return document.querySelector('.check .grade').textContent") == "سيئة: سيتقطع الصوت")
+                let shot = try await browser.screenshot()
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-check-ar.png").path
+                try shot.write(to: URL(fileURLWithPath: path))
+                print("screenshot of the check in Arabic: \(path)")
+                // The same figures in English.
+                try await browser.run("const s = document.querySelector('select[name=language]'); s.value = 'en'; s.dispatchEvent(new Event('change', {bubbles: true}));")
+                try await browser.wait(for: "the check in English", "return document.querySelector('.check h1')?.textContent === 'Check before you join'")
+                #expect(try await browser.run("return document.querySelector('.check .grade').textContent") == "Bad: voice will break up")
+                let english = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-check-en.png").path
+                try await browser.screenshot().write(to: URL(fileURLWithPath: english))
+                print("screenshot of the check in English: \(english)")
             }
         }
     }

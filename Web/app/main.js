@@ -4,6 +4,7 @@
 
 import { Signal, SignalError } from './signal.js';
 import { Media } from './media.js';
+import { Precall } from './precall.js';
 import { effects } from './sound.js';
 import { morph } from './morph.js';
 import { icon } from './icons.js';
@@ -21,7 +22,7 @@ let t = translator(language);
 const state = initialState();
 // What only the page has: the join form's step, banners, notices, menus, the dialog, media.
 const page = {
-  step: 'loading', // 'loading' (until the sign-in ways are known), 'join', 'create' (the room does not exist: make it?), 'connecting', 'room', 'ended'
+  step: 'loading', // 'loading' (until the sign-in ways are known), 'join', 'precall' (the check before joining), 'create' (the room does not exist: make it?), 'connecting', 'room', 'ended'
   error: '',
   joinTitle: null, // the title typed, when the room id was made from it
   banner: null,
@@ -32,11 +33,15 @@ const page = {
   sound: { processing: true, effect: 'none', spatial: false, music: null, musicPlaying: false, send: 100, local: 100 },
   mediaState: 'new',
   mic: 'unknown', // 'ok', 'none', 'denied'
+  // The check before joining: its microphone, echo test ('idle', 'starting', 'running') and
+  // network check (null, 'running', or its figures {roundTrip, loss, jitter, grade}).
+  check: { mic: 'unknown', echo: 'idle', network: null, error: '' },
   resumes: 0,
   draws: 0, // how often the page was drawn (for tests)
 };
 let signal = null;
 let media = null;
+let precall = null; // {signal, check: Precall} while the check before joining is open
 let roomId = params.get('room') || 'majlis';
 const identity = new Identity();
 
@@ -56,7 +61,8 @@ function setLanguage(code) {
 
 // MARK: Joining
 
-async function join(form, create = null) {
+// Takes the name, room and token typed into the join form.
+function readJoinForm(form) {
   const data = new FormData(form);
   if (data.get('name') !== null) identity.setName(String(data.get('name')).trim());
   if (data.get('room') !== null) {
@@ -65,6 +71,11 @@ async function join(form, create = null) {
     page.joinTitle = typed.title;
   }
   if (data.get('token')) identity.useToken(String(data.get('token')).trim());
+}
+
+async function join(form, create = null) {
+  readJoinForm(form);
+  await closeCheck();
   page.step = 'connecting';
   page.error = '';
   render();
@@ -110,10 +121,13 @@ function goToRoomsNode(error) {
   return true;
 }
 
+function signalingURL() {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/signal`;
+}
+
 async function connect(create) {
   const token = await identity.token();
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  signal = new Signal(`${scheme}://${location.host}/v1/signal`, token, { event: onEvent, state: onConnection });
+  signal = new Signal(signalingURL(), token, { event: onEvent, state: onConnection });
   const hello = await signal.start();
   state.me = hello.user;
   identity.remember(hello.user);
@@ -143,6 +157,35 @@ function describe(error) {
     return t('error.generic', { code });
   }
   return t('error', { message: error?.message || String(error) });
+}
+
+// MARK: The check before joining
+
+// Opens the check: signs in (without joining a room) and opens the microphone for its meter.
+async function openCheck() {
+  const form = document.querySelector('[data-form=join]');
+  if (form) readJoinForm(form);
+  page.step = 'precall';
+  page.check = { mic: 'unknown', echo: 'idle', network: null, error: '' };
+  render();
+  try {
+    const checkSignal = new Signal(signalingURL(), await identity.token(), { event: () => {}, state: () => {} });
+    precall = { signal: checkSignal, check: null };
+    await checkSignal.start();
+    precall.check = new Precall(checkSignal);
+    page.check.mic = await precall.check.openMicrophone();
+  } catch (error) {
+    page.check.error = describe(error);
+  }
+  render();
+}
+
+async function closeCheck() {
+  if (!precall) return;
+  const { signal: checkSignal, check } = precall;
+  precall = null;
+  await check?.close().catch(() => {});
+  checkSignal.close();
 }
 
 // MARK: State
@@ -352,6 +395,42 @@ const actions = {
     page.sound.musicPlaying = false;
   },
   audio: () => media?.resumeAudio(),
+  check: () => openCheck(),
+  checkBack: async () => {
+    await closeCheck();
+    page.step = 'join';
+  },
+  echoStart: async () => {
+    if (!precall?.check) return;
+    page.check.echo = 'starting';
+    page.check.network = null;
+    page.check.error = '';
+    render();
+    try {
+      await precall.check.startEcho(3000);
+      page.check.echo = 'running';
+    } catch (error) {
+      page.check.echo = 'idle';
+      page.check.error = describe(error);
+    }
+  },
+  echoStop: async () => {
+    await precall?.check?.stop();
+    page.check.echo = 'idle';
+  },
+  networkCheck: async () => {
+    if (!precall?.check) return;
+    page.check.echo = 'idle';
+    page.check.network = 'running';
+    page.check.error = '';
+    render();
+    try {
+      page.check.network = await precall.check.checkNetwork();
+    } catch (error) {
+      page.check.network = null;
+      page.check.error = describe(error);
+    }
+  },
   leave: async () => {
     await act('room.leave');
     signal.close();
@@ -413,10 +492,12 @@ app.addEventListener('change', async (event) => {
   render();
 });
 
-// The microphone's level on the sound tab, ten times a second (outside the page's drawing).
+// The microphone's level on the sound tab and the check, ten times a second (outside the
+// page's drawing).
 setInterval(() => {
   const meter = document.querySelector('meter[data-meter="mic"]');
-  if (meter && media) meter.value = Math.min(1, media.micLevel() * 4);
+  const level = media ? media.micLevel() : precall?.check ? precall.check.level() : null;
+  if (meter && level !== null) meter.value = Math.min(1, level * 4);
 }, 100);
 
 app.addEventListener('submit', async (event) => {
@@ -475,8 +556,46 @@ function joinPage() {
         <label>${escape(t('token'))}<input name="token" required autocomplete="off"></label>` : ''}
       ${signIn === 'signedIn' ? `<p class="hint">${escape(t('token.signedIn', { name: identity.name || identity.user || '' }))}</p>` : ''}
       <button type="submit" class="primary" data-action="join" ${busy ? 'disabled' : ''}>${escape(t(busy ? 'joining' : 'join'))}</button>
+      <button type="button" data-action="check" ${busy ? 'disabled' : ''}>${escape(t('check.open'))}</button>
       <p class="error" role="alert">${escape(page.error)}</p>
     </form>`;
+}
+
+// The check before joining: the microphone's level, the echo test, the network's figures.
+function checkPage() {
+  const check = page.check;
+  const ready = Boolean(precall?.check);
+  const network = check.network;
+  let figures = '';
+  if (network === 'running') {
+    figures = `<p class="hint" role="status">${escape(t('check.networkRunning'))}</p>`;
+  } else if (network) {
+    const value = (number, unit) => (number === null ? '–' : `${number.toLocaleString(language)} ${t(unit)}`);
+    figures = `<dl class="figures" data-grade="${network.grade}">
+        <dt>${escape(t('check.grade'))}</dt><dd class="grade ${network.grade}">${escape(t(`check.grade.${network.grade}`))}</dd>
+        <dt>${escape(t('check.roundTrip'))}</dt><dd>${escape(value(network.roundTrip, 'check.ms'))}</dd>
+        <dt>${escape(t('check.loss'))}</dt><dd>${escape(value(network.loss, 'check.percent'))}</dd>
+        <dt>${escape(t('check.jitter'))}</dt><dd>${escape(value(network.jitter, 'check.ms'))}</dd></dl>`;
+  }
+  const mic = check.mic === 'denied' ? 'micDenied' : check.mic === 'none' ? 'noMic' : null;
+  return `
+    <section class="join check" data-key="check">
+      <h1>${escape(t('check.title'))}</h1>
+      ${languagePicker()}
+      <label>${escape(t('sound.micLevel'))} <meter data-meter="mic" min="0" max="1" low="0.05" high="0.8" value="0"></meter></label>
+      ${mic ? `<p class="hint">${escape(t(mic))}</p>` : ''}
+      <h2>${escape(t('check.echo'))}</h2>
+      <p class="hint">${escape(t(check.echo === 'running' ? 'check.echoRunning' : 'check.echoExplain'))}</p>
+      ${check.echo === 'running'
+    ? `<button data-action="echoStop">${escape(t('check.echoStop'))}</button>`
+    : `<button data-action="echoStart" class="primary" ${ready && check.mic === 'ok' && check.echo === 'idle' && network !== 'running' ? '' : 'disabled'}>${escape(t('check.echoStart'))}</button>`}
+      <h2>${escape(t('check.network'))}</h2>
+      <p class="hint">${escape(t('check.networkExplain'))}</p>
+      <button data-action="networkCheck" ${ready && network !== 'running' ? '' : 'disabled'}>${escape(t('check.networkStart'))}</button>
+      ${figures}
+      <p class="error" role="alert">${escape(check.error)}</p>
+      <button data-action="checkBack">${escape(t('back'))}</button>
+    </section>`;
 }
 
 function endedPage() {
@@ -665,6 +784,7 @@ function draw() {
   page.draws += 1;
   if (page.step === 'loading') return morph(app, '<p class="loading">…</p>');
   if (page.step === 'ended') return morph(app, endedPage());
+  if (page.step === 'precall') return morph(app, checkPage());
   if (page.step !== 'room' || !state.room) return morph(app, joinPage());
   const list = app.querySelector('.messages');
   const atBottom = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
@@ -677,6 +797,7 @@ function draw() {
 window.majlis = {
   state, page, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0,
   packetsReceived: async (seat) => (await media?.packetsReceived(seat)) ?? 0, media: () => media, signal: () => signal,
+  echoPackets: async () => (await precall?.check?.echoPackets()) ?? 0, echoLevel: () => precall?.check?.level(true) ?? 0,
   t: (key, values) => t(key, values), missingKeys,
 };
 

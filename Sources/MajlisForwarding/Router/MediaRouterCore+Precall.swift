@@ -60,14 +60,22 @@ extension MediaRouterCore {
                 var sent = 0
                 for (due, packet) in loop.held {
                     guard due <= now else { break }
-                    var echoed = packet
-                    let echoSSRC = EchoLoop.echoSSRC(of: ssrc)
-                    echoed[8] = UInt8(echoSSRC >> 24)
-                    echoed[9] = UInt8(echoSSRC >> 16 & 0xFF)
-                    echoed[10] = UInt8(echoSSRC >> 8 & 0xFF)
-                    echoed[11] = UInt8(echoSSRC & 0xFF)
-                    if let secured = try? outbound.protect(rtp: echoed) { output.send(secured, to: address) }
                     sent += 1
+                    var echoed = packet
+                    if let leg = participant.webrtc {
+                        // A browser hears it on the track of its answer's one receive section.
+                        guard leg.hasConsent(at: now), !leg.tracks.isEmpty else { continue }
+                        let sequence = UInt16(packet[2]) << 8 | UInt16(packet[3])
+                        let timestamp = UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7])
+                        let mapped = leg.tracks[0].map(source: ssrc, sequence: sequence, timestamp: timestamp, now: now)
+                        let parameters = leg.parameters
+                        echoed.withUnsafeMutableBytes {
+                            Self.rewrite($0, length: packet.count, for: parameters, track: (leg.tracks[0].ssrc, mapped.sequence, mapped.timestamp))
+                        }
+                    } else {
+                        echoed.withUnsafeMutableBytes { RTPRewrite.setSSRC($0, EchoLoop.echoSSRC(of: ssrc)) }
+                    }
+                    if let secured = try? outbound.protect(rtp: echoed) { output.send(secured, to: address) }
                 }
                 loop.held.removeFirst(sent)
             case .probe(let run):

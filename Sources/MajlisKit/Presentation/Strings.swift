@@ -57,6 +57,11 @@ public enum Strings {
         case noSound
         case voiceProcessing(Bool)
         case voiceEffect(String)
+        /// A voice effect preset's name.
+        case effectPreset(VoiceEffect.Preset)
+        case music(playing: Bool)
+        case noMusic
+        case spatialSound(Bool)
     }
 
     /// The text of `key` in `language`.
@@ -114,10 +119,25 @@ public enum Strings {
         case .sectionChat: return "chat"
         case .sectionMembers: return "members"
         case .pressToQuit: return "press q to quit"
-        case .sound(let device): return "Sound: \(device)  (p echo/noise clean-up, e voice effect)"
+        case .sound(let device): return "Sound: \(device)  (p clean-up, e effect, k music, h seats around)"
         case .noSound: return "No sound server (PulseAudio or PipeWire): you hear nothing and nobody hears you; use --mic and --record"
         case .voiceProcessing(let on): return on ? "Echo cancellation and noise suppression on" : "Echo cancellation and noise suppression off"
         case .voiceEffect(let name): return "Voice effect: \(name)"
+        case .effectPreset(let preset):
+            switch preset {
+            case .none: return "none"
+            case .deeper: return "deeper"
+            case .brighter: return "brighter"
+            case .child: return "child"
+            case .elder: return "elder"
+            case .robot: return "robot"
+            case .ktv: return "karaoke"
+            case .studio: return "studio"
+            case .hall: return "concert hall"
+            }
+        case .music(let playing): return playing ? "Music playing" : "Music paused"
+        case .noMusic: return "No music: start with --music FILE"
+        case .spatialSound(let on): return on ? "Seats around you (for headphones)" : "Seats in the middle"
         }
     }
 
@@ -197,10 +217,25 @@ public enum Strings {
         case .sectionChat: return "聊天"
         case .sectionMembers: return "成员"
         case .pressToQuit: return "按 q 退出"
-        case .sound(let device): return "声音：\(device)（p 回声消除与降噪，e 音效）"
+        case .sound(let device): return "声音：\(device)（p 降噪，e 音效，k 音乐，h 环绕）"
         case .noSound: return "没有声音服务（PulseAudio 或 PipeWire）：听不到也说不出；可用 --mic 和 --record"
         case .voiceProcessing(let on): return on ? "回声消除与降噪：开" : "回声消除与降噪：关"
         case .voiceEffect(let name): return "音效：\(name)"
+        case .effectPreset(let preset):
+            switch preset {
+            case .none: return "无"
+            case .deeper: return "低沉"
+            case .brighter: return "明亮"
+            case .child: return "童声"
+            case .elder: return "老人"
+            case .robot: return "机器人"
+            case .ktv: return "KTV"
+            case .studio: return "录音棚"
+            case .hall: return "音乐厅"
+            }
+        case .music(let playing): return playing ? "音乐播放中" : "音乐已暂停"
+        case .noMusic: return "没有音乐：启动时加 --music 文件"
+        case .spatialSound(let on): return on ? "麦位环绕在你周围（耳机）" : "麦位在正中"
         }
     }
 
@@ -280,10 +315,25 @@ public enum Strings {
         case .sectionChat: return "الدردشة"
         case .sectionMembers: return "الأعضاء"
         case .pressToQuit: return "اضغط q للخروج"
-        case .sound(let device): return "الصوت: \(device)  (p تنقية الصدى والضوضاء، e مؤثر الصوت)"
+        case .sound(let device): return "الصوت: \(device)  (p التنقية، e المؤثر، k الموسيقى، h المقاعد حولك)"
         case .noSound: return "لا يوجد خادم صوت (PulseAudio أو PipeWire): لن تسمع ولن يسمعك أحد؛ استخدم ‎--mic و ‎--record"
         case .voiceProcessing(let on): return on ? "إلغاء الصدى وكتم الضوضاء: مفعّل" : "إلغاء الصدى وكتم الضوضاء: متوقف"
         case .voiceEffect(let name): return "مؤثر الصوت: \(name)"
+        case .effectPreset(let preset):
+            switch preset {
+            case .none: return "بلا"
+            case .deeper: return "أعمق"
+            case .brighter: return "أنصع"
+            case .child: return "طفل"
+            case .elder: return "مسنّ"
+            case .robot: return "آلي"
+            case .ktv: return "كاريوكي"
+            case .studio: return "استوديو"
+            case .hall: return "قاعة حفلات"
+            }
+        case .music(let playing): return playing ? "الموسيقى تعمل" : "الموسيقى متوقفة مؤقتًا"
+        case .noMusic: return "لا موسيقى: ابدأ بـ ‎--music ملف"
+        case .spatialSound(let on): return on ? "المقاعد من حولك (لسماعات الرأس)" : "المقاعد في الوسط"
         }
     }
 

@@ -481,14 +481,47 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             var up: Int?
             var down: Int?
             var seconds: Int
+            var sdp: String?
+            var tracks: [WebRTCAnswer.Track]?
+            var uplink: String?
         }
+        func fail(_ error: ProtocolError) { session.send(WireEncoder.failure(re: request.id, error)) }
         switch request.command {
-        case .echoStart(let delay):
+        case .echoStart(let delay, let sdp):
             let test = precallTest(session, "echo")
+            let room = MediaRouterCore.precallRoom(test)
+            var offer: WebRTCOffer?
+            if let sdp {
+                // The microphone and its echo are all an echo test can use.
+                let sections = sdp.utf8.split(separator: UInt8(ascii: "\n")).count { $0.starts(with: "m=".utf8) }
+                guard sections <= 2 else {
+                    fail(ProtocolError(.badRequest, "echo.start: \(sections) media sections; an echo test takes at most 2 (the microphone and its echo)"))
+                    return
+                }
+                do {
+                    offer = try WebRTCOffer(sdp: sdp)
+                } catch {
+                    fail(ProtocolError(.badRequest, "echo.start: \(error)"))
+                    return
+                }
+            }
             let ssrc = media.startPrecall(.echo(delay: Double(delay)), test: test, user: caller.id)
-            let info = media.mediaInfo(room: MediaRouterCore.precallRoom(test), user: caller.id)
-            session.send(WireEncoder.success(re: request.id, data: Started(
-                media: info, echoSSRC: ssrc ^ 0x8000_0000, delay: delay, seconds: Int(MediaRouterCore.precallLifetime / 1_000))))
+            var started = Started(
+                media: media.mediaInfo(room: room, user: caller.id), echoSSRC: ssrc ^ 0x8000_0000, delay: delay,
+                seconds: Int(MediaRouterCore.precallLifetime / 1_000))
+            if let offer {
+                guard let answer = media.negotiate(room: room, user: caller.id, offer: offer, seats: 1) else {
+                    media.stopPrecall(test: test, user: caller.id)
+                    fail(ProtocolError(.internal, "WebRTC media is not available on this server"))
+                    return
+                }
+                started.media = nil
+                started.echoSSRC = answer.tracks.first?.ssrc
+                started.sdp = answer.sdp
+                started.tracks = answer.tracks
+                started.uplink = answer.uplink
+            }
+            session.send(WireEncoder.success(re: request.id, data: started))
         case .probeStart(let up, let down):
             let test = precallTest(session, "probe")
             media.startPrecall(.probe(up: up, down: down), test: test, user: caller.id)

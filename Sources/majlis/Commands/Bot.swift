@@ -23,7 +23,7 @@ final class Bot: Sendable {
         let recorder = RecordingSink(channels: options.spatial ? 2 : 1)
         let media: any MediaEngine
         do {
-            media = try Self.mediaEngine(options, recorder: recorder)
+            media = try Self.mediaEngine(options, recorder: recorder).engine
         } catch {
             complain("majlis join: \(error)")
             return 1
@@ -76,9 +76,11 @@ final class Bot: Sendable {
     }
 
     /// The live media engine when the client speaks or listens (flags first, then the sound
-    /// server's devices), else none.
-    static func mediaEngine(_ options: JoinOptions, recorder: RecordingSink, sound: SoundDevices = .none) throws -> any MediaEngine {
-        guard options.mic != nil || options.record != nil || options.music != nil || sound.microphone != nil || sound.speaker != nil else { return NullMediaEngine() }
+    /// server's devices), else none; and the music it plays (`--music`).
+    static func mediaEngine(_ options: JoinOptions, recorder: RecordingSink, sound: SoundDevices = .none) throws -> (engine: any MediaEngine, music: MusicTrack?) {
+        guard options.mic != nil || options.record != nil || options.music != nil || sound.microphone != nil || sound.speaker != nil else {
+            return (NullMediaEngine(), nil)
+        }
         let source: any AudioSource
         switch options.mic {
         case nil:
@@ -103,6 +105,7 @@ final class Bot: Sendable {
         }
         let engine = try LiveMediaEngine(
             source: source, sink: sink, profile: options.profile, processing: processing(options, sound: sound), effect: options.effect)
+        var played: MusicTrack?
         if let music = options.music {
             let track: MusicTrack
             do {
@@ -112,9 +115,10 @@ final class Bot: Sendable {
             }
             track.setVolumes(send: music.volumes.send, local: music.volumes.local)
             engine.play(track, loops: music.loops, destination: music.local ? .local : .room)
+            played = track
         }
         if options.monitor > 0 { engine.setInEarMonitoring(volume: options.monitor) }
-        return engine
+        return (engine, played)
     }
 
     /// The microphone's processing: as asked, else on for the sound server's microphone (a

@@ -35,7 +35,7 @@ enum EchoTestCommand {
         let sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil)
         defer { sound.close() }
         let recorder = RecordingSink()
-        let media = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
+        let media = try Bot.mediaEngine(options, recorder: recorder, sound: sound).engine
         if let description = sound.description(VoiceRoomPresenter(language: .english)) { say(description) }
         let signalingOptions = options.signalingOptions
         try MediaBenchmark.blocking {

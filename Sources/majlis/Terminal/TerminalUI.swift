@@ -23,12 +23,14 @@ final class TerminalUI: Sendable {
     private let signaling: LiveSignalingClient
     private let room: VoiceRoom
     private let media: any MediaEngine
+    /// The `--music` track, which `k` pauses and resumes.
+    private let music: MusicTrack?
     private let sound: SoundDevices
     private let recorder: RecordingSink
     private let presenter: VoiceRoomPresenter
     private let screen: Mutex<Screen>
-    /// The microphone's processing and the voice effect's preset, as the keys set them.
-    private let voice: Mutex<(processing: VoiceProcessing, preset: VoiceEffect.Preset)>
+    /// The microphone's processing, the voice effect's preset and spatial sound, as the keys set them.
+    private let voice: Mutex<(processing: VoiceProcessing, preset: VoiceEffect.Preset, spatial: Bool)>
     private let done = DispatchSemaphore(value: 0)
     private let status = Atomic<Int32>(0)
 
@@ -42,10 +44,13 @@ final class TerminalUI: Sendable {
         presenter = VoiceRoomPresenter(language: Language(localeIdentifier: environment["LC_ALL"] ?? environment["LANG"] ?? "en"))
         signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
         recorder = RecordingSink(channels: options.spatial ? 2 : 1)
-        sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil, stereo: options.spatial)
-        media = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
+        // A stereo speaker (a mono mix plays in both channels), so that `h` can place the seats.
+        sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil, stereo: true)
+        (media, music) = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
         room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
-        voice = Mutex((Bot.processing(options, sound: sound), VoiceEffect.Preset.allCases.first { $0.effect == options.effect } ?? .none))
+        voice = Mutex((
+            Bot.processing(options, sound: sound), VoiceEffect.Preset.allCases.first { $0.effect == options.effect } ?? .none, options.spatial
+        ))
         screen = Mutex(Screen(state: RoomState(roomId: options.room)))
         terminal = try Terminal()
     }
@@ -258,7 +263,21 @@ final class TerminalUI: Sendable {
                 return voice.preset
             }
             act { await $0.setVoiceEffect(preset.effect) }
-            show(presenter.text(.voiceEffect(preset.rawValue)))
+            show(presenter.text(.voiceEffect(presenter.text(.effectPreset(preset)))))
+        case "k":
+            guard let music else {
+                show(presenter.text(.noMusic))
+                break
+            }
+            if music.isPaused { music.resume() } else { music.pause() }
+            show(presenter.text(.music(playing: !music.isPaused)))
+        case "h":
+            let spatial = voice.withLock { voice in
+                voice.spatial.toggle()
+                return voice.spatial
+            }
+            act { await $0.setSpatialSound(spatial) }
+            show(presenter.text(.spatialSound(spatial)))
         case "y":
             if state.invite != nil { act { try await $0.replyToInvite(accept: true) } }
         case "n":
