@@ -14,6 +14,8 @@ public enum ToolboxTrial {
         /// Clean speech through the processor, and the clean reference against itself.
         public var clean: Double
         public var reference: Double
+        /// The sounds judged, by name (`noisy`, `suppressed`; 48 kHz mono), to listen to.
+        public var sounds: [String: [Int16]] = [:]
         public var improvement: Double { suppressed - noisy }
         public var cleanLoss: Double { reference - clean }
     }
@@ -45,7 +47,9 @@ public enum ToolboxTrial {
         let clean = process(try VoiceProcessor(settings: settings), microphone: reference)
         let trim = { (signal: [Int16]) in Array(signal.dropFirst(lead.count)) }
         let scores = try PESQJudge.scores(reference: speech, degraded: [trim(noisy), trim(suppressed), trim(clean), speech])
-        return NoiseFigures(noisy: scores[0], suppressed: scores[1], clean: scores[2], reference: scores[3])
+        var figures = NoiseFigures(noisy: scores[0], suppressed: scores[1], clean: scores[2], reference: scores[3])
+        figures.sounds = ["noisy": noisy, "suppressed": suppressed]
+        return figures
     }
 
     /// Echo cancellation's figures.
@@ -57,6 +61,8 @@ public enum ToolboxTrial {
         /// speech alone; and without cancellation (the echo left in) for comparison.
         public var doubleTalk: Double
         public var doubleTalkUncancelled: Double
+        /// The microphone (echo, then echo and the near end) and what the canceller left of it.
+        public var sounds: [String: [Int16]] = [:]
     }
 
     /// Far-end speech (looped) played into a room whose echo path carries it to the microphone;
@@ -88,7 +94,7 @@ public enum ToolboxTrial {
         let talk = nearStart..<(nearStart + nearEnd.count / AudioFormat.frameSamples * AudioFormat.frameSamples)
         let reference = Array(nearEnd.prefix(talk.count))
         let scores = try PESQJudge.scores(reference: reference, degraded: [Array(output[talk]), Array(microphone[talk])])
-        return EchoFigures(erle: erle, doubleTalk: scores[0], doubleTalkUncancelled: scores[1])
+        return EchoFigures(erle: erle, doubleTalk: scores[0], doubleTalkUncancelled: scores[1], sounds: ["echo-microphone": microphone, "echo-cancelled": output])
     }
 
     /// `input` through `effect`, 20 ms at a time (the whole frames of it).

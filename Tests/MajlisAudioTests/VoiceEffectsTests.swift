@@ -15,6 +15,31 @@ import Testing
         #expect(abs(measured - semitones) <= 0.2, "set \(semitones), measured \(measured)")
     }
 
+    /// A voice that never stops comes out without a gap once it has started, whatever the
+    /// shift: SoundTouch hands out blocks of its own size, and a frame must never wait for one.
+    @Test(arguments: [-12.0, -5, -1, 4, 7, 12])
+    func aShiftedVoiceNeverDropsOut(semitones: Double) async throws {
+        let longestGap = try await offPoolAlone { () throws -> Int in
+            let shifter = try PitchShifter(semitones: semitones)
+            var tone = ToneGenerator(frequency: 180, amplitude: 0.3)
+            var output: [Float] = []
+            for _ in 0..<150 {
+                var frame = tone.next().map { Float($0) / 32_768 }
+                shifter.process(&frame)
+                output += frame
+            }
+            let started = try #require(output.firstIndex { $0 != 0 })
+            var longest = 0
+            var run = 0
+            for sample in output[started...] {
+                run = sample == 0 ? run + 1 : 0
+                longest = max(longest, run)
+            }
+            return longest
+        }
+        #expect(longestGap < 8, "\(longestGap) silent samples in a row")
+    }
+
     @Test func theEqualizerReachesEachBandsGain() async throws {
         for gains in [[12.0, 6, 0, -6, -12, -12, -6, 0, 6, 12], [-15, 15, -15, 15, -15, 15, -15, 15, -15, 15], Array(repeating: 9.0, count: 10)] {
             let measured = try await offPoolAlone { try ToolboxTrial.equalizerBands(gains: gains) }

@@ -1,8 +1,8 @@
 import CSoundTouch
 
 /// Moves a voice's pitch by semitones without changing its speed (SoundTouch: time-stretched by
-/// overlap-add, then resampled back). It holds back about 60 ms of audio to do so; what comes out
-/// is the same length as what goes in.
+/// overlap-add, then resampled back). It holds back 60 to 100 ms of audio to do so; what comes
+/// out is the same length as what goes in, and never runs short.
 public final class PitchShifter {
     // Audited: the handle is used by the owner's thread only (the class is not Sendable).
     private let handle: UnsafeMutableRawPointer
@@ -18,10 +18,22 @@ public final class PitchShifter {
         self.handle = handle
         soundtouch_setSampleRate(handle, UInt32(sampleRate))
         soundtouch_setChannels(handle, 1)
+        // Speech's settings (SoundTouch's own advice): short sequences keep the latency and the
+        // blocks it hands out small.
+        soundtouch_setSetting(handle, Self.sequence, 40)
+        soundtouch_setSetting(handle, Self.seekWindow, 15)
+        soundtouch_setSetting(handle, Self.overlap, 8)
         set(semitones: semitones)
     }
 
     deinit { soundtouch_destroyInstance(handle) }
+
+    // SoundTouch's setting ids (SoundTouch.h): sequence, seek window and overlap (ms), and the
+    // size of the blocks it hands out (samples, read only).
+    private static let sequence: Int32 = 3
+    private static let seekWindow: Int32 = 4
+    private static let overlap: Int32 = 5
+    private static let outputBlock: Int32 = 7
 
     /// A new shift, from what comes in next.
     public func set(semitones: Double) {
@@ -38,9 +50,9 @@ public final class PitchShifter {
             if received == 0 { break }
             output += chunk.prefix(Int(received))
         }
-        // Silence until a frame's worth is held in reserve, then steady frames: SoundTouch hands
-        // out in its own blocks, so the reserve keeps every frame whole.
-        if !flowing && output.count >= 2 * samples.count { flowing = true }
+        // Silence until a frame and one of SoundTouch's blocks are held, then steady frames: it
+        // hands out a block at a time, so the reserve keeps every frame whole.
+        if !flowing && output.count >= samples.count + Int(soundtouch_getSetting(handle, Self.outputBlock)) { flowing = true }
         guard flowing else {
             for index in samples.indices { samples[index] = 0 }
             return
@@ -49,6 +61,8 @@ public final class PitchShifter {
         for index in 0..<count { samples[index] = output[index] }
         for index in count..<samples.count { samples[index] = 0 }
         output.removeFirst(count)
+        // Short all the same (a new shift made the blocks larger): the reserve is built again.
+        if count < samples.count { flowing = false }
     }
 
     /// Forgets what is held (a new stream).

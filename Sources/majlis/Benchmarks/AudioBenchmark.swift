@@ -9,7 +9,7 @@ import MajlisProtocol
 /// synthesized here (pink noise, a room's echo path, voiced tones).
 enum AudioBenchmark {
     static let help = """
-        usage: majlis bench audio [--runs N] [--noise-suppression LEVEL]
+        usage: majlis bench audio [--runs N] [--noise-suppression LEVEL] [--keep DIR]
         Measures, N times (default 3, each with other noise and another echo path), and prints each run and the
         median: noise suppression (PESQ-WB of speech in pink noise at 10 dB SNR, before and after; clean speech
         through it; at LEVEL, default the standard one), echo cancellation (ERLE after 5 s of far-end speech through a 150 ms room echo path, PESQ-WB
@@ -19,7 +19,9 @@ enum AudioBenchmark {
         own delay, and how different front and back sound); and each run, the pre-call tests against a server in
         this process: the echo test (how long after speaking it is heard back, asked 2 s, and PESQ-WB) and the
         probe through the network simulator at 300 kb/s, 5% loss, 50 ms each way (asking 600 kb/s up,
-        200 kb/s down). Needs espeak-ng and
+        200 kb/s down). --keep writes the first run's sounds to DIR as WAV files (speech, noisy, suppressed,
+        the echo canceller's microphone and output, the echo test heard back, the presets applied to the speech),
+        each with its spectrogram (PNG, through scripts/spectrogram.py when Python has numpy). Needs espeak-ng and
         the PESQ judge (scripts/install-deps --test). The yardstick: the time one run takes against how long
         PESQ takes to judge the unprocessed speech, on the same machine.
         """
@@ -35,7 +37,9 @@ enum AudioBenchmark {
         guard let level = VoiceProcessing.Level(rawValue: levelName), level != .off else {
             throw Arguments.Failure(description: "--noise-suppression is one of low, moderate, high, veryHigh")
         }
+        let keep = args.string("keep")
         try args.rejectPositional("bench audio")
+        if let keep { try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true) }
         let speech = try SpeechSample.make()
         let other = try SpeechSample.make("Good evening. Can everyone hear me now? I am speaking from my seat, while the music plays.")
         var rows: [[Double]] = []
@@ -70,6 +74,15 @@ enum AudioBenchmark {
                 return (echoed, report)
             }
             let echoScore = try PESQJudge.scores(reference: speech, degraded: [precall.0.heard])[0]
+            if let keep, run == 0 {
+                var sounds = noise.sounds.merging(echo.sounds) { first, _ in first }
+                sounds["speech"] = speech
+                sounds["echo-test-heard"] = precall.0.heard
+                for preset in VoiceEffect.Preset.allCases where preset != .none {
+                    sounds["effect-\(preset.rawValue)"] = try ToolboxTrial.applied(preset.effect, to: speech)
+                }
+                try Self.write(sounds, to: keep)
+            }
             let probe = precall.1
             say(String(
                 format: "run %d: echo test heard back after %.0f ms (asked 2000; playout buffer %.0f ms), PESQ %.2f | probe: up %.0f kb/s (set 300), down %.0f kb/s (asked 200), loss up %.1f%% down %.1f%% (set 5), round trip %.0f ms (set 100), %@",
@@ -93,5 +106,24 @@ enum AudioBenchmark {
             format: "median of %d: noise suppression %+.2f PESQ (goal +0.40), clean loss %.2f (goal at most 0.10) | ERLE %.1f dB (goal 30) | double talk PESQ %.2f (goal 3.0) | pitch error %.2f st (goal 0.2) | equalizer error %.2f dB (goal 1) | echo test PESQ %.2f (goal 3.5), off its delay by %.0f ms (goal 100)",
             runs, median(0), median(1), median(2), median(3), median(4), median(5), median(6), median(7)))
         return 0
+    }
+
+    /// Writes each sound to `directory` as NAME.wav, and its spectrogram as NAME.png where
+    /// scripts/spectrogram.py can run.
+    static func write(_ sounds: [String: [Int16]], to directory: String) throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/spectrogram.py").path
+        var paths: [String] = []
+        for (name, samples) in sounds.sorted(by: { $0.key < $1.key }) {
+            let path = "\(directory)/\(name).wav"
+            try WAVFile.write(PCMBuffer(sampleRate: AudioFormat.sampleRate, channels: 1, int16: samples), to: path)
+            paths.append(path)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script] + paths
+        process.standardOutput = FileHandle.nullDevice
+        let drawn = (try? process.run()).map { process.waitUntilExit() } != nil && process.terminationStatus == 0
+        say("sounds written to \(directory)\(drawn ? ", each with its spectrogram" : " (no spectrograms: scripts/spectrogram.py needs Python with numpy)")")
     }
 }
