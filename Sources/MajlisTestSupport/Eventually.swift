@@ -29,6 +29,8 @@ public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
 /// `offPool` for a heavy computation (signal processing in an unoptimized build, a judge): it
 /// also takes turns with the real-time tests (`RealTimeGate`), so it never shares the machine's
 /// two cores with one of them or with another like it.
-public func offPoolAlone<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await RealTimeGate.exclusively { try await offPool(work) }
+public func offPoolAlone<T: Sendable>(
+    _ work: @escaping @Sendable () throws -> T, function: String = #function, file: String = #fileID
+) async throws -> T {
+    try await RealTimeGate.exclusively({ try await offPool(work) }, function: function, file: file)
 }

@@ -16,20 +16,26 @@ import Testing
     func everyKindOfFileReadsBackAsItWasWritten(kind: SoundFile.Kind) async throws {
         let track = try await offPoolAlone { try Self.writtenAndRead(kind) }
         #expect(abs(track.duration - 2_000) < 80, "\(kind): \(track.duration) ms")
-        let middle = Array(track.samples[track.samples.count / 3..<track.samples.count / 3 + 4_800])
-        #expect(ToneDetector.strongest(of: [440, 660, 880], in: middle) == 660)
-        #expect(abs(LevelMeter.dBov(middle) - LevelMeter.dBov(Self.tone(660, seconds: 0.1))) < 2)
+        #expect(track.channels == 2)
+        // Each channel keeps its own tone, at its level.
+        let middle = Array(track.samples[track.samples.count / 3 / 2 * 2..<track.samples.count / 3 / 2 * 2 + 9_600])
+        let left = stride(from: 0, to: middle.count, by: 2).map { middle[$0] }
+        let right = stride(from: 1, to: middle.count, by: 2).map { middle[$0] }
+        #expect(ToneDetector.strongest(of: [440, 660, 880], in: left) == 660)
+        #expect(ToneDetector.strongest(of: [440, 660, 880], in: right) == 440)
+        #expect(abs(LevelMeter.dBov(left) - LevelMeter.dBov(Self.tone(660, seconds: 0.1))) < 2)
     }
 
     /// Two seconds of a 660 Hz tone written as a file of `kind`, and read back as a track.
     static func writtenAndRead(_ kind: SoundFile.Kind) throws -> MusicTrack {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-music-\(UUID().uuidString).\(kind.rawValue)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        // Stereo at 44.1 kHz (Opus: 24 kHz, a rate it has): made 48 kHz mono on the way in.
-        let left = Self.tone(660, seconds: 2).map { Float($0) / 32_768 }
+        // Stereo at 44.1 kHz (Opus: 24 kHz, a rate it has), 660 Hz on the left and 440 Hz on the
+        // right: made 48 kHz on the way in, still stereo.
         let rate = kind == .opus ? 24_000 : 44_100
-        let original = try Resampler.resample(PCMBuffer(sampleRate: 48_000, channels: 1, samples: left), to: rate)
-        let stereo = PCMBuffer(sampleRate: rate, channels: 2, samples: original.samples.flatMap { [$0, $0] })
+        let left = try Resampler.resample(PCMBuffer(sampleRate: 48_000, channels: 1, int16: Self.tone(660, seconds: 2)), to: rate).samples
+        let right = try Resampler.resample(PCMBuffer(sampleRate: 48_000, channels: 1, int16: Self.tone(440, seconds: 2)), to: rate).samples
+        let stereo = PCMBuffer(sampleRate: rate, channels: 2, samples: zip(left, right).flatMap { [$0, $1] })
         try SoundFile.write(stereo, to: path, as: kind)
         return try MusicTrack(path: path)
     }

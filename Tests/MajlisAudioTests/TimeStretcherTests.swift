@@ -37,6 +37,22 @@ import Testing
         }
     }
 
+    /// In stereo both channels lose or gain the same period, found in them together, and each
+    /// keeps its own sound.
+    @Test func bothChannelsOfStereoChangeAlike() throws {
+        let voice = Self.voice(frames: 1)[0]
+        let quieter = voice.map { $0 / 2 }
+        let stereo = zip(voice, quieter).flatMap { [$0, $1] }
+        for faster in [true, false] {
+            let changed = try #require(faster ? TimeStretcher.accelerate(stereo, channels: 2) : TimeStretcher.stretch(stereo, channels: 2))
+            let left = stride(from: 0, to: changed.count, by: 2).map { changed[$0] }
+            let right = stride(from: 1, to: changed.count, by: 2).map { changed[$0] }
+            let mono = try #require(faster ? TimeStretcher.accelerate(voice) : TimeStretcher.stretch(voice))
+            #expect(left.count == mono.count && abs(left.count - voice.count) >= 120)
+            #expect(zip(left, right).allSatisfy { abs(Int($0 / 2) - Int($1)) <= 1 }, "the right channel is still half the left")
+        }
+    }
+
     @Test func noiseAtSpeechLevelIsLeftAlone() {
         var random = SystemRandomNumberGenerator()
         let noise = (0..<960).map { _ in Int16.random(in: -6_000...6_000, using: &random) }

@@ -71,11 +71,38 @@ import Testing
             let level = SyntheticSound.level(of: 15_000, in: heard)
             let sent = SyntheticSound.level(of: 15_000, in: ToneSource(frequency: 15_000, amplitude: 0.3).nextFrame())
             print("\(profile): 15 kHz heard at \(level - sent) dB of what was sent")
-            if profile == .music {
+            if profile.isMusic {
                 #expect(level - sent > -3, "the music profile keeps 15 kHz")
             } else {
                 #expect(level - sent < -20, "the speech profile cuts it")
             }
+            await call.end()
+        }
+    }
+
+    /// Stereo music stays stereo: a track with 440 Hz on the left and 880 Hz on the right, sent
+    /// with the stereo music profile, reaches a stereo listener with each tone in its own ear.
+    @Test func stereoMusicStaysStereo() async throws {
+        try await RealTimeGate.exclusively {
+            let server = try LabServer()
+            defer { server.stop() }
+            let sink = RecordingSink(channels: 2)
+            let call = try await LabCall(server: server, source: SilenceSource(), sink: sink, profile: .stereoMusic)
+            var left = ToneGenerator(frequency: 440, amplitude: 0.3)
+            var right = ToneGenerator(frequency: 880, amplitude: 0.3)
+            let track = MusicTrack(samples: zip(left.next(10 * AudioFormat.sampleRate), right.next(10 * AudioFormat.sampleRate)).flatMap { [$0, $1] }, channels: 2)
+            call.speakerMedia.play(track, loops: 0, destination: .room)
+            // Three seconds of the call, then the last half second of each ear.
+            let start = sink.recorded.count
+            #expect(await eventually { sink.recorded.count > start + 2 * 3 * AudioFormat.sampleRate })
+            let heard = Array(sink.recorded.suffix(AudioFormat.sampleRate))
+            let leftEar = stride(from: 0, to: heard.count, by: 2).map { heard[$0] }
+            let rightEar = stride(from: 1, to: heard.count, by: 2).map { heard[$0] }
+            let separation = (
+                left: SyntheticSound.level(of: 440, in: leftEar) - SyntheticSound.level(of: 880, in: leftEar),
+                right: SyntheticSound.level(of: 880, in: rightEar) - SyntheticSound.level(of: 440, in: rightEar))
+            print("stereo music: left ear 440 Hz over 880 Hz by \(separation.left) dB, right ear 880 Hz over 440 Hz by \(separation.right) dB")
+            #expect(separation.left > 20 && separation.right > 20)
             await call.end()
         }
     }

@@ -1,14 +1,18 @@
 import COpus
 
-/// Opus decoder for 48 kHz mono 20 ms frames, with loss concealment and FEC recovery.
-/// Use from one thread.
+/// Opus decoder for 48 kHz 20 ms frames, mono or interleaved stereo (a stereo decoder plays mono
+/// packets in both channels), with loss concealment and FEC recovery. Use from one thread.
 public final class OpusDecoder {
     private let decoder: OpaquePointer
-    private var pcm = [Int16](repeating: 0, count: AudioFormat.frameSamples * 6)
+    private var pcm: [Int16]
+    /// 1, or 2 for interleaved stereo.
+    public let channels: Int
 
-    public init() throws(AudioError) {
+    public init(channels: Int = 1) throws(AudioError) {
         var error: Int32 = 0
-        guard let made = opus_decoder_create(Int32(AudioFormat.sampleRate), Int32(AudioFormat.channels), &error), error == OPUS_OK else {
+        self.channels = channels == 2 ? 2 : 1
+        pcm = [Int16](repeating: 0, count: AudioFormat.frameSamples * 6 * self.channels)
+        guard let made = opus_decoder_create(Int32(AudioFormat.sampleRate), Int32(self.channels), &error), error == OPUS_OK else {
             throw AudioError.codec("opus_decoder_create failed (\(error))")
         }
         decoder = made
@@ -26,12 +30,12 @@ public final class OpusDecoder {
             return opus_decode(decoder, nil, 0, out.baseAddress!, Int32(samples), 0)
         }
         guard count > 0 else { throw AudioError.codec("opus_decode failed (\(count))") }
-        return Array(pcm.prefix(Int(count)))
+        return Array(pcm.prefix(Int(count) * channels))
     }
 
     /// Decodes one packet into PCM.
     public func decode(_ packet: [UInt8]) throws(AudioError) -> [Int16] {
-        try run(packet, samples: pcm.count, fec: false)
+        try run(packet, samples: pcm.count / channels, fec: false)
     }
 
     /// A frame for a lost packet, made up by concealment (PLC).

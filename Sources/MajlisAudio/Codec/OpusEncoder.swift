@@ -1,22 +1,28 @@
 import COpus
 import COpusShim
 
-/// Opus encoder for 48 kHz mono 20 ms frames (libopus: the VOIP application tuned for voice, or
-/// with `music` the general audio application, full band). Use from one thread.
+/// Opus encoder for 48 kHz 20 ms frames, mono or interleaved stereo (libopus: the VOIP
+/// application tuned for voice, or with `music` the general audio application, full band). Use
+/// from one thread.
 public final class OpusEncoder {
     private let encoder: OpaquePointer
     private var packet = [UInt8](repeating: 0, count: 1500)
+    /// 1, or 2 for interleaved stereo.
+    public let channels: Int
 
-    /// An encoder at `bitrate` bits per second with in-band FEC and DTX off.
-    public init(bitrate: Int = 32_000, music: Bool = false) throws(AudioError) {
+    /// An encoder at `bitrate` bits per second with in-band FEC and DTX off; a stereo one codes
+    /// every packet in stereo.
+    public init(bitrate: Int = 32_000, music: Bool = false, channels: Int = 1) throws(AudioError) {
         var error: Int32 = 0
         let application = music ? OPUS_APPLICATION_AUDIO : OPUS_APPLICATION_VOIP
-        guard let made = opus_encoder_create(Int32(AudioFormat.sampleRate), Int32(AudioFormat.channels), application, &error),
+        self.channels = channels == 2 ? 2 : 1
+        guard let made = opus_encoder_create(Int32(AudioFormat.sampleRate), Int32(self.channels), application, &error),
             error == OPUS_OK
         else { throw AudioError.codec("opus_encoder_create failed (\(error))") }
         encoder = made
         try set(OPUS_SET_SIGNAL_REQUEST, music ? OPUS_SIGNAL_MUSIC : OPUS_SIGNAL_VOICE)
         if music { try set(OPUS_SET_MAX_BANDWIDTH_REQUEST, OPUS_BANDWIDTH_FULLBAND) }
+        if self.channels == 2 { try set(OPUS_SET_FORCE_CHANNELS_REQUEST, 2) }
         try setBitrate(bitrate)
     }
 
@@ -51,10 +57,10 @@ public final class OpusEncoder {
     /// Discontinuous transmission: near-empty packets during silence.
     public func setDTX(_ enabled: Bool) throws(AudioError) { try set(OPUS_SET_DTX_REQUEST, enabled ? 1 : 0) }
 
-    /// Encodes one 20 ms frame (960 samples) into one packet.
+    /// Encodes one 20 ms frame (960 samples a channel) into one packet.
     public func encode(_ frame: [Int16]) throws(AudioError) -> [UInt8] {
-        guard frame.count == AudioFormat.frameSamples else {
-            throw AudioError.codec("a frame has \(AudioFormat.frameSamples) samples, not \(frame.count)")
+        guard frame.count == AudioFormat.frameSamples * channels else {
+            throw AudioError.codec("a frame has \(AudioFormat.frameSamples * channels) samples, not \(frame.count)")
         }
         let capacity = Int32(packet.count)
         let length = frame.withUnsafeBufferPointer { pcm in

@@ -6,7 +6,8 @@
 /// noise) always may. The first and last samples of the frame are kept, so it joins its
 /// neighbours as before.
 ///
-/// Pure: samples in, samples out; 48 kHz mono.
+/// Pure: samples in, samples out; 48 kHz, mono or interleaved stereo (the period is found in both
+/// channels together, and both are cut or lengthened alike).
 public enum TimeStretcher {
     /// Pitch periods searched, in samples at 48 kHz: 2.5 ms (400 Hz) to 10 ms (100 Hz), so two
     /// periods fit into one 20 ms frame.
@@ -19,8 +20,12 @@ public enum TimeStretcher {
 
     /// The frame made shorter by about a pitch period (removed as two periods cross-faded into
     /// one), or nil when it is voiced but not periodic enough to shorten cleanly.
-    public static func accelerate(_ samples: [Int16]) -> [Int16]? {
-        guard let period = period(of: samples) else { return nil }
+    public static func accelerate(_ samples: [Int16], channels: Int = 1) -> [Int16]? {
+        guard channels == 2 else { return period(of: samples).map { accelerate(samples, period: $0) } }
+        return inStereo(samples) { accelerate($0, period: $1) }
+    }
+
+    private static func accelerate(_ samples: [Int16], period: Int) -> [Int16] {
         var output = [Int16]()
         output.reserveCapacity(samples.count - period)
         for index in 0..<period {
@@ -33,8 +38,12 @@ public enum TimeStretcher {
 
     /// The frame made longer by about a pitch period (a period that fades from the one after the
     /// seam into the one before it), or nil when it is voiced but not periodic enough.
-    public static func stretch(_ samples: [Int16]) -> [Int16]? {
-        guard let period = period(of: samples) else { return nil }
+    public static func stretch(_ samples: [Int16], channels: Int = 1) -> [Int16]? {
+        guard channels == 2 else { return period(of: samples).map { stretch(samples, period: $0) } }
+        return inStereo(samples) { stretch($0, period: $1) }
+    }
+
+    private static func stretch(_ samples: [Int16], period: Int) -> [Int16] {
         var output = [Int16]()
         output.reserveCapacity(samples.count + period)
         output += samples[..<period]
@@ -43,6 +52,21 @@ public enum TimeStretcher {
             output.append(mix(samples[period + index], samples[index], weight))
         }
         output += samples[period...]
+        return output
+    }
+
+    /// Interleaved stereo `samples` with `edit` done to each channel at the period of both
+    /// together, or nil when they have none.
+    private static func inStereo(_ samples: [Int16], _ edit: ([Int16], Int) -> [Int16]) -> [Int16]? {
+        let frames = samples.count / 2
+        let left = (0..<frames).map { samples[2 * $0] }
+        let right = (0..<frames).map { samples[2 * $0 + 1] }
+        let both = (0..<frames).map { Int16((Int(left[$0]) + Int(right[$0])) / 2) }
+        guard let period = period(of: both) else { return nil }
+        let (newLeft, newRight) = (edit(left, period), edit(right, period))
+        var output = [Int16]()
+        output.reserveCapacity(2 * newLeft.count)
+        for index in newLeft.indices { output += [newLeft[index], newRight[index]] }
         return output
     }
 

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Music or a sound effect for the voice pipeline: a file decoded once (any kind `SoundFile`
-/// reads, made 48 kHz mono), played into what the room hears or only locally, with a loop count,
+/// reads, made 48 kHz, mono or stereo as the file is: a file of more channels keeps its first
+/// two), played into what the room hears or only locally, with a loop count,
 /// pause, resume, seek and separate volumes for what is sent and what is played here. Short
 /// effects are made once and played as often as wanted. Every method may be called from any
 /// thread; the media engine takes its frames.
@@ -25,21 +26,36 @@ public final class MusicTrack: Sendable {
         var destination = Destination.room
     }
 
-    /// The sound, 48 kHz mono.
+    /// The sound, 48 kHz, interleaved when it has two channels.
     public let samples: [Int16]
+    /// 1, or 2 for stereo.
+    public let channels: Int
     private let state = Mutex(State())
 
     /// The file at `path`, decoded.
     public convenience init(path: String) throws(AudioError) {
-        try self.init(samples: Resampler.toTransportFormat(SoundFile.read(path)).int16)
+        let file = try SoundFile.read(path)
+        guard file.channels >= 2 else {
+            try self.init(samples: Resampler.toTransportFormat(file).int16)
+            return
+        }
+        let stereo = (0..<file.frameCount).flatMap { [file.samples[$0 * file.channels], file.samples[$0 * file.channels + 1]] }
+        try self.init(
+            samples: Resampler.resample(PCMBuffer(sampleRate: file.sampleRate, channels: 2, samples: stereo), to: AudioFormat.sampleRate).int16,
+            channels: 2)
     }
 
-    public init(samples: [Int16]) {
-        self.samples = samples
+    /// `samples` at 48 kHz, interleaved when `channels` is 2.
+    public init(samples: [Int16], channels: Int = 1) {
+        self.channels = channels == 2 ? 2 : 1
+        self.samples = Array(samples.prefix(samples.count / self.channels * self.channels))
     }
+
+    /// Its frames (samples of each channel).
+    private var frames: Int { samples.count / channels }
 
     /// Its length, milliseconds.
-    public var duration: Double { Double(samples.count) / Double(AudioFormat.sampleRate) * 1_000 }
+    public var duration: Double { Double(frames) / Double(AudioFormat.sampleRate) * 1_000 }
 
     /// Plays it from the start `loops` times (0 or less: until stopped), heard where `destination` says.
     public func play(loops: Int = 1, destination: Destination = .room) {
@@ -59,7 +75,8 @@ public final class MusicTrack: Sendable {
     /// Moves to `milliseconds` from the start (clamped to its length).
     public func seek(to milliseconds: Double) {
         let sample = Int(milliseconds / 1_000 * Double(AudioFormat.sampleRate))
-        state.withLock { $0.position = min(max(0, sample), samples.count) }
+        let frames = frames
+        state.withLock { $0.position = min(max(0, sample), frames) }
     }
 
     /// Where it is, milliseconds from the start.
@@ -79,15 +96,17 @@ public final class MusicTrack: Sendable {
 
     public var volumes: (send: Int, local: Int) { state.withLock { ($0.sendVolume, $0.localVolume) } }
 
-    /// The next 20 ms: what goes to the room (nil: nothing) and what is played here; nil when it
-    /// is not playing or paused. Moves on by a frame, looping as asked.
+    /// The next 20 ms (in its channels): what goes to the room (nil: nothing) and what is played
+    /// here; nil when it is not playing or paused. Moves on by a frame, looping as asked.
     func next() -> (send: [Int16]?, local: [Int16])? {
+        let (channels, frames) = (channels, frames)
         let taken = state.withLock { state -> (frame: [Int16], send: Int?, local: Int)? in
             guard state.playing, !state.paused else { return nil }
+            let wanted = AudioFormat.frameSamples * channels
             var frame: [Int16] = []
-            frame.reserveCapacity(AudioFormat.frameSamples)
-            while frame.count < AudioFormat.frameSamples {
-                if state.position >= samples.count {
+            frame.reserveCapacity(wanted)
+            while frame.count < wanted {
+                if state.position >= frames {
                     guard state.loopsLeft != 0 else {
                         state.playing = false
                         break
@@ -95,12 +114,12 @@ public final class MusicTrack: Sendable {
                     if state.loopsLeft > 0 { state.loopsLeft -= 1 }
                     state.position = 0
                 }
-                let count = min(AudioFormat.frameSamples - frame.count, samples.count - state.position)
-                frame += samples[state.position..<state.position + count]
+                let count = min((wanted - frame.count) / channels, frames - state.position)
+                frame += samples[(state.position * channels)..<((state.position + count) * channels)]
                 state.position += count
             }
             guard !frame.isEmpty else { return nil }
-            frame += [Int16](repeating: 0, count: AudioFormat.frameSamples - frame.count)
+            frame += [Int16](repeating: 0, count: wanted - frame.count)
             return (frame, state.destination == .room ? state.sendVolume : nil, state.localVolume)
         }
         guard let taken else { return nil }

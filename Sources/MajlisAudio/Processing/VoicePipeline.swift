@@ -1,6 +1,7 @@
 import MajlisProtocol
 
-/// What happens to sound between the devices and the network, 20 ms frames of 48 kHz mono.
+/// What happens to sound between the devices and the network, 20 ms frames of 48 kHz (mono; what
+/// is sent is stereo with `sendChannels` 2, what is played stereo when asked).
 /// Going out: the microphone's voice processing (echo cancellation, noise suppression, gain),
 /// then the voice effect, then the music and sound effects sent to the room (`send`). Coming in:
 /// what is heard, with the music played here, which is also the echo canceller's reference, and
@@ -13,7 +14,7 @@ public final class VoicePipeline {
     /// Music and sound effects being played; this tick's share of them for the room and here.
     private var tracks: [MusicTrack] = []
     private var musicSent: [[Int16]] = []
-    private var musicHere: [[Int16]] = []
+    private var musicHere: [(frame: [Int16], channels: Int)] = []
     private var sendMixer = Mixer()
     private var playMixer = Mixer()
     /// In-ear monitoring: the volume of the user's own processed voice in what is played here
@@ -22,6 +23,8 @@ public final class VoicePipeline {
     private var monitored: [Int16]?
     /// The app's taps (`AudioTap`), by where they sit.
     public var taps: [AudioTapPoint: any AudioTap] = [:]
+    /// The channels of what `send` returns: 2 sends the voice in both and stereo music as it is.
+    public var sendChannels = 1
 
     public init(processing: VoiceProcessing = .off, effect: VoiceEffect = .none) throws(AudioError) {
         self.processing = .off
@@ -78,8 +81,8 @@ public final class VoicePipeline {
         tracks.removeAll { !$0.isPlaying }
         for track in tracks {
             guard let frame = track.next() else { continue }
-            if let sent = frame.send { musicSent.append(sent) }
-            musicHere.append(frame.local)
+            if let sent = frame.send { musicSent.append(Channels.convert(sent, from: track.channels, to: sendChannels)) }
+            musicHere.append((frame.local, track.channels))
         }
         guard var frame = microphone else {
             monitored = nil
@@ -88,8 +91,9 @@ public final class VoicePipeline {
         capture(&frame)
         taps[.recording]?.process(&frame, channels: 1)
         monitored = monitorVolume > 0 ? Gain.apply(monitorVolume, to: frame) : nil
-        var sent = musicSent.isEmpty ? frame : sendMixer.mix([frame] + musicSent)
-        taps[.sent]?.process(&sent, channels: 1)
+        let voice = Channels.convert(frame, from: 1, to: sendChannels)
+        var sent = musicSent.isEmpty ? voice : sendMixer.mix([voice] + musicSent)
+        taps[.sent]?.process(&sent, channels: sendChannels)
         return sent
     }
 
@@ -100,21 +104,12 @@ public final class VoicePipeline {
         var heard = heard
         taps[.mix]?.process(&heard, channels: channels)
         let stereo = channels == 2
-        let widen = { (mono: [Int16]) in stereo ? mono.flatMap { [$0, $0] } : mono }
-        let speaker = musicHere.isEmpty ? heard : playMixer.mix([heard] + musicHere.map(widen))
-        render(stereo ? Self.downmix(speaker) : speaker)
+        let widen = { (mono: [Int16]) in stereo ? Channels.widen(mono) : mono }
+        let music = musicHere.map { Channels.convert($0.frame, from: $0.channels, to: channels) }
+        let speaker = music.isEmpty ? heard : playMixer.mix([heard] + music)
+        render(stereo ? Channels.downmix(speaker) : speaker)
         var out = monitored.map { playMixer.mix([speaker, widen($0)]) } ?? speaker
         taps[.playout]?.process(&out, channels: channels)
         return out
-    }
-
-    /// Interleaved stereo made mono (the mean of each pair).
-    static func downmix(_ stereo: [Int16]) -> [Int16] {
-        var mono = [Int16](repeating: 0, count: stereo.count / 2)
-        for index in mono.indices {
-            let sum = Int(stereo[2 * index]) + Int(stereo[2 * index + 1])
-            mono[index] = Int16(sum / 2)
-        }
-        return mono
     }
 }

@@ -87,8 +87,9 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     /// An engine reading `source` and playing into `sink`; `processing` on the microphone
     /// (`.standard` where a microphone and a speaker share a room; off for a file or a tone);
-    /// `profile` speech, or music (Opus's general audio mode, full band, 64 kb/s; `bitrate`
-    /// overrides the profile's).
+    /// `profile` speech, music (Opus's general audio mode, full band, 64 kb/s) or stereo music
+    /// (the same in two channels, 96 kb/s: stereo music tracks are sent as they are); `bitrate`
+    /// overrides the profile's. A speaker who sends stereo is played in stereo to a stereo sink.
     public init(
         source: any AudioSource, sink: any AudioSink, bitrate: Int? = nil, profile: AudioProfile = .speech,
         processing: VoiceProcessing = .off, effect: VoiceEffect = .none, logger: Logger = .silent
@@ -101,6 +102,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             socket = try Self.makeSocket()
             core = try MediaClientCore(bitrate: bitrate, profile: profile, logger: logger)
             pipeline = try VoicePipeline(processing: processing, effect: effect)
+            pipeline.sendChannels = profile.channels
         } catch {
             throw MajlisError.misuse("cannot start media: \(error)")
         }
@@ -283,8 +285,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             if let spatializer {
                 sink.play(pipeline.play(spatializer.render(tick.speakers.map { ($0.ssrc, $0.frame) }), channels: 2))
             } else {
-                let played = pipeline.play(tick.playout)
-                sink.play(sink.channels == 2 ? played.flatMap { [$0, $0] } : played)
+                let played = pipeline.play(tick.playout, channels: tick.playoutChannels)
+                sink.play(Channels.convert(played, from: tick.playoutChannels, to: sink.channels))
             }
         }
     }

@@ -22,10 +22,12 @@ public final class MediaClientCore {
     public struct Tick {
         /// Datagrams for the server, in order.
         public var datagrams: [[UInt8]] = []
-        /// The 20 ms to play (the mix of every speaker heard, silence when none).
+        /// The 20 ms to play (the mix of every speaker heard, silence when none): mono, or
+        /// interleaved stereo when a speaker sends stereo (`playoutChannels`).
         public var playout: [Int16] = []
-        /// With `separateSpeakers`: each speaker's 20 ms apart (muted ones left out, each at its
-        /// own volume and the playback volume), for spatial sound.
+        public var playoutChannels = 1
+        /// With `separateSpeakers`: each speaker's 20 ms apart, mono (muted ones left out, each at
+        /// its own volume and the playback volume), for spatial sound.
         public var speakers: [(ssrc: UInt32, frame: [Int16])] = []
         /// Set when the path went silent: the host moves to a new socket before sending
         /// `datagrams` (they bind the new address).
@@ -107,7 +109,7 @@ public final class MediaClientCore {
     ) throws(AudioError) {
         let bitrate = bitrate ?? profile.bitrate
         self.profile = profile
-        encoder = try OpusEncoder(bitrate: bitrate, music: profile == .music)
+        encoder = try OpusEncoder(bitrate: bitrate, music: profile.isMusic, channels: profile.channels)
         // Music is not cut in its quiet passages.
         try encoder.setDTX(profile == .speech)
         policy = ProtectionPolicy(bitrate: bitrate)
@@ -195,7 +197,7 @@ public final class MediaClientCore {
             sendFrame(microphone, at: now)
             sendNacks(at: now)
         }
-        (tick.playout, tick.speakers) = play(at: now)
+        (tick.playout, tick.playoutChannels, tick.speakers) = play(at: now)
         return tick
     }
 
@@ -493,23 +495,29 @@ public final class MediaClientCore {
 
     // MARK: Playing
 
-    /// The next 20 ms of everything heard, mixed, and (with `separateSpeakers`) apart.
-    private func play(at now: Double) -> ([Int16], [(ssrc: UInt32, frame: [Int16])]) {
+    /// The next 20 ms of everything heard, mixed (in stereo when a speaker sends stereo), and
+    /// (with `separateSpeakers`) apart.
+    private func play(at now: Double) -> ([Int16], Int, [(ssrc: UInt32, frame: [Int16])]) {
         // A speaker's buffer outlives pauses, so what it learned of the path is ready when
         // they speak again.
         speakers = speakers.filter { now - $0.value.lastHeard < 120_000 }
-        var frames: [[Int16]] = []
+        var frames: [(pcm: [Int16], channels: Int)] = []
         var apart: [(ssrc: UInt32, frame: [Int16])] = []
         for speaker in speakers.values.sorted(by: { $0.ssrc < $1.ssrc }) {
             let pcm = speaker.play(at: now)
             if mutedRemotes.contains(speaker.ssrc) { continue }  // still drained, so unmuting resumes in step
             guard let pcm else { continue }
             let frame = remoteVolumes[speaker.ssrc].map { Gain.apply($0, to: pcm) } ?? pcm
-            frames.append(frame)
-            if separateSpeakers { apart.append((speaker.ssrc, Gain.apply(playbackVolume, to: frame))) }
+            frames.append((frame, speaker.channels))
+            if separateSpeakers {
+                let mono = speaker.channels == 2 ? Channels.downmix(frame) : frame
+                apart.append((speaker.ssrc, Gain.apply(playbackVolume, to: mono)))
+            }
         }
-        let mixed = frames.isEmpty ? [Int16](repeating: 0, count: AudioFormat.frameSamples) : Gain.apply(playbackVolume, to: mixer.mix(frames))
-        return (mixed, apart)
+        guard !frames.isEmpty else { return ([Int16](repeating: 0, count: AudioFormat.frameSamples), 1, apart) }
+        let channels = frames.contains { $0.channels == 2 } ? 2 : 1
+        let mixed = mixer.mix(frames.map { Channels.convert($0.pcm, from: $0.channels, to: channels) })
+        return (Gain.apply(playbackVolume, to: mixed), channels, apart)
     }
 }
 #endif

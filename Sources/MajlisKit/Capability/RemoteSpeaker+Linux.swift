@@ -12,7 +12,9 @@ import MajlisTransport
 final class RemoteSpeaker {
     let ssrc: UInt32
     var buffer = JitterBuffer()
-    let decoder: OpusDecoder
+    private(set) var decoder: OpusDecoder
+    /// 2 once the speaker sent a stereo packet (stereo music): from then on it plays in stereo.
+    var channels: Int { decoder.channels }
     var nack = NackTracker()
     var reception = ReceptionCounter()
     /// The share of this speaker's packets lost on the way to this listener in the last report
@@ -180,16 +182,19 @@ final class RemoteSpeaker {
         pending = []
         // A frame made shorter leaves room for part of the next; one made longer leaves its end
         // for the next 20 ms (so the buffer is asked for a frame at the time it starts to play).
-        while output.count < AudioFormat.frameSamples {
-            guard let frame = slot(at: now + Double(output.count) * 1000 / Double(AudioFormat.sampleRate)) else { break }
-            output += frame
+        while output.count < AudioFormat.frameSamples * channels {
+            let before = channels
+            guard let frame = slot(at: now + Double(output.count / channels) * 1000 / Double(AudioFormat.sampleRate)) else { break }
+            // Turned stereo: what was mono of this frame is left out.
+            output = before == channels ? output + frame : frame
         }
         if output.isEmpty { return nil }
-        if output.count < AudioFormat.frameSamples {
-            output += [Int16](repeating: 0, count: AudioFormat.frameSamples - output.count)
-        } else if output.count > AudioFormat.frameSamples {
-            pending = Array(output[AudioFormat.frameSamples...])
-            output.removeLast(output.count - AudioFormat.frameSamples)
+        let length = AudioFormat.frameSamples * channels
+        if output.count < length {
+            output += [Int16](repeating: 0, count: length - output.count)
+        } else if output.count > length {
+            pending = Array(output[length...])
+            output.removeLast(output.count - length)
         }
         return output
     }
@@ -245,16 +250,21 @@ final class RemoteSpeaker {
             return try? decoder.conceal()
         case .packet(let payload):
             slots.played += 1
+            // Opus's stereo flag (RFC 6716, the TOC byte): a speaker sending stereo is played so.
+            if decoder.channels == 1, let toc = payload.first, toc & 0x04 != 0, let stereo = try? OpusDecoder(channels: 2) {
+                decoder = stereo
+                pending = []
+            }
             guard let pcm = try? decoder.decode(payload) else { return nil }
             switch buffer.pace {
             case .normal:
                 return pcm
             case .faster:
-                guard let shorter = TimeStretcher.accelerate(pcm) else { return pcm }
+                guard let shorter = TimeStretcher.accelerate(pcm, channels: channels) else { return pcm }
                 paced.faster += 1
                 return shorter
             case .slower:
-                guard let longer = TimeStretcher.stretch(pcm) else { return pcm }
+                guard let longer = TimeStretcher.stretch(pcm, channels: channels) else { return pcm }
                 paced.slower += 1
                 return longer
             }

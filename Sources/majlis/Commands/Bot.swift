@@ -20,7 +20,7 @@ final class Bot: Sendable {
     /// Runs until the duration ends, a signal or end of input arrives, or something fails.
     func runBlocking() -> Int32 {
         let signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
-        let recorder = RecordingSink(channels: options.spatial ? 2 : 1)
+        let recorder = RecordingSink(channels: options.stereo ? 2 : 1)
         let media: any MediaEngine
         do {
             media = try Self.mediaEngine(options, recorder: recorder).engine

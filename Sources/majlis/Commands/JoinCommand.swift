@@ -13,7 +13,7 @@ enum JoinCommand {
                            [--processing on|off] [--noise-suppression LEVEL] [--effect PRESET] [--pitch SEMITONES]
                            [--eq G31,G62,...,G16k] [--reverb ROOM,DAMPING,WET]
                            [--music FILE [--music-local] [--music-loops N] [--music-volume SEND,LOCAL]] [--monitor VOLUME]
-                           [--spatial] [--profile speech|music]
+                           [--spatial] [--stereo] [--profile speech|music|stereo-music]
         Joins a room as a bot: --create creates it if missing (token needs the create grant); --seat N takes
         seat N, counted from 1 as every screen shows them (--events prints the protocol's index, from 0);
         --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo) or a
@@ -34,8 +34,10 @@ enum JoinCommand {
         times (default 1; 0 until the end of the run), at --music-volume percent for the room and here (0 to
         400, default 100,100); --monitor plays your own voice back to you at VOLUME percent (headphones).
         --spatial places each seat's speaker around you (on an arc in front, the first seat on your left), rendered
-        for headphones from an HRTF: the speaker (or --record) becomes stereo. --profile music sends with Opus's
-        general audio mode at 64 kb/s over the full band (to 20 kHz), for music; speech (the default) is tuned for voice.
+        for headphones from an HRTF: the speaker (or --record) becomes stereo. --stereo records in stereo (a
+        speaker's stereo music is heard so; mono voices are in both channels). --profile music sends with Opus's
+        general audio mode at 64 kb/s over the full band (to 20 kHz), for music; stereo-music the same in two
+        channels at 96 kb/s (a stereo --music file is sent as it is); speech (the default) is tuned for voice.
         Over wss:// the server's certificate must be vouched for by the system's certificate authorities,
         or be the one in --trust-cert (a development server's self-signed certificate, as `majlis serve`
         prints it).
@@ -47,7 +49,7 @@ enum JoinCommand {
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments, switches: ["create", "request", "events", "tui", "music-local", "spatial"])
+        var args = try Arguments(arguments, switches: ["create", "request", "events", "tui", "music-local", "spatial", "stereo"])
         if args.wantsHelp {
             say(help)
             return 0
@@ -76,8 +78,9 @@ enum JoinCommand {
         let musicVolumes = try Self.volumes(args.string("music-volume"))
         let monitor = try args.int("monitor", default: 0, range: 0...400)
         let spatial = args.flag("spatial")
+        let stereo = spatial || args.flag("stereo")
         guard let profile = AudioProfile(rawValue: args.string("profile") ?? "speech") else {
-            throw Arguments.Failure(description: "--profile must be speech or music")
+            throw Arguments.Failure(description: "--profile must be speech, music or stereo-music")
         }
         try args.rejectPositional("join")
         if let music {
@@ -131,7 +134,7 @@ enum JoinCommand {
             say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate,
             processing: processing, effect: effect,
             music: music.map { JoinOptions.Music(path: $0, loops: musicLoops, local: musicLocal, volumes: musicVolumes ?? (100, 100)) }, monitor: monitor,
-            spatial: spatial, profile: profile)
+            spatial: spatial, stereo: stereo, profile: profile)
         if tui { return try TerminalUI.run(options) }
         return Bot(options: options).runBlocking()
     }
@@ -214,6 +217,8 @@ struct JoinOptions: Sendable {
     var monitor = 0
     /// Spatial sound (`--spatial`): stereo out, each seat in its place.
     var spatial = false
+    /// Stereo out (`--stereo`, or `--spatial`).
+    var stereo = false
     /// The encoder's profile (`--profile`).
     var profile = AudioProfile.speech
 

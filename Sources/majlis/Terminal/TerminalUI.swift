@@ -43,7 +43,7 @@ final class TerminalUI: Sendable {
         let environment = ProcessInfo.processInfo.environment
         presenter = VoiceRoomPresenter(language: Language(localeIdentifier: environment["LC_ALL"] ?? environment["LANG"] ?? "en"))
         signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
-        recorder = RecordingSink(channels: options.spatial ? 2 : 1)
+        recorder = RecordingSink(channels: options.stereo ? 2 : 1)
         // A stereo speaker (a mono mix plays in both channels), so that `h` can place the seats.
         sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil, stereo: true)
         (media, music) = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
