@@ -3,7 +3,7 @@
 // answer says which section carries which seat; renegotiate when the seat count changes. What the
 // page does to sound (voice effects, music, spatial seats) is in sound.js.
 
-import { Sound } from './sound.js';
+import { Sound, levelOf } from './sound.js';
 
 export class Media {
   constructor(signal, room, onChange) {
@@ -155,13 +155,7 @@ export class Media {
 
   // The level (0..1, RMS) heard from seat `seat` right now.
   level(seat) {
-    const analyser = this.analysers.get(seat);
-    if (!analyser) return 0;
-    const samples = new Float32Array(analyser.fftSize);
-    analyser.getFloatTimeDomainData(samples);
-    let sum = 0;
-    for (const sample of samples) sum += sample * sample;
-    return Math.sqrt(sum / samples.length);
+    return levelOf(this.analysers.get(seat));
   }
 
   // The frequency (Hz) of the strongest component heard from seat `seat` right now.

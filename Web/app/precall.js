@@ -3,6 +3,8 @@
 // server's echo test over WebRTC (docs/protocol.md section 15): the page sends on one section and
 // hears what it sent come back on another, `delay` ms later.
 
+import { levelOf } from './sound.js';
+
 // network.quality's levels (docs/protocol.md section 10), best first, and each figure's limits.
 const grades = ['excellent', 'good', 'poor', 'bad'];
 const limits = { loss: [1, 3, 8, 20], jitter: [30, 60, 100, 200], roundTrip: [150, 300, 500, 800] };
@@ -42,13 +44,7 @@ export class Precall {
 
   // The level now, 0..1 (RMS), of the microphone or (`echo`) of the echo heard back.
   level(echo = false) {
-    const meter = echo ? this.echo?.analyser : this.meter;
-    if (!meter) return 0;
-    const samples = new Float32Array(meter.fftSize);
-    meter.getFloatTimeDomainData(samples);
-    let sum = 0;
-    for (const sample of samples) sum += sample * sample;
-    return Math.sqrt(sum / samples.length);
+    return levelOf(echo ? this.echo?.analyser : this.meter);
   }
 
   // A WebRTC echo test of `track`: what it carries comes back `delay` ms later on the answer's

@@ -4,6 +4,16 @@
 // and gain act on the microphone before this (Media.start's `processing`). Pitch shifting is not
 // among the effects here: the browser has no pitch shifter of its own (the apps have one).
 
+// The level (0..1, RMS) an AnalyserNode hears now; 0 without one.
+export function levelOf(analyser) {
+  if (!analyser) return 0;
+  const samples = new Float32Array(analyser.fftSize);
+  analyser.getFloatTimeDomainData(samples);
+  let sum = 0;
+  for (const sample of samples) sum += sample * sample;
+  return Math.sqrt(sum / samples.length);
+}
+
 // Ten bands, as the apps' equalizer: 31 Hz to 16 kHz.
 export const bands = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000];
 
@@ -70,11 +80,7 @@ export class Sound {
 
   // The microphone's level now, 0..1 (RMS), for the level meter.
   level() {
-    const samples = new Float32Array(this.meter.fftSize);
-    this.meter.getFloatTimeDomainData(samples);
-    let sum = 0;
-    for (const sample of samples) sum += sample * sample;
-    return Math.sqrt(sum / samples.length);
+    return levelOf(this.meter);
   }
 
   setEffect(name) {
