@@ -204,18 +204,31 @@ extension WebAppSessionTests {
         try await RealTimeGate.exclusively {
             let server = try TestServer { $0.developmentKey = TestServer.key }
             defer { server.destroy() }
+            let sizes = [(360, 740), (1280, 800)]
             for language in ["en", "zh", "ar"] {
-                for (width, height) in [(360, 740), (1280, 800)] {
-                    let browser = try await Browser(microphone: nil, width: width, height: height, language: language)
-                    try await Browser.closing([browser]) {
-                        try await browser.open("http://127.0.0.1:\(server.server.port)/?room=fit-\(language)-\(width)")
-                        try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+                // One browser a language, its window made each size in turn (as a phone or a
+                // desktop shows it: the page's layout follows the viewport).
+                let browser = try await Browser(microphone: nil, width: 1280, height: 800, language: language)
+                try await Browser.closing([browser]) {
+                    func size(_ width: Int, _ height: Int) async throws {
+                        try await browser.devTools(
+                            "Emulation.setDeviceMetricsOverride",
+                            ["width": .int(Int64(width)), "height": .int(Int64(height)), "deviceScaleFactor": .int(1), "mobile": .bool(width < 600)])
+                        try await browser.wait(for: "the window at \(width)", "return window.innerWidth === \(width)")
+                    }
+                    try await browser.open("http://127.0.0.1:\(server.server.port)/?room=fit-\(language)")
+                    try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+                    for (width, height) in sizes {
+                        try await size(width, height)
                         let join = try await browser.run(
                             "const e = document.documentElement; return { overflowX: e.scrollWidth - e.clientWidth, overflowY: e.scrollHeight - e.clientHeight }")
                         #expect(join["overflowX"] == 0 && join["overflowY"] == 0, "\(language) \(width): \(join)")
-                        try await BrowserTests.join(browser, server: server, room: "fit-\(language)-\(width)", name: language == "ar" ? "ليلى" : language == "zh" ? "小明" : "Layla")
-                        try await browser.click("[data-action=seat][data-value=\"1\"]")
-                        try await browser.wait(for: "the seat's menu", "return document.querySelector('.seat .menu') !== null")
+                    }
+                    try await BrowserTests.join(browser, server: server, room: "fit-\(language)", name: language == "ar" ? "ليلى" : language == "zh" ? "小明" : "Layla")
+                    try await browser.click("[data-action=seat][data-value=\"1\"]")
+                    try await browser.wait(for: "the seat's menu", "return document.querySelector('.seat .menu') !== null")
+                    for (width, height) in sizes {
+                        try await size(width, height)
                         let room = try await browser.run(
                             """
                             const e = document.documentElement, menu = document.querySelector('.seat .menu').getBoundingClientRect();
