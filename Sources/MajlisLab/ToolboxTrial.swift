@@ -48,7 +48,7 @@ public enum ToolboxTrial {
         let trim = { (signal: [Int16]) in Array(signal.dropFirst(lead.count)) }
         let scores = try PESQJudge.scores(reference: speech, degraded: [trim(noisy), trim(suppressed), trim(clean), speech])
         var figures = NoiseFigures(noisy: scores[0], suppressed: scores[1], clean: scores[2], reference: scores[3])
-        figures.sounds = ["noisy": noisy, "suppressed": suppressed]
+        figures.sounds = ["noisy": trim(noisy), "suppressed": trim(suppressed)]
         return figures
     }
 

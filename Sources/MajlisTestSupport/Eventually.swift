@@ -26,13 +26,11 @@ public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
     try await offPool { Result { try work() } }.get()
 }
 
-/// `offPool` for a heavy computation (signal processing in an unoptimized build, a judge) that
-/// must not slow the real-time tests beside it: its thread (and any process it starts) runs at
-/// the lowest priority, so it gets only the time they leave.
-public func offPoolYielding<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await offPool {
-        // On Linux a nice value belongs to the thread that sets it (and what it starts).
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        return try work()
-    }
+/// `offPool` for a heavy computation (signal processing in an unoptimized build, a judge): it
+/// also takes turns with the real-time tests (`RealTimeGate`), so it never shares the machine's
+/// two cores with one of them or with another like it.
+public func offPoolAlone<T: Sendable>(
+    _ work: @escaping @Sendable () throws -> T, function: String = #function, file: String = #fileID
+) async throws -> T {
+    try await RealTimeGate.exclusively({ try await offPool(work) }, function: function, file: file)
 }

@@ -12,7 +12,7 @@ enum AudioBenchmark {
         usage: majlis bench audio [--runs N] [--noise-suppression LEVEL] [--keep DIR]
         Measures, N times (default 3, each with other noise and another echo path), and prints each run and the
         median: noise suppression (PESQ-WB of speech in pink noise at 10 dB SNR, before and after; clean speech
-        through it; at LEVEL, default the standard one), echo cancellation (ERLE after 5 s of far-end speech through a 150 ms room echo path, PESQ-WB
+        through it; at LEVEL, default the standard one; and DNSMOS where PyPI's speechmos is installed), echo cancellation (ERLE after 5 s of far-end speech through a 150 ms room echo path, PESQ-WB
         of the near end during double talk), pitch shift (measured semitones at -12, -5, +4, +12) and the
         equalizer (the largest error of the measured band gains against three settings); once, spatial sound (the
         interaural delay and level difference of noise placed at 90 degrees left and right, against the HRTF's
@@ -42,6 +42,9 @@ enum AudioBenchmark {
         if let keep { try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true) }
         let speech = try SpeechSample.make()
         let other = try SpeechSample.make("Good evening. Can everyone hear me now? I am speaking from my seat, while the music plays.")
+        // DNSMOS where speechmos is installed (its models are large, so it is optional).
+        let dnsmos = DNSMOSJudge.isAvailable
+        if !dnsmos { say("DNSMOS: not measured (pip install speechmos librosa onnxruntime into .venv to have it)") }
         var rows: [[Double]] = []
         for run in 0..<runs {
             let seed = UInt64(run + 1)
@@ -56,6 +59,12 @@ enum AudioBenchmark {
             let equalizerError = try settings.map { gains in
                 zip(try ToolboxTrial.equalizerBands(gains: gains), gains).map { abs($0 - $1) }.max() ?? 0
             }.max() ?? 0
+            if dnsmos, let noisy = noise.sounds["noisy"], let suppressed = noise.sounds["suppressed"] {
+                let scores = try DNSMOSJudge.scores([noisy, suppressed])
+                say(String(
+                    format: "run %d: DNSMOS of the speech in noise: background %.2f -> %.2f (goal 3.5), speech %.2f -> %.2f, overall %.2f -> %.2f",
+                    run + 1, scores[0].bak, scores[1].bak, scores[0].sig, scores[1].sig, scores[0].ovrl, scores[1].ovrl))
+            }
             say(String(
                 format: "run %d: noise PESQ %.2f -> %.2f (%+.2f), clean %.2f of %.2f (-%.2f) | echo ERLE %.1f dB, double talk PESQ %.2f (uncancelled %.2f) | pitch %@ (worst error %.2f st) | equalizer worst band error %.2f dB",
                 run + 1, noise.noisy, noise.suppressed, noise.improvement, noise.clean, noise.reference, noise.cleanLoss,
