@@ -159,6 +159,14 @@ import Testing
         try tmux.type("host", "مرحبا بكم")
         try tmux.keys("host", "Enter")
         try await tmux.wait("host", for: "هدى: مرحبا بكم")
+        // The sound keys answer in Arabic too: the next voice effect by its name, the seats
+        // placed around, and music that was not given.
+        try tmux.keys("host", "e")
+        try await tmux.wait("host", for: "مؤثر الصوت: أعمق")
+        try tmux.keys("host", "h")
+        try await tmux.wait("host", for: "المقاعد من حولك (لسماعات الرأس)")
+        try tmux.keys("host", "k")
+        try await tmux.wait("host", for: "لا موسيقى")
     }
 
     @Test(.enabled(if: available, "tmux is installed by scripts/test")) func aClientThatCannotGoOnSaysWhyAndExitsNonZero() async throws {
