@@ -22,44 +22,6 @@ import Testing
         }
     }
 
-    /// On a 40 kb/s uplink and downlink with a 300 ms drop-tail queue (a crowded cell) and 2%
-    /// loss, the server tells the speaker what its uplink carries (from the probe train before
-    /// the first word) and the speaker fits under it with two or three frames a packet, instead
-    /// of a queue that drops three packets in four. (Without the probe, the first second of
-    /// speech overflowed the queue: 1.7 against plain Opus's 1.3.)
-    @Test func aThinLinkIsFittedNotFlooded() async throws {
-        try await RealTimeGate.exclusively {
-            let speech = try await offPool { try SpeechSample.make() }
-            let impairment = NetworkSimulator.Settings(loss: 0.02, delay: 20, jitter: 5, seed: 3, rate: 40_000, queue: 300)
-            let trial = try await SpeechTrial.run(speech, impairment: impairment)
-            let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: impairment, seed: 3) }
-            let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain.pcm, trial.heard]) }
-            print(String(
-                format: "PESQ-WB at 40 kb/s (%.0f%% lost end to end): plain Opus %.3f, Majlis %.3f; told %d b/s, %d ms packets", (trial.networkLoss ?? 0) * 100,
-                scores[0], scores[1], trial.speaker.uplinkCapacity ?? 0, trial.speaker.framesPerPacket * 20))
-            #expect(trial.speaker.uplinkCapacity.map { $0 <= 40_000 } == true, "the server measured the uplink")
-            #expect(trial.speaker.framesPerPacket >= 2)
-            #expect((trial.networkLoss ?? 1) < 0.15, "the queue did not overflow for long")
-            #expect(scores[1] >= 1.8 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
-        }
-    }
-
-    /// Speech that starts the moment a call does (10% bursty loss at 100 +- 30 ms on each leg,
-    /// no time for the listener to learn the path) is not its first victim: the new speaker's
-    /// playout starts with room for a repair, so the first sentence is repaired like the rest.
-    @Test func speechFromTheFirstSyllable() async throws {
-        try await RealTimeGate.exclusively {
-            let speech = try await offPool { try SpeechSample.make() }
-            let impairment = NetworkSimulator.Settings(loss: 0.1, meanBurst: 3, delay: 100, jitter: 30, seed: 2)
-            let trial = try await SpeechTrial.run(speech, impairment: impairment, warmUp: 0)
-            let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: impairment, seed: 2) }
-            let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain.pcm, trial.heard]) }
-            print(String(format: "PESQ-WB from the first syllable at 10%% bursty loss per leg: plain Opus %.3f, Majlis %.3f", scores[0], scores[1]))
-            #expect(trial.listener.repairedByRetransmission + trial.listener.recoveredByRedundancy > 0, "losses were repaired")
-            #expect(scores[1] >= 1.6 * scores[0], "Majlis \(scores[1]) vs plain Opus \(scores[0])")
-        }
-    }
-
     /// A new call with its server a millisecond away leaves no room for repairs (one would take
     /// no time worth waiting for): playout starts at the jitter's depth, and stays there when
     /// nothing is lost.
