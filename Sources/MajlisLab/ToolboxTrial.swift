@@ -163,23 +163,19 @@ public enum ToolboxTrial {
         // The lag that best lines the right ear up with the left, within 1.5 ms either way.
         let window = 4_800..<(left.count - 100)
         let lags = -72...72
-        let best = lags.max { a, b in
-            window.reduce(0.0) { $0 + left[$1] * right[$1 + a] } < window.reduce(0.0) { $0 + left[$1] * right[$1 + b] }
-        } ?? 0
+        let best = lags.map { lag in (lag, window.reduce(0.0) { $0 + left[$1] * right[$1 + lag] }) }.max { $0.1 < $1.1 }?.0 ?? 0
         let energy = { (x: [Double]) in x[window].reduce(0) { $0 + $1 * $1 } }
         // The HRTF's own interaural delay: where its two ears' responses line up best.
         let filters = hrtf.filters(for: position)
-        let hrtfLag = lags.max { a, b in
-            func match(_ lag: Int) -> Float {
-                var sum: Float = 0
-                for (index, value) in filters.left.enumerated() {
-                    let other = index + lag + filters.rightDelay - filters.leftDelay
-                    if other >= 0 && other < filters.right.count { sum += value * filters.right[other] }
-                }
-                return sum
+        func match(_ lag: Int) -> Float {
+            var sum: Float = 0
+            for (index, value) in filters.left.enumerated() {
+                let other = index + lag + filters.rightDelay - filters.leftDelay
+                if other >= 0 && other < filters.right.count { sum += value * filters.right[other] }
             }
-            return match(a) < match(b)
-        } ?? 0
+            return sum
+        }
+        let hrtfLag = lags.map { ($0, match($0)) }.max { $0.1 < $1.1 }?.0 ?? 0
         return SpatialFigures(
             interauralDelay: Double(best) / 48, hrtfDelay: Double(hrtfLag) / 48,
             levelDifference: 10 * log10(energy(left) / max(1, energy(right))), stereo: stereo)

@@ -103,12 +103,10 @@ public final class VoicePipeline {
     public func play(_ heard: [Int16], channels: Int = 1) -> [Int16] {
         var heard = heard
         taps[.mix]?.process(&heard, channels: channels)
-        let stereo = channels == 2
-        let widen = { (mono: [Int16]) in stereo ? Channels.widen(mono) : mono }
         let music = musicHere.map { Channels.convert($0.frame, from: $0.channels, to: channels) }
         let speaker = music.isEmpty ? heard : playMixer.mix([heard] + music)
-        render(stereo ? Channels.downmix(speaker) : speaker)
-        var out = monitored.map { playMixer.mix([speaker, widen($0)]) } ?? speaker
+        render(Channels.convert(speaker, from: channels, to: 1))
+        var out = monitored.map { playMixer.mix([speaker, Channels.convert($0, from: 1, to: channels)]) } ?? speaker
         taps[.playout]?.process(&out, channels: channels)
         return out
     }
