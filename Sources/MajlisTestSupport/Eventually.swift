@@ -27,10 +27,10 @@ public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
 }
 
 /// `offPool` for a heavy computation (signal processing in an unoptimized build, a judge): it
-/// also takes turns with the real-time tests (`RealTimeGate`), so it never shares the machine's
-/// two cores with one of them or with another like it.
-public func offPoolAlone<T: Sendable>(
+/// also goes through `RealTimeGate` in pairs, so it never shares the machine's two cores with a
+/// real-time test, and with at most one other like it.
+public func offPoolInPairs<T: Sendable>(
     _ work: @escaping @Sendable () throws -> T, function: String = #function, file: String = #fileID
 ) async throws -> T {
-    try await RealTimeGate.exclusively({ try await offPool(work) }, function: function, file: file)
+    try await RealTimeGate.inPairs({ try await offPool(work) }, function: function, file: file)
 }

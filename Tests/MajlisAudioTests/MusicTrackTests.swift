@@ -14,7 +14,7 @@ import Testing
 
     @Test(arguments: SoundFile.Kind.allCases)
     func everyKindOfFileReadsBackAsItWasWritten(kind: SoundFile.Kind) async throws {
-        let track = try await offPoolAlone { try Self.writtenAndRead(kind) }
+        let track = try await offPoolInPairs { try Self.writtenAndRead(kind) }
         #expect(abs(track.duration - 2_000) < 80, "\(kind): \(track.duration) ms")
         #expect(track.channels == 2)
         // Each channel keeps its own tone, at its level.

@@ -10,7 +10,7 @@ import Testing
 @Suite struct SpatializerTests {
     @Test(arguments: [90.0, -90, 45, -30])
     func aSpeakerToOneSideReachesThatEarFirstAndLouder(azimuth: Double) async throws {
-        let figures = try await offPoolAlone { try ToolboxTrial.spatial(SpatialPosition(azimuth: azimuth)) }
+        let figures = try await offPoolInPairs { try ToolboxTrial.spatial(SpatialPosition(azimuth: azimuth)) }
         print(String(format: "at %+.0f degrees: the left ear leads by %.3f ms (HRTF %.3f), louder by %.1f dB", azimuth, figures.interauralDelay, figures.hrtfDelay, figures.levelDifference))
         #expect(abs(figures.interauralDelay - figures.hrtfDelay) <= 0.1)
         if azimuth > 0 {
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func frontAndBackSoundDifferent() async throws {
-        let (front, back) = try await offPoolAlone {
+        let (front, back) = try await offPoolInPairs {
             (try ToolboxTrial.spatial(SpatialPosition(azimuth: 0)).stereo, try ToolboxTrial.spatial(SpatialPosition(azimuth: 180)).stereo)
         }
         // Both centred (no delay between the ears), but not the same sound.
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func fartherIsQuieter() async throws {
-        let (near, far) = try await offPoolAlone {
+        let (near, far) = try await offPoolInPairs {
             (try ToolboxTrial.spatial(SpatialPosition(azimuth: 30, distance: 1)).stereo, try ToolboxTrial.spatial(SpatialPosition(azimuth: 30, distance: 3)).stereo)
         }
         let drop = LevelMeter.dBov(near) - LevelMeter.dBov(far)

@@ -11,7 +11,7 @@ import Testing
 @Suite struct VoiceEffectsTests {
     @Test(arguments: [-12.0, -7, -3, 2, 5, 12])
     func pitchMovesByTheSemitonesSet(semitones: Double) async throws {
-        let measured = try await offPoolAlone { try ToolboxTrial.pitchShift(semitones: semitones) }
+        let measured = try await offPoolInPairs { try ToolboxTrial.pitchShift(semitones: semitones) }
         #expect(abs(measured - semitones) <= 0.2, "set \(semitones), measured \(measured)")
     }
 
@@ -19,7 +19,7 @@ import Testing
     /// shift: SoundTouch hands out blocks of its own size, and a frame must never wait for one.
     @Test(arguments: [-12.0, -5, -1, 4, 7, 12])
     func aShiftedVoiceNeverDropsOut(semitones: Double) async throws {
-        let longestGap = try await offPoolAlone { () throws -> Int in
+        let longestGap = try await offPoolInPairs { () throws -> Int in
             let shifter = try PitchShifter(semitones: semitones)
             var tone = ToneGenerator(frequency: 180, amplitude: 0.3)
             var output: [Float] = []
@@ -42,7 +42,7 @@ import Testing
 
     @Test func theEqualizerReachesEachBandsGain() async throws {
         for gains in [[12.0, 6, 0, -6, -12, -12, -6, 0, 6, 12], [-15, 15, -15, 15, -15, 15, -15, 15, -15, 15], Array(repeating: 9.0, count: 10)] {
-            let measured = try await offPoolAlone { try ToolboxTrial.equalizerBands(gains: gains) }
+            let measured = try await offPoolInPairs { try ToolboxTrial.equalizerBands(gains: gains) }
             for (band, (got, wanted)) in zip(measured, gains).enumerated() {
                 #expect(abs(got - wanted) <= 1, "band \(Equalizer.frequencies[band]) Hz: set \(wanted) dB, measured \(got)")
             }
@@ -57,8 +57,8 @@ import Testing
 
     @Test func theReverbLeavesATailAfterTheVoiceStops() async throws {
         let burst = SyntheticSound.harmonicTone(frequency: 200, seconds: 0.2) + [Int16](repeating: 0, count: AudioFormat.sampleRate)
-        let dry = try await offPoolAlone { try ToolboxTrial.applied(.none, to: burst) }
-        let wet = try await offPoolAlone { try ToolboxTrial.applied(VoiceEffect.Preset.hall.effect, to: burst) }
+        let dry = try await offPoolInPairs { try ToolboxTrial.applied(.none, to: burst) }
+        let wet = try await offPoolInPairs { try ToolboxTrial.applied(VoiceEffect.Preset.hall.effect, to: burst) }
         let after = AudioFormat.sampleRate / 4..<AudioFormat.sampleRate / 2
         #expect(dry == burst)
         #expect(LevelMeter.dBov(Array(dry[after])) < -90)
@@ -67,8 +67,8 @@ import Testing
 
     @Test(arguments: VoiceEffect.Preset.allCases)
     func everyPresetChangesTheVoiceAndKeepsItAudible(preset: VoiceEffect.Preset) async throws {
-        let speech = try await offPoolAlone { try SpeechSample.make("Welcome to the room.") }
-        let output = try await offPoolAlone { try ToolboxTrial.applied(preset.effect, to: speech) }
+        let speech = try await offPoolInPairs { try SpeechSample.make("Welcome to the room.") }
+        let output = try await offPoolInPairs { try ToolboxTrial.applied(preset.effect, to: speech) }
         #expect(output.count == speech.count / AudioFormat.frameSamples * AudioFormat.frameSamples)
         if preset == .none {
             #expect(output == Array(speech.prefix(output.count)))

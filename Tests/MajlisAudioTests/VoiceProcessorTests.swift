@@ -9,14 +9,14 @@ import Testing
 /// a thread of its own: the async pool stays free for the tests that run servers).
 @Suite struct VoiceProcessorTests {
     @Test func noiseSuppressionLiftsSpeechInPinkNoiseAndLeavesCleanSpeechAlone() async throws {
-        let figures = try await offPoolAlone { try ToolboxTrial.noiseSuppression(speech: SpeechSample.make(), snr: 10, level: VoiceProcessing.standard.noiseSuppression) }
+        let figures = try await offPoolInPairs { try ToolboxTrial.noiseSuppression(speech: SpeechSample.make(), snr: 10, level: VoiceProcessing.standard.noiseSuppression) }
         print(String(format: "noise suppression: PESQ %.2f -> %.2f; clean %.2f of %.2f", figures.noisy, figures.suppressed, figures.clean, figures.reference))
         #expect(figures.improvement >= 0.4, "PESQ \(figures.noisy) -> \(figures.suppressed)")
         #expect(figures.cleanLoss <= 0.1, "clean speech \(figures.clean) of \(figures.reference)")
     }
 
     @Test func echoIsCancelledAndANearVoiceOverItIsKept() async throws {
-        let figures = try await offPoolAlone {
+        let figures = try await offPoolInPairs {
             let far = try SpeechSample.make()
             let near = try SpeechSample.make("Good evening. Can everyone hear me now? I am speaking from my seat, while the music plays.")
             return try ToolboxTrial.echoCancellation(farEnd: far, nearEnd: near, seed: 3)
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func theNoiseSuppressorEngagesOnlyWhereThereIsNoise() async throws {
-        let (clean, noisy) = try await offPoolAlone { try Self.suppressing() }
+        let (clean, noisy) = try await offPoolInPairs { try Self.suppressing() }
         #expect(!clean, "a voice with clean pauses: nothing to suppress")
         #expect(noisy, "the same in a noisy room")
     }

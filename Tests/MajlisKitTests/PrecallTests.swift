@@ -25,7 +25,7 @@ import Testing
         try await RealTimeGate.exclusively {
             let server = try LabServer()
             defer { server.stop() }
-            let speech = try await offPool { try SpeechSample.make() }
+            let speech = try await offPool { try SpeechSample.make(SpeechSample.sentence) }
             let figures = try await EchoTrial.run(speech, delay: 2, server: server)
             let plain = try await offPool { try PlainOpusBaseline.run(speech, impairment: nil).pcm }
             let scores = try await offPool { try PESQJudge.scores(reference: speech, degraded: [plain, figures.heard]) }

@@ -13,7 +13,7 @@ struct DeploymentTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func aBrowserAndABotTalkThroughNginxTerminatingTLS() async throws {
-        try await RealTimeGate.exclusively {
+        try await RealTimeGate.inPairs {
             let server = try TestServer { $0.developmentKey = TestServer.key }
             defer { server.destroy() }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-nginx-\(UUID().uuidString)").path

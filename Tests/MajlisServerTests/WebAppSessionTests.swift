@@ -6,15 +6,16 @@ import Testing
 
 /// The web app in headless Chromium as people use it over a whole session: a host who reloads,
 /// words composed with an input method while the room moves, what the host does told to the
-/// guest, and the ways an app signs its people in when the server has real keys.
-@Suite(.serialized, .enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
+/// guest, and the ways an app signs its people in when the server has real keys. Each test goes
+/// through `RealTimeGate` in pairs, so at most two of these browsers run at once.
+@Suite(.enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
 struct WebAppSessionTests {
     static func text(_ browser: Browser, _ selector: String) async throws -> String {
         try await browser.run("return document.querySelector(arguments[0])?.textContent?.trim() ?? ''", [.string(selector)]).stringValue ?? ""
     }
 
     @Test func aHostReloadsAndRunsTheRoomOnAndAGuestIsToldWhatTheHostDoes() async throws {
-        try await RealTimeGate.exclusively {
+        try await RealTimeGate.inPairs {
             let server = try TestServer { config in
                 config.developmentKey = TestServer.key
                 config.resumeGrace = 2
@@ -86,7 +87,7 @@ struct WebAppSessionTests {
     /// drives a page) while two bots speak and the page redraws for their levels: the message
     /// arrives as composed, and the field is the same element, focused, throughout.
     @Test func compositionSurvivesARoomThatMoves() async throws {
-        try await RealTimeGate.exclusively {
+        try await RealTimeGate.inPairs {
             let server = try TestServer { $0.developmentKey = TestServer.key }
             defer { server.destroy() }
             let token = { (user: String) in server.token(user, grants: Grants(create: true)) }
@@ -126,7 +127,7 @@ struct WebAppSessionTests {
     /// address's fragment, one from the app's token URL (the example backend of docs/web.md, with
     /// the app's cookie), or one posted by the app's page that embeds it.
     @Test func withKeysTheAppSignsItsPeopleIn() async throws {
-        try await RealTimeGate.exclusively {
+        try await RealTimeGate.inPairs {
             let backendPort = try Browser.freePort()
             let server = try TestServer { config in
                 config.tokenURL = "http://127.0.0.1:\(backendPort)/majlis-token"
@@ -201,7 +202,7 @@ extension WebAppSessionTests {
     /// language: nothing wider than the screen, the join page not scrolling at all, the menu
     /// inside the screen; screenshots kept in the temporary folder to look at.
     @Test func everyLanguageFitsAPhoneAndADesktop() async throws {
-        try await RealTimeGate.exclusively {
+        try await RealTimeGate.inPairs {
             let server = try TestServer { $0.developmentKey = TestServer.key }
             defer { server.destroy() }
             let sizes = [(360, 740), (1280, 800)]

@@ -795,7 +795,7 @@ function draw() {
 
 // Hooks for tests and for debugging from the console.
 window.majlis = {
-  state, page, level: (seat) => media?.level(seat) ?? 0, peakFrequency: (seat) => media?.peakFrequency(seat) ?? 0,
+  state, page, level: (seat) => media?.level(seat) ?? 0,
   packetsReceived: async (seat) => (await media?.packetsReceived(seat)) ?? 0, media: () => media, signal: () => signal,
   echoPackets: async () => (await precall?.check?.echoPackets()) ?? 0, echoLevel: () => precall?.check?.level(true) ?? 0,
   t: (key, values) => t(key, values), missingKeys,

@@ -4,6 +4,7 @@
 // page does to sound (voice effects, music, spatial seats) is in sound.js.
 
 import { Sound, levelOf } from './sound.js';
+import { receiveStereo } from './sdp.js';
 
 export class Media {
   constructor(signal, room, onChange) {
@@ -125,7 +126,7 @@ export class Media {
     const receivers = this.pc.getTransceivers().slice(1);
     for (let index = receivers.length; index < seatCount; index++) this.pc.addTransceiver('audio', { direction: 'recvonly' });
     const offer = await this.pc.createOffer({ iceRestart: restart });
-    await this.pc.setLocalDescription(offer);
+    await this.pc.setLocalDescription({ type: 'offer', sdp: receiveStereo(offer.sdp) });
     const answer = await this.signal.request('webrtc.offer', { room: this.room, sdp: this.pc.localDescription.sdp });
     this.seatOfMid = new Map(answer.tracks.map((track) => [track.mid, track.seat]));
     if (this.sound) this.sound.place(this.seatSounds, seatCount);
@@ -156,17 +157,6 @@ export class Media {
   // The level (0..1, RMS) heard from seat `seat` right now.
   level(seat) {
     return levelOf(this.analysers.get(seat));
-  }
-
-  // The frequency (Hz) of the strongest component heard from seat `seat` right now.
-  peakFrequency(seat) {
-    const analyser = this.analysers.get(seat);
-    if (!analyser) return 0;
-    const bins = new Float32Array(analyser.frequencyBinCount);
-    analyser.getFloatFrequencyData(bins);
-    let best = 0;
-    for (let index = 1; index < bins.length; index++) if (bins[index] > bins[best]) best = index;
-    return (best * this.context.sampleRate) / analyser.fftSize;
   }
 
   // How many RTP packets have arrived on seat `seat`'s track so far.
