@@ -147,9 +147,9 @@ struct BrowserTests {
         }
     }
 
-    /// The sound tab: the microphone's level shows before speaking; a voice effect (the robot's
-    /// ring modulator turns a 300 Hz voice into 240 and 360 Hz) and music from a file (880 Hz)
-    /// reach a bot in the room; seats placed around the listener are played through panners,
+    /// The sound tab: the microphone's level shows before speaking; voice effects (the robot's
+    /// ring modulator turns a 300 Hz voice into 240 and 360 Hz, the child's pitch into 449 Hz)
+    /// and music from a file (880 Hz) reach a bot in the room; seats placed around the listener are played through panners,
     /// the first on the left.
     @Test func theSoundTabShapesWhatTheRoomHearsAndPlacesTheSeats() async throws {
         try await RealTimeGate.exclusively {
@@ -186,6 +186,16 @@ struct BrowserTests {
                 #expect(first.status == 0, "\(first.err.suffix(300))")
                 let robot = try strongest([240, 300, 360], after: 0)
                 #expect(robot == 240 || robot == 360, "the ring modulator moved the voice: strongest \(robot ?? 0) Hz")
+                // The child: the pitch shifter (an AudioWorklet) moves the voice up seven semitones.
+                let child = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--record", heard])
+                try await browser.run("const s = document.querySelector('select[name=effect]'); s.value = 'child'; s.dispatchEvent(new Event('change', {bubbles: true}));")
+                try await browser.wait(for: "the pitch shifter in the chain", "return window.majlis.media().sound.chain.some((node) => node instanceof AudioWorkletNode)")
+                try await Task.sleep(for: .seconds(3))
+                child.interrupt()
+                let childEnd = await child.finish()
+                #expect(childEnd.status == 0, "\(childEnd.err.suffix(300))")
+                let shifted = try strongest([240, 300, 360, 300 * pow(2, 7.0 / 12)], after: 0)
+                #expect(shifted == 300 * pow(2, 7.0 / 12), "the child's voice: strongest \(shifted ?? 0) Hz")
                 // Music (880 Hz, made in the page as a WAV file), with the effect off.
                 let second = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--record", heard])
                 try await browser.run("""

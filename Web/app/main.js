@@ -30,7 +30,7 @@ const page = {
   menu: null,
   confirm: null, // {text: [key, values], action, value}
   tab: 'chat', // 'chat', 'members', 'sound'
-  sound: { processing: true, effect: 'none', spatial: false, music: null, musicPlaying: false, send: 100, local: 100 },
+  sound: { processing: true, effect: 'none', pitch: null, spatial: false, music: null, musicPlaying: false, send: 100, local: 100 },
   mediaState: 'new',
   mic: 'unknown', // 'ok', 'none', 'denied'
   // The check before joining: its microphone, echo test ('idle', 'starting', 'running') and
@@ -146,6 +146,8 @@ async function connect(create) {
   page.sound.processing = params.get('processing') !== 'off';
   page.mic = await media.start(state.seats.length, page.sound.processing);
   media.setMic(micLive(state));
+  render();
+  page.sound.pitch = await media.sound.canShiftPitch();
   render();
 }
 
@@ -713,8 +715,9 @@ function soundPanel() {
       <label>${escape(t('sound.micLevel'))} <meter data-meter="mic" min="0" max="1" low="0.05" high="0.8" value="0"></meter></label>
       <label><input type="checkbox" name="processing" ${sound.processing ? 'checked' : ''}> ${escape(t('sound.processing'))}</label>
       <label>${escape(t('sound.effect'))} <select name="effect">${Object.keys(effects)
+        .filter((name) => !effects[name]?.pitch || sound.pitch)
         .map((name) => `<option value="${name}" ${name === sound.effect ? 'selected' : ''}>${escape(t(`sound.effect.${name}`))}</option>`).join('')}</select></label>
-      <p class="hint">${escape(t('sound.noPitch'))}</p>
+      ${sound.pitch === false ? `<p class="hint">${escape(t('sound.noPitch'))}</p>` : ''}
       <label>${escape(t('sound.music'))} <input type="file" name="music" accept="audio/*"></label>
       ${sound.music ? `<p><bdi>${escape(sound.music)}</bdi>
         ${sound.musicPlaying ? `<button data-action="pauseMusic">${escape(t('sound.pause'))}</button>` : `<button data-action="playMusic" class="primary">${escape(t('sound.play'))}</button>`}

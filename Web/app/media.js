@@ -74,7 +74,7 @@ export class Media {
   }
 
   async setEffect(name) {
-    this.sound.setEffect(name);
+    await this.sound.setEffect(name);
     await this.route();
   }
 

@@ -1,8 +1,9 @@
 // What the page does to sound in the browser, with Web Audio: the microphone's way out (a voice
 // effect, music from a file mixed in) and the room's way in (each seat placed around the listener
 // for headphones, with an HRTF panner). The browser's own echo cancellation, noise suppression
-// and gain act on the microphone before this (Media.start's `processing`). Pitch shifting is not
-// among the effects here: the browser has no pitch shifter of its own (the apps have one).
+// and gain act on the microphone before this (Media.start's `processing`). Pitch is shifted in an
+// AudioWorklet (pitch-worklet.js), which browsers offer only to secure pages (https, or this
+// machine); elsewhere the effects that change pitch are not offered.
 
 // The level (0..1, RMS) an AnalyserNode hears now; 0 without one.
 export function levelOf(analyser) {
@@ -17,11 +18,14 @@ export function levelOf(analyser) {
 // Ten bands, as the apps' equalizer: 31 Hz to 16 kHz.
 export const bands = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000];
 
-// The voice effects the browser can make: equalizer gains (dB), a reverb (seconds of tail, wet
-// share) and a ring modulator (Hz), as the apps' presets of the same names (less their pitch).
+// The voice effects: pitch (semitones), equalizer gains (dB), a reverb (seconds of tail, wet
+// share) and a ring modulator (Hz), as the apps' presets of the same names.
 export const effects = {
   none: null,
-  brighter: { eq: [0, -2, -2, -1, 0, 1, 3, 4, 4, 3] },
+  deeper: { pitch: -4, eq: [0, 3, 4, 2, 0, 0, -1, -2, -2, 0] },
+  brighter: { pitch: 2, eq: [0, -2, -2, -1, 0, 1, 3, 4, 4, 3] },
+  child: { pitch: 7, eq: [-6, -6, -4, -2, 0, 1, 2, 3, 2, 0] },
+  elder: { pitch: -2, eq: [-4, -3, -1, 0, 1, 2, 0, -3, -5, -6], reverb: { seconds: 0.5, wet: 0.1 } },
   robot: { eq: [-6, -4, -2, 0, 2, 3, 3, 2, 0, -2], reverb: { seconds: 0.3, wet: 0.15 }, ring: 60 },
   ktv: { eq: [0, 1, 2, 1, 0, 1, 2, 2, 1, 0], reverb: { seconds: 2.2, wet: 0.35 } },
   studio: { eq: [-2, 0, 2, 1, 0, 0, 1, 2, 2, 1], reverb: { seconds: 0.8, wet: 0.12 } },
@@ -67,7 +71,18 @@ export class Sound {
     this.meter = context.createAnalyser();
     this.meter.fftSize = 1024;
     this.chain = [];
+    this.effectTurn = 0; // the latest setEffect call
     this.setEffect('none');
+    // The pitch shifter's processor, loaded once: resolves true, or false where the browser has
+    // no AudioWorklet (a page that is not secure) or cannot load it.
+    this.pitchReady = context.audioWorklet
+      ? context.audioWorklet.addModule(new URL('./pitch-worklet.js', import.meta.url)).then(() => true, () => false)
+      : Promise.resolve(false);
+  }
+
+  // Whether the effects that change pitch can be made here; resolves once it is known.
+  canShiftPitch() {
+    return this.pitchReady;
   }
 
   // The microphone's stream goes through the graph; returns the track to send.
@@ -83,8 +98,12 @@ export class Sound {
     return levelOf(this.meter);
   }
 
-  setEffect(name) {
+  // Builds the chain for effect `name` (an effect that changes pitch waits for the shifter to load).
+  async setEffect(name) {
     const effect = effects[name] === undefined ? null : effects[name];
+    const turn = ++this.effectTurn;
+    const pitch = effect?.pitch && (await this.pitchReady);
+    if (turn !== this.effectTurn) return; // another effect was chosen meanwhile
     this.effect = effects[name] === undefined ? 'none' : name;
     this.input.disconnect();
     for (const node of this.chain) node.disconnect();
@@ -96,6 +115,13 @@ export class Sound {
       last = node;
       return node;
     };
+    if (pitch) {
+      const shifter = new AudioWorkletNode(this.context, 'majlis-pitch', {
+        numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1], channelCount: 1, channelCountMode: 'explicit',
+      });
+      shifter.parameters.get('semitones').value = effect.pitch;
+      add(shifter);
+    }
     if (effect?.eq) {
       effect.eq.forEach((gain, index) => {
         const filter = this.context.createBiquadFilter();

@@ -50,17 +50,35 @@ final class Bot: Sendable {
         done.wait()
         main.cancel()
         let status = outcome.withLock { $0 } ?? 0
-        // Leave politely (bounded: the server may be gone).
-        let left = DispatchSemaphore(value: 0)
-        Task {
-            if status == 0 { try? await room.leave() }
-            await media.stop()
-            await signaling.disconnect()
-            left.signal()
-        }
-        _ = left.wait(timeout: .now() + 3)
+        Self.wrapUp(room: room, media: media, signaling: signaling, leave: status == 0, patience: 3)
         _ = sources
         return Self.save(recorder, to: options.record) ? status : 1
+    }
+
+    /// Leaves the room politely (for at most `patience` seconds: the server may be gone), then
+    /// stops the media engine and waits for its thread to end, however long leaving took: the
+    /// process exits next, and exit runs the audio libraries' C++ destructors, which a voice
+    /// thread still running would race (on a busy machine a bot's heap was corrupted so). A
+    /// thread stuck in a device for 10 s is left behind rather than hang the exit.
+    static func wrapUp(room: VoiceRoom, media: any MediaEngine, signaling: LiveSignalingClient, leave: Bool, patience: Double) {
+        let left = DispatchSemaphore(value: 0)
+        Task {
+            if leave { try? await room.leave() }
+            left.signal()
+        }
+        _ = left.wait(timeout: .now() + patience)
+        let stopped = DispatchSemaphore(value: 0)
+        Task {
+            await media.stop()
+            stopped.signal()
+        }
+        _ = stopped.wait(timeout: .now() + 10)
+        let closed = DispatchSemaphore(value: 0)
+        Task {
+            await signaling.disconnect()
+            closed.signal()
+        }
+        _ = closed.wait(timeout: .now() + 1)
     }
 
     /// Writes what was heard to `path` (when asked); false, with a message, if it cannot.

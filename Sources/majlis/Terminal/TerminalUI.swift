@@ -73,14 +73,7 @@ final class TerminalUI: Sendable {
         Thread.detachNewThread { self.readKeys() }
         done.wait()
         main.cancel()
-        let left = DispatchSemaphore(value: 0)
-        Task {
-            try? await self.room.leave()
-            await self.media.stop()
-            await self.signaling.disconnect()
-            left.signal()
-        }
-        _ = left.wait(timeout: .now() + 2)
+        Bot.wrapUp(room: room, media: media, signaling: signaling, leave: true, patience: 2)
         sound.close()
         terminal.restore()
         let failure = screen.withLock { $0.failure }
