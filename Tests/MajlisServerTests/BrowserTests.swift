@@ -169,33 +169,38 @@ struct BrowserTests {
                 try await browser.click("[data-action=take]")
                 try await browser.wait(for: "Layla seated", "return window.majlis.state.seats[0].user === window.majlis.state.me.id")
                 let heard = "\(work)/heard.wav"
-                let bot = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--seat", "2", "--record", heard])
                 func strongest(_ candidates: [Double], after mark: Int) throws -> Double? {
                     let samples = try WAVFile.read(heard).int16
                     guard samples.count > mark + 48_000 else { return nil }
                     return ToneDetector.strongest(of: candidates, in: Array(samples[(samples.count - 48_000)...]))
                 }
+                // Which of `candidates` a bot in the room hears most, in the last second of three
+                // after the page starts sending with `effect` (once `ready` holds in the page).
+                func listen(with effect: String, once ready: String, _ candidates: [Double], botArguments: [String] = []) async throws -> Double? {
+                    let bot = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--record", heard] + botArguments)
+                    try await browser.run(
+                        "const s = document.querySelector('select[name=effect]'); s.value = arguments[0]; s.dispatchEvent(new Event('change', {bubbles: true}));",
+                        [.string(effect)])
+                    try await browser.wait(for: "the \(effect) effect in the sent track", ready)
+                    try await Task.sleep(for: .seconds(3))
+                    bot.interrupt()
+                    let end = await bot.finish()
+                    #expect(end.status == 0, "\(end.err.suffix(300))")
+                    return try strongest(candidates, after: 0)
+                }
                 try await browser.click("[data-action=tab][data-value=sound]")
                 #expect(await eventually { (try? await browser.run("return document.querySelector('select[name=effect]') !== null").boolValue) == true })
                 // The robot.
-                try await browser.run("const s = document.querySelector('select[name=effect]'); s.value = 'robot'; s.dispatchEvent(new Event('change', {bubbles: true}));")
-                try await browser.wait(for: "the effect in the sent track", "return window.majlis.media().sender.track !== window.majlis.media().micTrack")
-                try await Task.sleep(for: .seconds(3))
-                bot.interrupt()
-                let first = await bot.finish()
-                #expect(first.status == 0, "\(first.err.suffix(300))")
-                let robot = try strongest([240, 300, 360], after: 0)
+                let robot = try await listen(
+                    with: "robot", once: "return window.majlis.media().sender.track !== window.majlis.media().micTrack", [240, 300, 360],
+                    botArguments: ["--seat", "2"])
                 #expect(robot == 240 || robot == 360, "the ring modulator moved the voice: strongest \(robot ?? 0) Hz")
                 // The child: the pitch shifter (an AudioWorklet) moves the voice up seven semitones.
-                let child = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--record", heard])
-                try await browser.run("const s = document.querySelector('select[name=effect]'); s.value = 'child'; s.dispatchEvent(new Event('change', {bubbles: true}));")
-                try await browser.wait(for: "the pitch shifter in the chain", "return window.majlis.media().sound.chain.some((node) => node instanceof AudioWorkletNode)")
-                try await Task.sleep(for: .seconds(3))
-                child.interrupt()
-                let childEnd = await child.finish()
-                #expect(childEnd.status == 0, "\(childEnd.err.suffix(300))")
-                let shifted = try strongest([240, 300, 360, 300 * pow(2, 7.0 / 12)], after: 0)
-                #expect(shifted == 300 * pow(2, 7.0 / 12), "the child's voice: strongest \(shifted ?? 0) Hz")
+                let childVoice = 300 * pow(2, 7.0 / 12)
+                let shifted = try await listen(
+                    with: "child", once: "return window.majlis.media().sound.chain.some((node) => node instanceof AudioWorkletNode)",
+                    [240, 300, 360, childVoice])
+                #expect(shifted == childVoice, "the child's voice: strongest \(shifted ?? 0) Hz")
                 // Music (880 Hz, made in the page as a WAV file), with the effect off.
                 let second = try JoinBotTests.Bot(["--url", server.url, "--token", server.token("ear"), "--room", "sound", "--record", heard])
                 try await browser.run("""
