@@ -58,7 +58,7 @@ final class Bot: Sendable {
     /// Leaves the room politely (for at most `patience` seconds: the server may be gone), then
     /// stops the media engine and waits for its thread to end, however long leaving took: the
     /// process exits next, and exit runs the audio libraries' C++ destructors, which a voice
-    /// thread still running would race (on a busy machine a bot's heap was corrupted so). A
+    /// thread still running would race (once, on a busy machine, a bot aborted at exit so). A
     /// thread stuck in a device for 10 s is left behind rather than hang the exit.
     static func wrapUp(room: VoiceRoom, media: any MediaEngine, signaling: LiveSignalingClient, leave: Bool, patience: Double) {
         let left = DispatchSemaphore(value: 0)
