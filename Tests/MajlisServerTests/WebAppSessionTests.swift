@@ -211,18 +211,33 @@ extension WebAppSessionTests {
                 // desktop shows it: the page's layout follows the viewport).
                 let browser = try await Browser(microphone: nil, width: 1280, height: 800, language: language)
                 try await Browser.closing([browser]) {
-                    func size(_ width: Int, _ height: Int) async throws {
+                    func size(_ width: Int, _ height: Int, mobile: Bool? = nil) async throws {
                         try await browser.devTools(
                             "Emulation.setDeviceMetricsOverride",
-                            ["width": .int(Int64(width)), "height": .int(Int64(height)), "deviceScaleFactor": .int(1), "mobile": .bool(width < 600)])
-                        try await browser.wait(for: "the window at \(width)", "return window.innerWidth === \(width)")
+                            ["width": .int(Int64(width)), "height": .int(Int64(height)), "screenWidth": .int(Int64(width)), "screenHeight": .int(Int64(height)),
+                             "deviceScaleFactor": .int(1), "mobile": .bool(mobile ?? (width < 600))])
+                        // The screen is the size asked for (a page wider than a phone's screen widens
+                        // the window itself, so the window's width would hide it), a frame drawn since.
+                        try await browser.wait(for: "the screen at \(width)", "return screen.width === \(width)")
+                        try await browser.run("return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
+                    }
+                    // How far the page reaches past the screen's edges (CSS pixels; 0: it fits).
+                    func overflowX(_ width: Int) -> String {
+                        """
+                        let worst = 0;
+                        for (const element of document.body.querySelectorAll('*')) {
+                          const box = element.getBoundingClientRect();
+                          if (box.width > 0) worst = Math.max(worst, box.right - \(width), -box.left);
+                        }
+                        return Math.round(worst);
+                        """
                     }
                     try await browser.open("http://127.0.0.1:\(server.server.port)/?room=fit-\(language)")
                     try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
                     for (width, height) in sizes {
                         try await size(width, height)
                         let join = try await browser.run(
-                            "const e = document.documentElement; return { overflowX: e.scrollWidth - e.clientWidth, overflowY: e.scrollHeight - e.clientHeight }")
+                            "const e = document.documentElement; return { overflowX: (() => { \(overflowX(width)) })(), overflowY: e.scrollHeight - e.clientHeight }")
                         #expect(join["overflowX"] == 0 && join["overflowY"] == 0, "\(language) \(width): \(join)")
                     }
                     try await BrowserTests.join(browser, server: server, room: "fit-\(language)", name: language == "ar" ? "ليلى" : language == "zh" ? "小明" : "Layla")
@@ -232,14 +247,26 @@ extension WebAppSessionTests {
                         try await size(width, height)
                         let room = try await browser.run(
                             """
-                            const e = document.documentElement, menu = document.querySelector('.seat .menu').getBoundingClientRect();
-                            return { overflowX: e.scrollWidth - e.clientWidth, menuInside: menu.left >= 0 && menu.right <= e.clientWidth && menu.bottom <= window.innerHeight }
+                            const menu = document.querySelector('.seat .menu').getBoundingClientRect();
+                            return { overflowX: (() => { \(overflowX(width)) })(), menuInside: menu.left >= 0 && menu.right <= \(width) && menu.bottom <= window.innerHeight }
                             """)
                         #expect(room["overflowX"] == 0 && room["menuInside"] == true, "\(language) \(width): \(room)")
                         let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-room-\(language)-\(width).png").path
                         try await browser.screenshot().write(to: URL(fileURLWithPath: path))
                         print("screenshot: \(path)")
                     }
+                    // The sound tab (its file picker and effect list) fits too, in a desktop
+                    // browser's window as narrow as a phone as well (its file picker is wider).
+                    try await browser.click("[data-action=tab][data-value=sound]")
+                    try await browser.wait(for: "the sound tab", "return document.querySelector('select[name=effect]') !== null")
+                    for (width, height, mobile) in [(360, 740, true), (360, 740, false), (1280, 800, false)] {
+                        try await size(width, height, mobile: mobile)
+                        let sound = try await browser.run("return { overflowX: (() => { \(overflowX(width)) })() }")
+                        #expect(sound["overflowX"] == 0, "\(language) \(width) \(mobile ? "phone" : "desktop"), the sound tab: \(sound)")
+                    }
+                    let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-sound-\(language).png").path
+                    try await browser.screenshot().write(to: URL(fileURLWithPath: path))
+                    print("screenshot: \(path)")
                 }
             }
         }
