@@ -11,6 +11,7 @@ import Glibc
 public final class Browser: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     let driver: Process

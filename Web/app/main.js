@@ -3,6 +3,7 @@
 // this file draws the page from them (morph.js changes only what differs) and carries out actions.
 
 import { Signal, SignalError } from './signal.js';
+import { RoomRecovery } from './connection.js';
 import { Media } from './media.js';
 import { Precall } from './precall.js';
 import { effects } from './sound.js';
@@ -38,7 +39,13 @@ const page = {
   check: { mic: 'unknown', echo: 'idle', network: null, error: '' },
   resumes: 0,
   draws: 0, // how often the page was drawn (for tests)
+  log: [], // the connection's last steps, for tests and for a person who asks why (window.majlis.page.log)
 };
+
+function log(text) {
+  page.log.push(`${new Date().toISOString().slice(11, 23)} ${text}`);
+  if (page.log.length > 100) page.log.shift();
+}
 let signal = null;
 let media = null;
 let precall = null; // {signal, check: Precall} while the check before joining is open
@@ -133,6 +140,7 @@ async function connect(create) {
   identity.remember(hello.user);
   const snapshot = await joinRoom({ room: roomId, ...(create ? { create } : {}) });
   applySnapshot(state, snapshot);
+  signal.setUsable();
   state.chat = [];
   await loadChat();
   identity.enteredRoom(roomId);
@@ -198,32 +206,70 @@ async function loadChat() {
   if (answer) addChat(state, answer.messages);
 }
 
+// Events were missed: a fresh snapshot (the membership gone meanwhile: the room got back).
 async function resync() {
   try {
     applySnapshot(state, await signal.request('room.sync', { room: roomId }));
   } catch (error) {
-    if (error.code !== 'not_in_room') return;
-    // Dropped from the room (away past the resume grace): join again, with a new media transport.
-    try {
-      applySnapshot(state, await joinRoom({ room: roomId }));
-    } catch (joinError) {
-      if (goToRoomsNode(joinError)) return;
-      finish(['closed', { reason: describe(joinError) }]);
-      return;
-    }
-    media?.negotiate(state.seats.length, true).catch(() => {});
+    if (error.code === 'not_in_room') recover();
+    return;
   }
   await loadChat();
   media?.setMic(micLive(state));
   render();
 }
 
+// Back after a reconnect (a server restart, the room's node dead or drained, a network cut):
+// the room again (synced, joined again, or waited for while it is between nodes), the seat and
+// microphone as they were, a new media transport to whichever process now serves the room, and
+// what was said meanwhile. What to do at each step is RoomRecovery's (connection.js); a newer
+// reconnect takes over from an older recovery.
+let recoveries = 0;
+async function recover() {
+  const generation = ++recoveries;
+  const seat = mySeat(state);
+  const recovery = new RoomRecovery(seat ? { index: seat.index, micOn: seat.micOn } : null, Date.now());
+  for (;;) {
+    try {
+      applySnapshot(state, await signal.request(recovery.next(), { room: roomId }));
+      break;
+    } catch (error) {
+      if (generation !== recoveries) return;
+      const op = recovery.next();
+      const step = recovery.failed(error.code, Date.now());
+      log(`${op}: ${error.code} (${error.message}): ${JSON.stringify(step)}`);
+      if (step.give === 'later') return;
+      if (step.give === 'move' && goToRoomsNode(error)) return;
+      if (step.give) {
+        finish(['closed', { reason: describe(error) }], { keepRoom: error.code !== 'room_not_found' });
+        render();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, step.retry));
+      if (generation !== recoveries) return;
+    }
+  }
+  page.banner = null;
+  render();
+  for (const [op, args] of recovery.seatSteps(state, state.me.id)) {
+    log(`${op} ${JSON.stringify(args)}`);
+    if (!(await signal.request(op, { room: roomId, ...args }).catch((error) => log(`${op}: ${error.code}`)))) break;
+  }
+  log('room back');
+  if (generation !== recoveries) return;
+  signal.setUsable();
+  media?.renew(state.seats.length).catch((error) => log(`media: ${error.code || ''} ${error.message}`));
+  media?.setMic(micLive(state));
+  await loadChat();
+  render();
+}
+
 function onConnection(name, detail) {
+  log(`${name} ${detail?.code ?? ''} ${signal?.url ?? ''}`);
   if (name === 'reconnecting') page.banner = 'reconnecting';
   if (name === 'resumed') {
-    page.banner = null;
     page.resumes += 1;
-    resync();
+    if (page.step === 'room') recover();
   }
   if (name === 'closed' && page.step === 'room') {
     finish(detail.code === 4004 ? ['replaced'] : ['closed', { reason: detail.reason || detail.code || '' }], { keepRoom: detail.code !== 4003 });
@@ -284,9 +330,22 @@ function onEvent(frame) {
 
 // MARK: Actions
 
+// A room op: made at once, or (while the connection is down) once the room is back, for up to
+// 15 s; a member the server let go meanwhile gets the room back first.
+async function roomOp(op, args = {}) {
+  try {
+    return await signal.send(op, { room: roomId, ...args });
+  } catch (error) {
+    if (error.code !== 'not_in_room' || state.ended) throw error;
+    await recover();
+    return signal.send(op, { room: roomId, ...args });
+  }
+}
+
+// A room op whose refusal is said to the person (and answered null).
 async function act(op, args = {}) {
   try {
-    return await signal.request(op, { room: roomId, ...args });
+    return await roomOp(op, args);
   } catch (error) {
     notice('plain', { text: describe(error) });
     render();
@@ -515,7 +574,16 @@ app.addEventListener('submit', async (event) => {
     const text = input.value.trim();
     if (!text) return;
     input.value = '';
-    await act('chat.send', { text, clientMsgId: `${Date.now()}-${Math.random().toString(36).slice(2, 8)}` });
+    // Typed while the connection is down, it goes when the room is back; else it is said that
+    // it was not sent, and the text is put back to send again.
+    try {
+      await roomOp('chat.send', { text, clientMsgId: `${Date.now()}-${Math.random().toString(36).slice(2, 8)}` });
+    } catch (error) {
+      notice(...(error.code === 'disconnected' ? ['chat.notSent', { text }] : ['plain', { text: describe(error) }]));
+      const field = document.querySelector('[data-form=chat] input');
+      if (field && !field.value) field.value = text;
+      render();
+    }
   }
 });
 

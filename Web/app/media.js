@@ -28,16 +28,46 @@ export class Media {
     const microphone = await this.openMicrophone();
     this.context = new AudioContext();
     this.sound = new Sound(this.context);
-    this.pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
-    this.sender = this.pc.addTransceiver(this.micTrack || 'audio', { direction: this.micTrack ? 'sendonly' : 'inactive' }).sender;
-    this.pc.ontrack = (event) => this.attach(event.transceiver.mid, event.track);
-    this.pc.onconnectionstatechange = () => {
-      this.state = this.pc.connectionState;
-      this.onChange(this.state);
-      if (this.state === 'failed') this.negotiate(this.seats, true).catch(() => {});
-    };
+    this.openPeer();
     await this.negotiate(seatCount);
     return microphone;
+  }
+
+  // A PeerConnection sending what `route` chose (the microphone as it is at first).
+  openPeer() {
+    const pc = new RTCPeerConnection({ bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' });
+    this.pc = pc;
+    const track = this.sender?.track || this.micTrack;
+    this.sender = pc.addTransceiver(track || 'audio', { direction: track ? 'sendonly' : 'inactive' }).sender;
+    pc.ontrack = (event) => this.attach(event.transceiver.mid, event.track);
+    pc.onconnectionstatechange = () => {
+      if (this.pc !== pc) return;
+      this.state = pc.connectionState;
+      this.onChange(this.state);
+      if (this.state === 'failed') this.renew(this.seats).catch(() => {});
+    };
+  }
+
+  // A new transport, for `seatCount` seats: after a reconnect (the server may be a restarted
+  // process, or the room's new node, neither of which knows the old one), or when the old one
+  // failed. A new PeerConnection, not an ICE restart of the old one: a browser's ICE restart
+  // keeps its DTLS association, and a server that never saw it needs a new handshake.
+  async renew(seatCount) {
+    if (!this.pc || this.stopped) return;
+    const old = this.pc;
+    for (const placed of this.seatSounds) {
+      placed.source.disconnect();
+      placed.panner.disconnect();
+      placed.element.srcObject = null;
+    }
+    this.seatSounds = [];
+    this.analysers.clear();
+    this.elements.clear();
+    this.seatOfMid = new Map();
+    this.renewals = (this.renewals || 0) + 1;
+    this.openPeer();
+    old.close();
+    await this.negotiate(seatCount);
   }
 
   // The microphone, with the browser's echo cancellation, noise suppression and gain on or off
@@ -83,6 +113,7 @@ export class Media {
   }
 
   async playMusic() {
+    if (this.stopped) return;
     this.context.resume();
     this.sound.playMusic();
     await this.route();
@@ -107,7 +138,7 @@ export class Media {
   // The microphone's level now (0..1), before any effect, whether or not it is on: the meter
   // hears a copy of the track that is never switched off, so a person checks it before speaking.
   micLevel() {
-    if (!this.micTrack || !this.sound) return 0;
+    if (!this.micTrack || !this.sound || this.stopped) return 0;
     if (this.meterTrack?.readyState !== 'live' || this.meteredTrack !== this.micTrack) {
       this.meterSource?.disconnect();
       this.meterTrack?.stop();
@@ -120,25 +151,35 @@ export class Media {
     return this.sound.level();
   }
 
-  // Offers (again) for `seatCount` seats; `restart` asks for a new ICE and DTLS transport.
-  async negotiate(seatCount, restart = false) {
+  // Offers (again) for `seatCount` seats, on the same transport; one offer at a time, each on
+  // the PeerConnection current when its turn comes.
+  negotiate(seatCount) {
     this.seats = seatCount;
-    const receivers = this.pc.getTransceivers().slice(1);
-    for (let index = receivers.length; index < seatCount; index++) this.pc.addTransceiver('audio', { direction: 'recvonly' });
-    const offer = await this.pc.createOffer({ iceRestart: restart });
-    await this.pc.setLocalDescription({ type: 'offer', sdp: receiveStereo(offer.sdp) });
-    const answer = await this.signal.request('webrtc.offer', { room: this.room, sdp: this.pc.localDescription.sdp });
+    const turn = (this.offering || Promise.resolve()).catch(() => {}).then(() => this.offer(seatCount));
+    this.offering = turn;
+    return turn;
+  }
+
+  async offer(seatCount) {
+    const pc = this.pc;
+    if (this.stopped || !pc || pc.signalingState === 'closed') return;
+    const receivers = pc.getTransceivers().slice(1);
+    for (let index = receivers.length; index < seatCount; index++) pc.addTransceiver('audio', { direction: 'recvonly' });
+    const offer = await pc.createOffer();
+    await pc.setLocalDescription({ type: 'offer', sdp: receiveStereo(offer.sdp) });
+    const answer = await this.signal.request('webrtc.offer', { room: this.room, sdp: pc.localDescription.sdp });
+    if (this.pc !== pc || this.stopped) return;
     this.seatOfMid = new Map(answer.tracks.map((track) => [track.mid, track.seat]));
     if (this.sound) this.sound.place(this.seatSounds, seatCount);
-    await this.pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
-    for (const transceiver of this.pc.getTransceivers()) {
+    await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+    for (const transceiver of pc.getTransceivers()) {
       if (transceiver.receiver.track && this.seatOfMid.has(transceiver.mid)) this.attach(transceiver.mid, transceiver.receiver.track);
     }
   }
 
   attach(mid, track) {
     const seat = this.seatOfMid.get(mid);
-    if (seat === undefined || this.analysers.has(seat)) return;
+    if (seat === undefined || this.analysers.has(seat) || this.stopped) return;
     const stream = new MediaStream([track]);
     const element = new Audio();
     element.srcObject = stream;
@@ -176,11 +217,14 @@ export class Media {
   }
 
   resumeAudio() {
+    if (this.stopped) return;
     this.context?.resume();
     for (const element of this.elements.values()) element.play().catch(() => {});
   }
 
   stop() {
+    if (this.stopped) return;
+    this.stopped = true;
     this.meterTrack?.stop();
     this.pc?.close();
     this.stream?.getTracks().forEach((track) => track.stop());

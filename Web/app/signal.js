@@ -1,5 +1,9 @@
 // The signaling connection (docs/protocol.md): hello, requests with answers, events, keepalive,
-// and reconnection with resume. Knows nothing of the page.
+// and reconnection with resume, to the nodes of a cluster in turn. What to do and when is
+// decided by the connection core (connection.js); this file carries it out with a WebSocket and
+// timers. Knows nothing of the page.
+
+import { Connection, attemptTimeout } from './connection.js';
 
 export class SignalError extends Error {
   // `host`: for `conflict` on a room another node of a cluster hosts, that node ({node, signaling}).
@@ -10,74 +14,127 @@ export class SignalError extends Error {
   }
 }
 
+// How long a request made while the connection is down waits for it to come back (and the
+// page to say the room is back), by default.
+const waitForConnection = 15000;
+
 export class Signal {
   constructor(url, token, handlers) {
-    this.url = url;
+    this.core = new Connection(url);
     this.token = token;
-    this.handlers = handlers; // {event(frame), state(name, detail), rooms(list)}
+    this.handlers = handlers; // {event(frame), state(name, detail)}: 'open', 'reconnecting', 'resumed', 'closed'
     this.nextId = 1;
     this.pending = new Map();
-    this.session = null;
-    this.closedForGood = false;
-    this.attempt = 0;
+    this.socket = null;
+    this.usable = false; // connected, and the page says its rooms are back (requests may go)
+    this.waiters = new Set();
+    this.first = null;
+  }
+
+  get url() {
+    return this.core.url;
   }
 
   // Connects and says hello; resolves with the hello answer.
-  async start() {
-    return this.open(false);
-  }
-
-  open(resuming) {
+  start() {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.url);
-      this.socket = socket;
-      let greeted = false;
-      socket.onopen = async () => {
-        try {
-          const args = { token: this.token, client: { sdk: 'majlis-web', version: '1', platform: navigator.userAgent.slice(0, 60) } };
-          if (this.session) args.resume = this.session;
-          const hello = await this.request('hello', args);
-          greeted = true;
-          this.session = hello.session;
-          this.attempt = 0;
-          this.heartbeat(hello.heartbeat || 20);
-          this.handlers.state(resuming ? 'resumed' : 'open', hello);
-          resolve(hello);
-        } catch (error) {
-          this.closedForGood = true;
-          reject(error);
-        }
-      };
-      socket.onmessage = (message) => this.receive(message.data);
-      socket.onclose = (close) => {
-        clearInterval(this.pinger);
-        for (const { reject: fail } of this.pending.values()) fail(new SignalError('disconnected', 'the connection closed'));
-        this.pending.clear();
-        if (!greeted && !resuming) {
-          reject(new SignalError('unreachable', close.reason || `cannot reach ${this.url}`));
-          return;
-        }
-        // 4001 unauthorized, 4003 kicked, 4004 replaced, 1000 after bye: do not come back.
-        if (this.closedForGood || [1000, 4001, 4003, 4004].includes(close.code)) {
-          this.closedForGood = true;
-          this.handlers.state('closed', { code: close.code, reason: close.reason });
-          return;
-        }
-        this.handlers.state('reconnecting', { code: close.code });
-        // 1001: the server goes away (it stops, or its node hands the room on): come back at once,
-        // within 50 ms so a whole room does not arrive in the same instant.
-        const delay = close.code === 1001 && this.attempt === 0
-          ? Math.random() * 50
-          : Math.min(10000, 500 * 2 ** this.attempt) * (0.75 + Math.random() / 2);
-        this.attempt++;
-        setTimeout(() => this.open(true).catch((error) => this.handlers.state('closed', { reason: error.message })), delay);
-      };
+      this.first = { resolve, reject };
+      this.open(this.core.start());
+      this.ticker = setInterval(() => this.tick(), 500);
     });
   }
 
-  heartbeat(seconds) {
-    clearInterval(this.pinger);
-    this.pinger = setInterval(() => this.request('ping').catch(() => {}), Math.max(1000, seconds * 500));
+  open(url) {
+    let socket;
+    try {
+      socket = new WebSocket(url);
+    } catch {
+      // Refused before it started (an address the page may not connect to): a failed attempt.
+      this.socket = null;
+      setTimeout(() => this.ended(null, 1006), 0);
+      return;
+    }
+    this.socket = socket;
+    socket.greeted = false;
+    const giveUp = setTimeout(() => {
+      if (!socket.greeted) this.abandon(socket);
+    }, attemptTimeout);
+    socket.onopen = async () => {
+      const args = { token: this.token, client: { sdk: 'majlis-web', version: '1', platform: navigator.userAgent.slice(0, 60) } };
+      if (this.core.session) args.resume = this.core.session;
+      let hello;
+      try {
+        hello = await this.request('hello', args, undefined, socket);
+      } catch (error) {
+        // The server closes after a refused hello (4001); a hello that failed otherwise is a
+        // failed attempt.
+        socket.refusal = error;
+        this.abandon(socket);
+        return;
+      }
+      clearTimeout(giveUp);
+      if (this.socket !== socket) return;
+      socket.greeted = true;
+      const again = this.core.greeted(hello, Date.now());
+      if (this.first) {
+        this.first.resolve(hello);
+        this.first = null;
+      }
+      this.handlers.state(again ? 'resumed' : 'open', hello);
+    };
+    socket.onmessage = (message) => {
+      if (this.socket !== socket) return;
+      this.core.heard(Date.now());
+      this.receive(message.data);
+    };
+    socket.onclose = (close) => {
+      clearTimeout(giveUp);
+      this.ended(socket, close.code, close.reason);
+    };
+  }
+
+  // Leaves `socket` at once (a dead network: its close would wait for a handshake that never
+  // comes) and goes on as if it closed.
+  abandon(socket) {
+    socket.onclose = null;
+    socket.onmessage = null;
+    socket.close();
+    this.ended(socket, 1006);
+  }
+
+  // The current socket (or attempt) ended: fail what waited on it, then reconnect or stop as the
+  // core decides.
+  ended(socket, code, reason = '') {
+    if (socket !== this.socket) return;
+    this.socket = null;
+    this.usable = false;
+    for (const { reject } of this.pending.values()) reject(new SignalError('disconnected', 'the connection closed'));
+    this.pending.clear();
+    const wasOpen = this.core.phase === 'open';
+    const refusal = socket?.refusal;
+    const final = ['unauthorized', 'token_expired'].includes(refusal?.code) ? refusal : null;
+    const decision = this.core.closed(code, Date.now(), final?.message);
+    if (decision.end) {
+      clearInterval(this.ticker);
+      for (const waiter of this.waiters) waiter.fail();
+      if (this.first) {
+        this.first.reject(refusal || new SignalError('unreachable', reason || `cannot reach ${this.core.url}`));
+        this.first = null;
+        return;
+      }
+      this.handlers.state('closed', { code, reason: reason || decision.end.reason });
+      return;
+    }
+    if (wasOpen) this.handlers.state('reconnecting', { code });
+    this.retry = setTimeout(() => this.open(decision.retry.url), decision.retry.delay);
+  }
+
+  // Twice a second: a ping when one is due; a connection silent too long is taken for dead.
+  tick() {
+    const socket = this.socket;
+    const due = this.core.due(Date.now());
+    if (due === 'dead' && socket) this.abandon(socket);
+    if (due === 'ping') this.request('ping').then((pong) => this.core.learn(pong.nodes)).catch(() => {});
   }
 
   receive(text) {
@@ -97,26 +154,74 @@ export class Signal {
     }
   }
 
-  // Sends one request; resolves with its data or rejects with a SignalError.
-  request(op, args = {}) {
+  // Sends one request now; resolves with its data or rejects with a SignalError
+  // (`disconnected` when there is no connection, or it closed before the answer).
+  request(op, args = {}, rid = undefined, socket = this.socket) {
     return new Promise((resolve, reject) => {
-      if (!this.socket || this.socket.readyState !== WebSocket.OPEN) {
+      if (!socket || socket !== this.socket || socket.readyState !== WebSocket.OPEN) {
         reject(new SignalError('disconnected', 'not connected'));
         return;
       }
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
-      this.socket.send(JSON.stringify({ id, op, args }));
+      socket.send(JSON.stringify(rid ? { id, op, args, rid } : { id, op, args }));
     });
   }
 
+  // Sends one request as soon as the session is usable, within `within` ms: made while the
+  // connection is down, it waits for it; lost with a connection, it is sent again with the same
+  // `rid`, so the server does it once (docs/protocol.md section 1).
+  async send(op, args = {}, within = waitForConnection) {
+    const rid = `w${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+    const deadline = Date.now() + within;
+    for (;;) {
+      await this.whenUsable(deadline);
+      try {
+        return await this.request(op, args, rid);
+      } catch (error) {
+        if (error.code !== 'disconnected' || Date.now() >= deadline) throw error;
+      }
+    }
+  }
+
+  whenUsable(deadline) {
+    if (this.usable) return Promise.resolve();
+    if (this.core.phase === 'closed') return Promise.reject(new SignalError('disconnected', 'not connected'));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        go: () => {
+          clearTimeout(waiter.timer);
+          this.waiters.delete(waiter);
+          resolve();
+        },
+        fail: () => {
+          clearTimeout(waiter.timer);
+          this.waiters.delete(waiter);
+          reject(new SignalError('disconnected', 'not connected'));
+        },
+      };
+      waiter.timer = setTimeout(waiter.fail, Math.max(0, deadline - Date.now()));
+      this.waiters.add(waiter);
+    });
+  }
+
+  // The page has its rooms back (joined, or recovered after a reconnect): requests may go.
+  setUsable() {
+    if (!this.socket) return;
+    this.usable = true;
+    for (const waiter of [...this.waiters]) waiter.go();
+  }
+
   close() {
-    this.closedForGood = true;
-    clearInterval(this.pinger);
-    if (this.socket?.readyState === WebSocket.OPEN) {
+    this.core.close();
+    clearInterval(this.ticker);
+    clearTimeout(this.retry);
+    for (const waiter of [...this.waiters]) waiter.fail();
+    const socket = this.socket;
+    if (socket?.readyState === WebSocket.OPEN) {
       this.request('bye').catch(() => {});
     } else {
-      this.socket?.close();
+      socket?.close();
     }
   }
 }

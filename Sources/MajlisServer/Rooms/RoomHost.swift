@@ -136,8 +136,16 @@ final class RoomHost: @unchecked Sendable {
             case .success(.webrtcOffer(let sdp, let seats)):
                 (ok, body) = negotiate(sdp, seats: seats, user: caller.id)
             case .success(.snapshot(var snapshot)):
-                if case .join = command { context.media.join(room: id, user: caller.id) }
-                snapshot.media = context.media.mediaInfo(room: id, user: caller.id)
+                // A join gets new media keys; so does a member that has none on this process: one
+                // restored from the store after a restart, or with its room from another node,
+                // which only syncs when it comes back.
+                var media = context.media.mediaInfo(room: id, user: caller.id)
+                if case .join = command { media = nil }
+                if media == nil, engine.isMember(caller.id) {
+                    context.media.join(room: id, user: caller.id)
+                    media = context.media.mediaInfo(room: id, user: caller.id)
+                }
+                snapshot.media = media
                 snapshot.seats = withSSRCs(snapshot.seats)
                 body = WireEncoder.encode(RoomReply.snapshot(snapshot))
             case .success(let reply):

@@ -136,7 +136,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         var tls: (certificate: String, key: String)?
         if let certificate = config.tlsCertificate, let key = config.tlsKey { tls = (certificate, key) }
         let server: WebSocketServer
-        let origins = OriginPolicy(allowed: config.allowedOrigins, developmentMode: config.developmentKey != nil)
+        let origins = OriginPolicy(allowed: config.allowedOrigins, developmentMode: config.developmentKey != nil, peers: peerAddresses)
         let routes = self.routes
         let limits = WebSocketServer.Limits(
             connectionsPerAddress: config.maxConnectionsPerAddress + Self.httpAllowance, requestSeconds: config.requestSeconds,
@@ -221,10 +221,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             .init(name: "health", matches: { $0.path == "/healthz" && HTTPRouteTable.isRead($0) }, takesBody: false) { [weak self] exchange in
                 exchange.respond(self?.health() ?? HTTPResponse(status: 503, body: []))
             },
-            .init(name: "web", matches: HTTPRouteTable.isRead, takesBody: false) { [context] exchange in
+            .init(name: "web", matches: HTTPRouteTable.isRead, takesBody: false) { [context, peerAddresses] exchange in
                 let request = exchange.request
                 exchange.respond(
-                    context.web.respond(path: request.path, query: WebApp.query(Substring(request.query)))
+                    context.web.respond(path: request.path, query: WebApp.query(Substring(request.query)), peers: peerAddresses())
                         ?? HTTPResponse(status: 404, body: Array(#"{"error":"not found"}"#.utf8)))
             },
         ])
@@ -743,6 +743,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             server: .init(version: Self.version, node: context.config.node), heartbeat: context.config.heartbeat,
             expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted(), nodes: nodes)
         session.send(WireEncoder.success(re: re, data: data))
+    }
+
+    /// The signaling addresses of the cluster's other live nodes (as the last report found
+    /// them), whose pages may connect here and which this node's pages may connect to.
+    private var peerAddresses: @Sendable () -> [String] {
+        let context = context
+        return { context.registry?.lastKnown.filter { $0.id != context.config.node }.map(\.signaling) ?? [] }
     }
 
     /// A live node of the cluster, as `hello` and `ping` answers list them.

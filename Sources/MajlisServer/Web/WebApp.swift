@@ -14,15 +14,15 @@ struct WebApp: Sendable {
     /// The app's token URL (`--token-url`) and the origins that may embed the pages (`--allow-origin`).
     let tokenURL: String?
     let embedOrigins: [String]
-    /// The pages' Content-Security-Policy (it names the token URL's origin and the embedders).
-    let pagePolicy: String
+    /// The app's token URL's origin, which the pages may connect to.
+    let tokenOrigin: String?
 
     init(config: ServerConfig) {
         directory = config.webDirectory
         development = config.developmentKey.flatMap { key in config.keys[key].map { (key, $0) } }
         tokenURL = config.tokenURL
         embedOrigins = config.allowedOrigins
-        pagePolicy = Self.pagePolicy(tokenURL: config.tokenURL, embedders: config.allowedOrigins)
+        tokenOrigin = Self.origin(of: config.tokenURL)
     }
 
     /// A file of the web app (a path under `Web/`): from the directory given, else built in.
@@ -41,8 +41,9 @@ struct WebApp: Sendable {
         "svg": "image/svg+xml", "json": "application/json",
     ]
 
-    /// The answer for `path` (without its query), or nil when it is not the web app's.
-    func respond(path: String, query: [String: String]) -> HTTPResponse? {
+    /// The answer for `path` (without its query), or nil when it is not the web app's; `peers`:
+    /// the signaling addresses of the cluster's live nodes, which a page may go on at.
+    func respond(path: String, query: [String: String], peers: [String] = []) -> HTTPResponse? {
         if path == "/v1/dev/token" { return token(name: query["name"] ?? "", user: query["user"], admin: query["admin"] == "1") }
         if path == "/v1/web/config" { return webConfig() }
         let file: String
@@ -62,24 +63,31 @@ struct WebApp: Sendable {
             return HTTPResponse(status: 404, contentType: "text/plain; charset=utf-8", body: Array("not found\n".utf8))
         }
         // A page that may be embedded drops X-Frame-Options (frame-ancestors names who may).
-        let headers = file.hasSuffix(".html") ? ["Content-Security-Policy": pagePolicy, "X-Frame-Options": embedOrigins.isEmpty ? "DENY" : ""] : [:]
+        let policy = Self.pagePolicy(connectTo: (tokenOrigin.map { [$0] } ?? []) + peers.compactMap(OriginPolicy.connectSource(ofSignaling:)), embedders: embedOrigins)
+        let headers = file.hasSuffix(".html") ? ["Content-Security-Policy": policy, "X-Frame-Options": embedOrigins.isEmpty ? "DENY" : ""] : [:]
         return HTTPResponse(status: 200, contentType: type, body: data, headers: headers)
     }
 
     /// What the pages may load and do: their own scripts and styles only (no inline script),
-    /// connections to this server (and the app's token URL) only, framed only by the origins of
-    /// `--allow-origin`.
-    static func pagePolicy(tokenURL: String? = nil, embedders: [String] = []) -> String {
-        let tokenOrigin = tokenURL.flatMap(URL.init(string:)).flatMap { url -> String? in
+    /// connections to this server and to `connectTo` only (the app's token URL, the cluster's
+    /// other nodes), framed only by the origins of `--allow-origin`.
+    static func pagePolicy(connectTo: [String] = [], embedders: [String] = []) -> String {
+        let ancestors = embedders.isEmpty ? "'none'" : embedders.joined(separator: " ")
+        var connect = ["'self'"]
+        for source in connectTo where !connect.contains(source) { connect.append(source) }
+        return [
+            "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "img-src 'self' data:",
+            "media-src 'self' blob:", "connect-src " + connect.joined(separator: " "), "frame-ancestors \(ancestors)",
+            "base-uri 'none'", "form-action 'self'", "object-src 'none'",
+        ].joined(separator: "; ")
+    }
+
+    /// `scheme://host[:port]` of a URL, or nil.
+    static func origin(of url: String?) -> String? {
+        url.flatMap(URL.init(string:)).flatMap { url -> String? in
             guard let scheme = url.scheme, let host = url.host else { return nil }
             return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
         }
-        let ancestors = embedders.isEmpty ? "'none'" : embedders.joined(separator: " ")
-        return [
-            "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "img-src 'self' data:",
-            "media-src 'self' blob:", "connect-src 'self'" + (tokenOrigin.map { " " + $0 } ?? ""), "frame-ancestors \(ancestors)",
-            "base-uri 'none'", "form-action 'self'", "object-src 'none'",
-        ].joined(separator: "; ")
     }
 
     /// What the page needs to know to sign in: development mode, the app's token URL, and who may
