@@ -1,4 +1,5 @@
 import Foundation
+import FoundationNetworking
 import MajlisAudio
 import MajlisProtocol
 import MajlisTestSupport
@@ -138,6 +139,104 @@ struct WebAppFailoverTests {
                 print(String(
                     format: "server restart (%@): down %.1f s; the web speaker heard again by the other page %.2f s after the server was back (%.2f s after it stopped)",
                     byKill ? "kill -9" : "SIGTERM", back.timeIntervalSince(stopped), heard, back.timeIntervalSince(stopped) + heard))
+            }
+        }
+    }
+
+    /// Three nodes of a cluster (processes, to kill), on a PostgreSQL database and a Redis
+    /// database of their own, with real keys; returned once each node's `hello` names all three
+    /// (so the pages they serve may go on at any of them).
+    static func cluster(_ shared: (redis: String, postgres: String, secret: String), in folder: String) async throws -> [MajlisProcess] {
+        var nodes: [MajlisProcess] = []
+        do {
+            for id in ["node-a", "node-b", "node-c"] {
+                nodes.append(try MajlisProcess(arguments: [
+                    "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", "\(folder)/\(id)", "--web", BrowserTests.web,
+                    "--keys", "\(TestServer.key):\(shared.secret)", "--postgres", shared.postgres, "--redis", shared.redis, "--node", id,
+                ]))
+            }
+            for node in nodes {
+                let client = try await TestClient.connect(node.url)
+                let token = TestServer.token("census", secret: shared.secret)
+                _ = try await client.request("hello", ["token": .string(token)])
+                #expect(await eventually(within: 30) { ((try? await client.request("ping"))?["data"]?["nodes"]?.arrayValue?.count ?? 0) == 3 })
+            }
+            return nodes
+        } catch {
+            for node in nodes { node.kill() }
+            throw error
+        }
+    }
+
+    /// `GET /healthz` of `node`.
+    static func health(_ node: MajlisProcess) async -> JSONValue? {
+        guard let (data, _) = try? await URLSession.shared.data(from: URL(string: Self.page(node) + "/healthz")!) else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// The page of node `node` (`http://127.0.0.1:PORT`).
+    static func page(_ node: MajlisProcess) -> String {
+        node.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "")
+    }
+
+    /// The room's node dies (kill -9) under a seated web speaker whose page is at that node (its
+    /// page's server is gone: it goes on at another node of those the cluster named) or at
+    /// another node (which relayed the room): without a hand on the page it hears the bot that
+    /// speaks in the room again, is heard again, and is back on its seat, where the room opened.
+    @Test(arguments: [true, false]) func aWebSpeakerFollowsItsRoomWhenTheRoomsNodeDies(pageOnTheDeadNode: Bool) async throws {
+        try await RealTimeGate.inPairs {
+            let shared = try await ClusterTests.sharedStore()
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-web-cluster-\(UUID().uuidString)").path
+            let tone = try Self.toneFile()
+            defer {
+                try? FileManager.default.removeItem(atPath: folder)
+                try? FileManager.default.removeItem(atPath: tone)
+            }
+            let nodes = try await Self.cluster(shared, in: folder)
+            defer { for node in nodes { node.kill() } }
+            let token = { (user: String) in TestServer.token(user, secret: shared.secret) }
+            // Huda opens the room at node-b: it is placed on one of the nodes, the doomed one.
+            let huda = try await TestClient.connect(nodes[1].url)
+            _ = try await huda.request("hello", ["token": .string(token("huda"))])
+            #expect(await eventually { (try? await huda.call("room.join", room: "hall", ["create": ["title": "Hall", "mode": "free"]])) != nil })
+            var hosts: [Int] = []
+            #expect(await eventually {
+                hosts = []
+                for (index, node) in nodes.enumerated() {
+                    let health = await Self.health(node)
+                    if (health?["rooms"]?.intValue ?? 0) > 0 { hosts.append(index) }
+                }
+                return hosts.count == 1
+            })
+            let doomed = try #require(hosts.first)
+            let survivor = nodes[(doomed + 1) % 3]
+            let pageNode = pageOnTheDeadNode ? nodes[doomed] : nodes[(doomed + 2) % 3]
+            let bot = try JoinBotTests.Bot(["--url", survivor.url, "--token", token("reciter"), "--room", "hall", "--seat", "2", "--mic", "tone:440", "--duration", "120"])
+            defer { bot.interrupt() }
+
+            let browser = try await Browser(microphone: tone)
+            try await Browser.closing([browser]) {
+                try await browser.open("\(Self.page(pageNode))/?room=hall#token=\(token("layla"))")
+                try await browser.wait(for: "Layla in the room", "return window.majlis.page.step === 'room' && window.majlis.media()?.state === 'connected'")
+                try await Self.speak(browser, seat: 0)
+                try await Self.hears(browser, seat: 1)
+                let layla = try await browser.run("return window.majlis.state.me.id").stringValue ?? ""
+
+                nodes[doomed].kill()
+                let heard = try await Self.hears(browser, seat: 1, renewals: 1)
+                try await Self.settled(browser, seat: 0)
+                let address = try await browser.run("return window.majlis.signal().url").stringValue ?? ""
+                if pageOnTheDeadNode { #expect(address != nodes[doomed].url, "the page stayed with its dead node") }
+                // Heard: the room's new node hears Layla's voice (her level in speaker.levels).
+                let omar = try await TestClient.connect(survivor.url)
+                _ = try await omar.request("hello", ["token": .string(token("omar"))])
+                #expect(await eventually(within: 30) { (try? await omar.call("room.join", room: "hall")) != nil })
+                try await omar.event("speaker.levels", timeout: 30) { event in
+                    event["data"]?["levels"]?.arrayValue?.contains { $0["user"] == .string(layla) && ($0["level"]?.intValue ?? 0) > 0 } == true
+                }
+                print(String(
+                    format: "the room's node killed, the page %@: the page heard the room again %.2f s after the kill, connected to %@",
+                    pageOnTheDeadNode ? "at that node" : "at another node", heard, address))
             }
         }
     }
