@@ -1,6 +1,7 @@
 import Foundation
 import FoundationNetworking
 import MajlisAudio
+import MajlisLab
 import MajlisProtocol
 import MajlisTestSupport
 import Testing
@@ -237,6 +238,48 @@ struct WebAppFailoverTests {
                 print(String(
                     format: "the room's node killed, the page %@: the page heard the room again %.2f s after the kill, connected to %@",
                     pageOnTheDeadNode ? "at that node" : "at another node", heard, address))
+            }
+        }
+    }
+
+    /// The speaker's network is cut for about 10 s (a relay that holds every byte, as a dead mobile
+    /// link does, and hangs new connections; DevTools' offline emulation leaves Chromium's open
+    /// WebSockets and WebRTC alone, so it cuts nothing here): the page finds its connection dead
+    /// (nothing heard for two pings' time), says it reconnects, reconnects when the network is
+    /// back, and the other page hears the speaker again on its seat; a message typed while cut
+    /// arrives.
+    @Test func aSeatedWebSpeakerComesBackAfterTheNetworkIsCut() async throws {
+        try await RealTimeGate.inPairs {
+            let tone = try Self.toneFile()
+            defer { try? FileManager.default.removeItem(atPath: tone) }
+            let server = try TestServer { config in
+                config.webDirectory = BrowserTests.web
+                config.developmentKey = TestServer.key
+                config.heartbeat = 5  // the page pings every 2.5 s and gives up on a silent connection after 6 s
+            }
+            defer { server.destroy() }
+            let relay = try TCPRelay(upstream: Int(server.server.port))
+            defer { relay.stop() }
+            let speaker = try await Browser(microphone: tone)
+            let listener = try await Browser(microphone: nil)
+            try await Browser.closing([speaker, listener]) {
+                try await Self.join(speaker, page: "http://127.0.0.1:\(relay.port)", room: "cut", name: "Huda")
+                try await Self.speak(speaker, seat: 0)
+                try await Self.join(listener, page: "http://127.0.0.1:\(server.server.port)", room: "cut", name: "Omar")
+                try await Self.hears(listener, seat: 0)
+
+                relay.setCut(true)
+                try await speaker.wait(for: "the reconnecting banner", "return window.majlis.page.banner === 'reconnecting'")
+                try await Self.sendChat(speaker, "typed while the network was cut")
+                try await Task.sleep(for: .seconds(4))  // about 10 s cut in all
+                relay.setCut(false)
+                let back = Date()
+                try await Self.sees(listener, message: "typed while the network was cut")
+                // The speaker sends on a new transport now (the old one's uplink ended with it).
+                try await Self.settled(speaker, seat: 0)
+                try await speaker.wait(for: "new media", "return window.majlis.media()?.renewals >= 1 && window.majlis.media().state === 'connected'")
+                _ = try await Self.explained(speaker) { try await Self.hears(listener, seat: 0) }
+                print(String(format: "network cut: the web speaker back on its seat and heard on a new transport %.2f s after the network came back", Date().timeIntervalSince(back)))
             }
         }
     }
