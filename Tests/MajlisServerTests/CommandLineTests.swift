@@ -121,6 +121,36 @@ import Testing
         }
     }
 
+    /// A PostgreSQL address that cannot be reached, or is no PostgreSQL address, stops `serve`
+    /// and `migrate` with one line naming what failed: no crash (a unit restarting on failure
+    /// would loop on one).
+    @Test func anUnreachableOrWrongPostgresAddressIsOneLineNotACrash() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-pg-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let port = try Browser.freePort()
+        // A SQLite store for migrate to copy.
+        try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data]).terminate()
+        let cases: [([String], String)] = [
+            (["serve", "--listen", "127.0.0.1:0", "--data", data, "--postgres", "postgres://u:p@127.0.0.1:\(port)/majlis"], "cannot connect to PostgreSQL"),
+            (["serve", "--listen", "127.0.0.1:0", "--data", data, "--postgres", "mysql://x"], "not a PostgreSQL address"),
+            (["migrate", "--data", data, "--postgres", "postgres://u:p@127.0.0.1:\(port)/majlis"], "cannot connect to PostgreSQL"),
+            (["migrate", "--data", data, "--postgres", "mysql://x"], "not a PostgreSQL address"),
+        ]
+        for (arguments, expected) in cases {
+            let process = Process()
+            process.executableURL = MajlisProcess.executable
+            process.arguments = arguments
+            let error = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = error
+            try process.run()
+            let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(arguments): \(process.terminationReason) \(text)")
+            #expect(text.contains(expected) && !text.contains("crashed"), "\(arguments): \(text)")
+        }
+    }
+
     @Test func aWrongPathIsToldApartFromADeadServer() throws {
         let server = try TestServer()
         defer { server.destroy() }

@@ -26,6 +26,12 @@ final class PostgresDatabase: SQLDatabase {
 
     /// Connects to `url` (`postgres://user:password@host:port/database` or libpq's `key=value` form).
     init(url: String) throws {
+        // libpq takes anything else as a database name and then fails on a local socket, which
+        // names neither the address nor the mistake.
+        let lower = url.lowercased()
+        guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || url.contains("=") else {
+            throw SQLFailure(description: "not a PostgreSQL address: it starts with postgres:// or postgresql:// (or is libpq's key=value form)")
+        }
         // `url` fills in everything it names (expand_dbname); the timeout is only a default.
         let keys = ["connect_timeout", "dbname"]
         let values = [Self.connectTimeout, url]
@@ -42,14 +48,16 @@ final class PostgresDatabase: SQLDatabase {
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.message(connection)
+            // Finished here and forgotten: the object is whole, so its deinit runs too.
             PQfinish(connection)
+            connection = nil
             throw SQLFailure(description: "cannot connect to PostgreSQL: \(message)")
         }
         // Notices ("relation already exists, skipping") are not errors; keep them off stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
 
-    deinit { PQfinish(connection) }
+    deinit { if let connection { PQfinish(connection) } }
 
     private static func message(_ connection: OpaquePointer?) -> String {
         guard let connection, let text = PQerrorMessage(connection) else { return "out of memory" }
