@@ -102,6 +102,8 @@ import Testing
             (["serve", "--media-realtim", "--listen", "127.0.0.1:0"], "unknown flag --media-realtim"),
             (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "extra"], "unexpected argument 'extra'"),
             (["serve", "--log-level", "loud"], "--log-level"),
+            (["serve", "--keys", "prod:REPLACE-WITH-A-LONG-RANDOM-SECRET"], "placeholder"),
+            (["serve", "--media-advertise", "203.0.113.10:7882"], "documentation address"),
             (["serve", "--tls-cert", "/nonexistent.pem"], "--tls-key"),
             (["fly"], "unknown command"),
             ([], "usage: majlis <command>"),
@@ -179,13 +181,16 @@ import Testing
         #expect(!server.banner.contains("development mode"))
         #expect(server.terminate() == 0)
         #expect(FileManager.default.fileExists(atPath: directory + "/data/majlis.sqlite"))
-        // The example in deploy/ names only real settings (its addresses overridden here).
+        // The example in deploy/ names only real settings (its addresses and secret overridden
+        // here); as it is, with only its ports changed, its placeholders are refused.
         let example = MajlisProcess.executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("deploy/majlis.conf").path
-        let deployed = try MajlisProcess(arguments: [
-            "serve", "--config", example, "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--media-advertise", "127.0.0.1:9",
-            "--data", directory + "/deployed", "--media-realtime=false",
-        ])
+        let ports = ["--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory + "/deployed", "--media-realtime=false"]
+        let documentation = try run(["serve", "--config", example] + ports)
+        #expect(documentation.status == 1 && documentation.error.contains("documentation address"), "\(documentation)")
+        let placeholder = try run(["serve", "--config", example, "--media-advertise", "127.0.0.1:9"] + ports)
+        #expect(placeholder.status == 1 && placeholder.error.contains("placeholder"), "\(placeholder)")
+        let deployed = try MajlisProcess(arguments: ["serve", "--config", example, "--media-advertise", "127.0.0.1:9", "--keys", "prod:\(TestServer.newSecret())"] + ports)
         #expect(deployed.terminate() == 0)
         try "listen = 127.0.0.1:0\nlisen = 127.0.0.1:1\n".write(toFile: file, atomically: true, encoding: .utf8)
         let typo = try run(["serve", "--config", file])

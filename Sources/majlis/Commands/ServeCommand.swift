@@ -64,7 +64,14 @@ enum ServeCommand {
         (config.host, config.port) = try Arguments.hostPort(args.string("listen", default: "127.0.0.1:7880"), flag: "listen")
         (config.mediaHost, config.mediaPort) = try Arguments.hostPort(args.string("media-listen", default: "127.0.0.1:7882"), flag: "media-listen")
         let advertise = args.string("media-advertise")
-        if let advertise { _ = try Arguments.hostPort(advertise, flag: "media-advertise") }
+        if let advertise {
+            let (host, _) = try Arguments.hostPort(advertise, flag: "media-advertise")
+            // The example configuration's address (RFC 5737 keeps these for documentation):
+            // clients told to send there would never be heard.
+            if ["192.0.2.", "198.51.100.", "203.0.113."].contains(where: host.hasPrefix) {
+                throw Arguments.Failure(description: "--media-advertise \(advertise) is a documentation address (RFC 5737): give the address clients reach this machine's media port at")
+            }
+        }
         config.mediaAdvertise = advertise
         config.dataDirectory = args.string("data", default: "./majlis-data")
         config.postgresURL = args.string("postgres")
@@ -137,7 +144,12 @@ enum ServeCommand {
                 guard let colon = pair.firstIndex(of: ":"), colon != pair.startIndex, pair.index(after: colon) != pair.endIndex else {
                     throw Arguments.Failure(description: "--keys must be KEY:SECRET[,KEY:SECRET...]")
                 }
-                config.keys[String(pair[..<colon])] = String(pair[pair.index(after: colon)...])
+                let secret = String(pair[pair.index(after: colon)...])
+                // The example configuration's placeholder: anyone who read it could sign admin tokens.
+                if secret.uppercased().contains("REPLACE-WITH") {
+                    throw Arguments.Failure(description: "--keys \(pair[..<colon]): the secret is the example's placeholder; make one with: openssl rand -hex 32")
+                }
+                config.keys[String(pair[..<colon])] = secret
             }
         } else {
             guard isLoopback(config.host) else {
