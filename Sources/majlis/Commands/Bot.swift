@@ -247,6 +247,8 @@ final class Bot: Sendable {
         switch error.code {
         case .roomNotFound?: return "room \(options.room) not found (use --create to create it)"
         case .seatOccupied?: return "seat \((options.seat ?? -1) + 1) is taken"
+        // Seats are numbered from 1 where people see them: not the protocol's index.
+        case .seatOutOfRange?: return "room \(options.room) has no seat \((options.seat ?? -1) + 1) (seats are numbered from 1)"
         default: return error.description
         }
     }
