@@ -30,7 +30,12 @@ struct BrowserTests {
 
     /// Opens the app, joins `room` as `name` (creating it in `mode`), and waits for voice to connect.
     static func join(_ browser: Browser, server: TestServer, room: String, name: String, mode: String = "request", query: String = "") async throws {
-        try await browser.open("http://127.0.0.1:\(server.server.port)/?room=\(room)\(query)")
+        try await join(browser, page: "http://127.0.0.1:\(server.server.port)", room: room, name: name, mode: mode, query: query)
+    }
+
+    /// The same at the web app served at `page` (`http://HOST:PORT`).
+    static func join(_ browser: Browser, page: String, room: String, name: String, mode: String = "request", query: String = "") async throws {
+        try await browser.open("\(page)/?room=\(room)\(query)")
         try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
         try await browser.run(
             """
