@@ -1,13 +1,14 @@
 import Foundation
 import FoundationNetworking
 import MajlisAudio
+import MajlisLab
 import MajlisProtocol
 import MajlisTestSupport
 import Testing
 
 /// The web app through what the server survives, in headless Chromium, with no hand on the page:
-/// a restart of the server (SIGTERM, and kill -9) and the death of the room's node in a cluster
-/// (the page at that node, and at another). Each times how long the page was
+/// a restart of the server (SIGTERM, and kill -9), the death of the room's node in a cluster (the
+/// page at that node, and at another), and a network cut. Each times how long the page was
 /// silent (printed, not asserted: the goals are in docs/web.md) and checks that the seated speaker
 /// is on its seat and heard again, and that a message typed meanwhile arrives.
 @Suite(.enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
@@ -222,6 +223,54 @@ struct WebAppFailoverTests {
                 print(String(
                     format: "the room's node killed, the page %@: the page heard the room again %.2f s after the kill, connected to %@",
                     pageOnTheDeadNode ? "at that node" : "at another node", heard, address))
+            }
+        }
+    }
+
+    /// The speaker's network is cut for about 10 s (a relay that holds every byte, as a dead mobile
+    /// link does, and hangs new connections; DevTools' offline emulation leaves Chromium's open
+    /// WebSockets and WebRTC alone, so it cuts nothing here): the page finds its connection dead
+    /// (nothing heard for two pings' time), says it reconnects, reconnects when the network is
+    /// back, and the other page hears the speaker again on its seat; a message typed while cut
+    /// arrives.
+    @Test func aSeatedWebSpeakerComesBackAfterTheNetworkIsCut() async throws {
+        try await RealTimeGate.inPairs {
+            let tone = try Self.toneFile()
+            defer { try? FileManager.default.removeItem(atPath: tone) }
+            let server = try TestServer { config in
+                config.webDirectory = BrowserTests.web
+                config.developmentKey = TestServer.key
+                config.heartbeat = 5  // the page pings every 2.5 s and gives up on a silent connection after 6 s
+            }
+            defer { server.destroy() }
+            let relay = try TCPRelay(upstream: Int(server.server.port))
+            defer { relay.stop() }
+            let speaker = try await Browser(microphone: tone)
+            let listener = try await Browser(microphone: nil)
+            try await Browser.closing([speaker, listener]) {
+                try await BrowserTests.join(speaker, page: "http://127.0.0.1:\(relay.port)", room: "cut", name: "Huda", mode: "free")
+                try await Self.speak(speaker, seat: 0)
+                try await BrowserTests.join(listener, page: "http://127.0.0.1:\(server.server.port)", room: "cut", name: "Omar", mode: "free")
+                try await Self.hears(listener, seat: 0)
+
+                relay.setCut(true)
+                try await speaker.wait(for: "the reconnecting banner", "return window.majlis.page.banner === 'reconnecting'")
+                try await Self.sendChat(speaker, "typed while the network was cut")
+                try await Task.sleep(for: .seconds(4))  // about 10 s cut in all
+                relay.setCut(false)
+                let back = Date()
+                try await Self.sees(listener, message: "typed while the network was cut")
+                // The speaker sends on a new transport now (the old one's uplink ended with it).
+                try await Self.settled(speaker, seat: 0)
+                try await speaker.wait(for: "new media", "return window.majlis.media()?.renewals >= 1 && window.majlis.media().state === 'connected'")
+                // The listener, whose own connection never broke, is sent the new one's voice
+                // (a second of packets more) and hears it.
+                let before = try await listener.run("return await window.majlis.packetsReceived(0)").intValue ?? 0
+                _ = try await Self.explained(speaker, listener) {
+                    try await listener.wait(for: "the new transport's packets", "return await window.majlis.packetsReceived(0) > \(before + 50)")
+                    try await Self.hears(listener, seat: 0)
+                }
+                print(String(format: "network cut: the web speaker back on its seat and heard on a new transport %.2f s after the network came back", Date().timeIntervalSince(back)))
             }
         }
     }

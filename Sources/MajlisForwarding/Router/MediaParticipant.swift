@@ -44,6 +44,8 @@ final class MediaParticipant {
     var challengeBudget: TokenBucket?
     /// Set when the member is a browser: its ICE, DTLS and SRTP state.
     var webrtc: WebRTCLeg?
+    /// A browser's uplink numbered as one stream across its connections (a page that reconnects).
+    var uplinkNumbering = UplinkNumbering()
     /// Set when the member runs a pre-call test rather than being in a room.
     var precall: PrecallTest?
     private var inboundSession: SRTPTransform?

@@ -101,7 +101,7 @@ extension MediaRouterCore {
                 let down = worstDown[participant.room]?.filter { $0.ssrc != participant.ssrc }.map(\.loss).max() ?? 0
                 let combined = 1 - (1 - up) * (1 - down)
                 blocks.append(RTCPReportBlock(
-                    ssrc: participant.webrtc?.peerSSRC ?? participant.ssrc, fractionLost: UInt8(min(255, combined * 256)), cumulativeLost: 0, highestSequence: UInt32(participant.upHighest),
+                    ssrc: participant.webrtc?.peerSSRC ?? participant.ssrc, fractionLost: UInt8(min(255, combined * 256)), cumulativeLost: 0, highestSequence: UInt32(participant.webrtc == nil ? participant.upHighest : participant.uplinkNumbering.browsers(participant.upHighest)),
                     jitter: UInt32(participant.upJitter * 48)))
             }
             let report = RTCPPacket.senderReport(ssrc: MediaSettings.serverSSRC, ntpTime: ntp, rtpTime: 0, packetCount: 0, octetCount: 0, reports: blocks)

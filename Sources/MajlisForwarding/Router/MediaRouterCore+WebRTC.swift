@@ -190,7 +190,13 @@ extension MediaRouterCore {
             } else {
                 return false
             }
-            leg.peerSSRC = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
+            let browserSSRC = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
+            leg.peerSSRC = browserSSRC
+            let numbered = sender.uplinkNumbering.map(
+                ssrc: browserSSRC, sequence: UInt16(packet[2]) << 8 | UInt16(packet[3]),
+                timestamp: UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7]), now: now)
+            RTPRewrite.setSequence(packet, numbered.sequence)
+            RTPRewrite.setTimestamp(packet, numbered.timestamp)
             RTPRewrite.setSSRC(packet, ssrc)
             if let level = parameters.audioLevelExtension { RTPRewrite.renameExtension(packet, length: plainLength, from: level, to: Self.audioLevelExtension) }
             return true
