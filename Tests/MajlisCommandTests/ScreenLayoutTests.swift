@@ -50,7 +50,7 @@ import Testing
         // Every line fills the width exactly or less, in terminal columns; text lines are flush right.
         #expect(lines.allSatisfy { DisplayWidth.columns($0) <= 80 })
         let header = lines[0]
-        #expect(header.hasSuffix("مجلس · 2 عضو · اطلب التحدث") && header.hasPrefix(" "))
+        #expect(header.hasSuffix("مجلس · عضوان · اطلب التحدث") && header.hasPrefix(" "))
         // Seats run from the right: seat 1 is the rightmost cell.
         let seats = lines.first { $0.contains("1. ") }!
         #expect(seats.range(of: "1. ")!.lowerBound > seats.range(of: "2. ")!.lowerBound)

@@ -170,6 +170,12 @@ import Testing
         #expect(VoiceRoomPresenter(language: .arabic).describe(.server(ProtocolError(.seatOccupied, "taken"))) == "هذا المقعد مشغول")
     }
 
+    /// Arabic counts in its six plural forms.
+    @Test func arabicCountsTakeTheirPluralForms() {
+        let counts = [0, 1, 2, 3, 10, 11, 99, 100, 102, 103, 111].map { Strings.text(.members($0), .arabic) }
+        #expect(counts == ["لا أعضاء", "عضو واحد", "عضوان", "3 أعضاء", "10 أعضاء", "11 عضوًا", "99 عضوًا", "100 عضو", "102 عضو", "103 أعضاء", "111 عضوًا"])
+    }
+
     @Test func arabicIsRightToLeftAndEveryLanguageHasEveryString() {
         let room = state()
         let arabic = VoiceRoomPresenter(language: .arabic).present(room)

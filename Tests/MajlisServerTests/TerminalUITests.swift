@@ -147,10 +147,10 @@ import Testing
         defer { tmux.stop() }
         let token = server.token("huda", grants: Grants(create: true), name: "هدى")
         try tmux.start("host", "LANG=ar_SA.UTF-8 \(MajlisProcess.executable.path) join --tui --url \(server.url) --token \(token) --room majlis --create --mode request")
-        let screen = try await tmux.wait("host", for: "عضو · اطلب التحدث")
+        let screen = try await tmux.wait("host", for: "عضو واحد · اطلب التحدث")
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
         // Flush right: the header ends at the last column, seat 1 is the rightmost cell.
-        #expect(lines[0].hasSuffix("majlis · 1 عضو · اطلب التحدث") && lines[0].hasPrefix("   "))
+        #expect(lines[0].hasSuffix("majlis · عضو واحد · اطلب التحدث") && lines[0].hasPrefix("   "))
         let seats = try #require(lines.first { $0.contains("1. المقعد 1") })
         #expect(seats.hasSuffix("1. المقعد 1") && seats.range(of: "1. المقعد 1")!.lowerBound > seats.range(of: "2. المقعد 2")!.lowerBound)
         #expect(screen.contains("q خروج"))

@@ -154,6 +154,15 @@ test('every word the pages use exists in every language', async () => {
   assert.deepEqual(missing, []);
 });
 
+test('counts take each language\'s plural forms (Arabic has six)', async () => {
+  const { translator } = await import('../../Web/app/i18n.js');
+  const arabic = translator('ar');
+  assert.deepEqual([0, 1, 2, 3, 10, 11, 99, 100, 102].map((n) => arabic('memberCount', { n })),
+    ['لا أحد هنا', 'حاضر واحد', 'حاضران', '3 حاضرين', '10 حاضرين', '11 حاضرًا', '99 حاضرًا', '100 حاضر', '102 حاضر']);
+  assert.equal(translator('en')('memberCount', { n: 1 }), '1 here');
+  assert.equal(translator('zh')('memberCount', { n: 3 }), '3 人');
+});
+
 test('a room on another node of a cluster is joined on that node\'s page', () => {
   assert.equal(nodePage('ws://10.0.0.2:8082/v1/signal', 'majlis'), 'http://10.0.0.2:8082/?room=majlis');
   assert.equal(nodePage('wss://node2.example.com/v1/signal', 'r-1', { lang: 'ar', name: 'Huda S' }), 'https://node2.example.com/?room=r-1&lang=ar&name=Huda+S');

@@ -30,7 +30,7 @@ const strings = {
     'sound.noPitch': 'Effects that change your pitch (deeper, child, elder) need this page over https: this browser cannot shift pitch here.',
     'sound.music': 'Music from a file (the room hears it while you speak)', 'sound.play': 'Play', 'sound.pause': 'Pause', 'sound.stop': 'Stop',
     'sound.musicSend': 'Music for the room', 'sound.musicLocal': 'Music for me', 'sound.spatial': 'Seats around me (headphones)',
-    musicUnreadable: 'Cannot play {name}', 'chat.notSent': 'Not sent (no connection): “{text}”',
+    musicUnreadable: 'Cannot play {name}', 'chat.notSent': 'Not sent (no connection): “\u2068{text}\u2069”',
     title: 'Majlis', join: 'Join', yourName: 'Your name', roomId: 'Room', token: 'Token (from your app)', createAs: 'If it does not exist, create it',
     free: 'Anyone may take a seat', request: 'Ask the host to speak', seats: 'Seats', members: 'Members', chat: 'Chat', send: 'Send',
     typeMessage: 'Write a message', leaveRoom: 'Leave', endRoom: 'End room', micOn: 'Mic on', micOff: 'Mic off', takeSeat: 'Take a seat',
@@ -106,7 +106,7 @@ const strings = {
     'sound.noPitch': '变调音效（低沉、童声、老人）需要通过 https 打开本页：此浏览器在这里无法变调。',
     'sound.music': '播放音乐文件（你发言时房间也能听到）', 'sound.play': '播放', 'sound.pause': '暂停', 'sound.stop': '停止',
     'sound.musicSend': '房间听到的音乐音量', 'sound.musicLocal': '我听到的音乐音量', 'sound.spatial': '麦位环绕在我周围（耳机）',
-    musicUnreadable: '无法播放 {name}', 'chat.notSent': '未发送（没有连接）：“{text}”',
+    musicUnreadable: '无法播放 {name}', 'chat.notSent': '未发送（没有连接）：“\u2068{text}\u2069”',
     title: 'Majlis', join: '加入', yourName: '你的名字', roomId: '房间', token: '令牌（来自你的应用）', createAs: '若不存在则创建',
     free: '任何人都可上麦', request: '上麦需房主同意', seats: '麦位', members: '成员', chat: '聊天', send: '发送',
     typeMessage: '输入消息', leaveRoom: '离开', endRoom: '结束房间', micOn: '麦克风开', micOff: '麦克风关', takeSeat: '上麦',
@@ -182,7 +182,7 @@ const strings = {
     'sound.noPitch': 'المؤثرات التي تغيّر طبقة الصوت (أعمق، طفل، مسنّ) تحتاج إلى فتح الصفحة عبر https: لا يستطيع هذا المتصفح تغيير الطبقة هنا.',
     'sound.music': 'موسيقى من ملف (تسمعها الغرفة وأنت تتكلم)', 'sound.play': 'تشغيل', 'sound.pause': 'إيقاف مؤقت', 'sound.stop': 'إيقاف',
     'sound.musicSend': 'الموسيقى للغرفة', 'sound.musicLocal': 'الموسيقى لي', 'sound.spatial': 'المقاعد من حولي (سماعات الرأس)',
-    musicUnreadable: 'تعذر تشغيل {name}', 'chat.notSent': 'لم تُرسل (لا اتصال): «{text}»',
+    musicUnreadable: 'تعذر تشغيل {name}', 'chat.notSent': 'لم تُرسل (لا اتصال): «\u2068{text}\u2069»',
     title: 'مجلس', join: 'ادخل', yourName: 'اسمك', roomId: 'الغرفة', token: 'رمز الدخول (من تطبيقك)', createAs: 'أنشئها إن لم تكن موجودة',
     free: 'يجلس من يشاء', request: 'الكلام بإذن المضيف', seats: 'المقاعد', members: 'الحاضرون', chat: 'الدردشة', send: 'أرسل',
     typeMessage: 'اكتب رسالة', leaveRoom: 'اخرج', endRoom: 'أنهِ الغرفة', micOn: 'الميكروفون يعمل', micOff: 'الميكروفون مغلق', takeSeat: 'اجلس',
@@ -194,7 +194,7 @@ const strings = {
     noMic: 'لا يوجد ميكروفون: يمكنك الاستماع فقط', joined: 'دخل {name}', left: 'خرج {name}', accepted: 'يمكنك الكلام الآن',
     rejected: 'رفض المضيف طلبك', invited: '{name} يدعوك إلى مقعد', yes: 'نعم', no: 'لا', kicked: 'أُخرجت من الغرفة',
     ended: 'انتهت الغرفة', closed: 'انقطع الاتصال: {reason}', today: 'اليوم', yesterday: 'أمس', language: 'اللغة',
-    startAudio: 'انقر لتسمع الغرفة', chatMuted: 'الدردشة موقوفة عنك', error: 'تعذر ذلك: {message}', memberCount: '{n} حاضر',
+    startAudio: 'انقر لتسمع الغرفة', chatMuted: 'الدردشة موقوفة عنك', error: 'تعذر ذلك: {message}', memberCount: { zero: 'لا أحد هنا', one: 'حاضر واحد', two: 'حاضران', few: '{n} حاضرين', many: '{n} حاضرًا', other: '{n} حاضر' },
     'error.approval_required': 'هذه الغرفة تتطلب إذن المضيف: اطلب الكلام', 'error.seat_occupied': 'هذا المقعد مشغول',
     'error.seat_locked': 'هذا المقعد مقفل', 'error.no_free_seat': 'لا يوجد مقعد فارغ', 'error.chat_muted': 'الدردشة موقوفة عنك',
     'error.rate_limited': 'أسرع مما ينبغي: انتظر قليلًا', 'error.forbidden': 'هذا للمضيف وحده', 'error.banned': 'أنت محظور من هذه الغرفة',
@@ -242,10 +242,14 @@ export function pickLanguage(requested) {
   return 'en';
 }
 
+// A word that depends on a count is an object of the language's plural forms (Intl.PluralRules:
+// zero, one, two, few, many, other; Arabic has all six), chosen by `values.n`.
 export function translator(language) {
   const table = strings[language] || strings.en;
+  const plurals = new Intl.PluralRules(strings[language] ? language : 'en');
   return (key, values = {}) => {
-    const text = table[key] ?? strings.en[key] ?? key;
+    let text = table[key] ?? strings.en[key] ?? key;
+    if (typeof text === 'object') text = text[plurals.select(Number(values.n))] ?? text.other;
     return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ''));
   };
 }

@@ -800,7 +800,8 @@ function roomPage() {
   const banners = [];
   if (page.banner === 'reconnecting') banners.push(t('reconnecting'));
   if (state.quality === 'poor') banners.push(t('poorNetwork'));
-  if (page.mediaState === 'failed') banners.push(t('mediaFailed'));
+  // While the connection is down, voice is too: "Reconnecting…" says both.
+  if (page.mediaState === 'failed' && page.banner !== 'reconnecting') banners.push(t('mediaFailed'));
   const you = state.role === 'owner' ? 'youAreHost' : state.role === 'admin' ? 'youAreAdmin' : null;
   const muted = state.chatMuted || (state.room.chatMutedAll && !isModerator(state));
   return `

@@ -269,12 +269,29 @@ public enum Strings {
         }
     }
 
+    /// Arabic's six plural forms, as Unicode's CLDR chooses them: 0, 1, 2, then by the last two
+    /// digits 3-10 (few) and 11-99 (many), and the rest (100, 101, 102, ...).
+    static func arabicCount(_ count: Int, zero: String, one: String, two: String, few: String, many: String, other: String) -> String {
+        switch count {
+        case 0: return zero
+        case 1: return one
+        case 2: return two
+        default:
+            switch count % 100 {
+            case 3...10: return few
+            case 11...99: return many
+            default: return other
+            }
+        }
+    }
+
     private static func arabic(_ key: Key) -> String {
         switch key {
         case .seat(let number): return "المقعد \(number)"
         case .lockedSeat: return "مقفل"
         case .you: return "أنت"
-        case .members(let count): return "\(count) عضو"
+        case .members(let count):
+            return arabicCount(count, zero: "لا أعضاء", one: "عضو واحد", two: "عضوان", few: "\(count) أعضاء", many: "\(count) عضوًا", other: "\(count) عضو")
         case .wantsToSpeak(let name): return "\(name) يطلب التحدث"
         case .reconnecting: return "جارٍ إعادة الاتصال…"
         case .networkPoor: return "شبكتك ضعيفة"
