@@ -60,6 +60,9 @@ struct DeploymentTests {
                 try await browser.run("const f = document.querySelector('[data-form=create]'); f.elements.mode.value = 'free'; f.requestSubmit()")
                 try await browser.wait(for: "Huda in the room, voice connected", "return window.majlis.page.step === 'room' && window.majlis.media()?.state === 'connected'")
                 #expect(try await browser.run("return window.majlis.signal().url") == .string("wss://127.0.0.1:\(port)/v1/signal"))
+                // Health and metrics are not served to the world through the proxy.
+                let hidden = try await browser.run("return Promise.all(['/metrics', '/healthz'].map((path) => fetch(path).then((answer) => answer.status)))")
+                #expect(hidden == [404, 404], "\(hidden)")
                 // A bot through the same proxy (wss, trusting the certificate nginx shows) speaks a tone on seat 2.
                 let bot = try JoinBotTests.Bot(
                     ["--url", "wss://127.0.0.1:\(port)/v1/signal", "--trust-cert", folder + "/cert.pem", "--token", server.token("tone", grants: Grants(create: true)),
