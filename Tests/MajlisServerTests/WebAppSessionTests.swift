@@ -65,6 +65,9 @@ struct WebAppSessionTests {
                 try await host.click("[data-member='\(guestId)'] .who")
                 try await host.click("[data-member='\(guestId)'] [data-action=admin]")
                 try await guest.wait(for: "the admin notice", "return [...document.querySelectorAll('.notices p')].some((p) => p.textContent === 'You are now an admin of this room')")
+                // Its seat muted before it could moderate: now an admin, it may unmute it itself.
+                try await guest.click(".unmute-mine")
+                try await guest.wait(for: "the seat unmuted", "return !window.majlis.state.seats[\(seat)].muted && document.querySelector('[data-action=mic]:not([disabled])') !== null")
                 try await host.click("[data-member='\(guestId)'] .who")
                 try await host.wait(for: "the member's menu", "return document.querySelector(`[data-member='${arguments[0]}'] [data-action=kick]`) !== null".replacingOccurrences(of: "${arguments[0]}", with: guestId))
                 #expect(try await host.run("return document.querySelector(`[data-member='${arguments[0]}'] [data-action=invite]`)", [.string(guestId)]) == .null)
@@ -72,6 +75,7 @@ struct WebAppSessionTests {
                 let question = try await host.wait(for: "the confirmation", "return document.querySelector('.dialog p')?.textContent || null")
                 #expect(question == "Remove Omar and keep them out for an hour?")
                 try await host.click("[data-action=confirmYes]")
+                try await host.wait(for: "the removal said as it was", "return [...document.querySelectorAll('.notices p')].some((p) => p.textContent === 'Omar was removed from the room')")
                 try await guest.wait(for: "the guest removed", "return window.majlis.page.step === 'ended'")
                 #expect(try await Self.text(guest, ".ended p").hasPrefix("You were removed from the room and may not come back until"))
                 // Joining again from the same browser is the same user, still banned.
@@ -79,6 +83,10 @@ struct WebAppSessionTests {
                 let refusal = try await guest.wait(for: "the ban", "return document.querySelector('[data-form=join] .error')?.textContent || null")
                 #expect(refusal == "You are banned from this room")
                 try await host.wait(for: "one here", "return document.querySelector('header .count')?.textContent === '1 here'")
+                // After leaving, the host goes to another room from the page.
+                try await host.click("[data-action=leave]")
+                try await host.click("[data-action=otherRoom]")
+                try await host.wait(for: "the join form", "return document.querySelector('[data-form=join] [name=room]')?.value === 'majlis'")
             }
         }
     }

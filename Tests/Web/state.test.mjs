@@ -41,8 +41,13 @@ test('member counts follow joins and leaves in a small room, and a repeated join
   applyEvent(state, event('member.joined', { member: member('zaid') }), 'r', 0);
   assert.equal(state.room.memberCount, 4);
   applyEvent(state, event('member.updated', { member: member('zaid') }), 'r', 0);
-  applyEvent(state, event('member.left', { user: 'layla', reason: 'left' }), 'r', 0);
+  assert.deepEqual(applyEvent(state, event('member.left', { user: 'layla', reason: 'left' }), 'r', 0).notices, [['left', { name: 'Layla' }]]);
   assert.equal(state.room.memberCount, 3);
+  // Removed by a moderator, or gone with the connection: said so, not that they left.
+  applyEvent(state, event('member.joined', { member: member('layla') }), 'r', 0);
+  assert.deepEqual(applyEvent(state, event('member.left', { user: 'layla', reason: 'kicked' }), 'r', 0).notices, [['leftKicked', { name: 'Layla' }]]);
+  applyEvent(state, event('member.joined', { member: member('layla') }), 'r', 0);
+  assert.deepEqual(applyEvent(state, event('member.left', { user: 'layla', reason: 'timeout' }), 'r', 0).notices, [['leftTimeout', { name: 'Layla' }]]);
   assert.deepEqual([...state.members.keys()].sort(), ['huda', 'omar', 'zaid']);
   // A busy room's batch says the exact count.
   applyEvent(state, event('members.changed', { joined: [member('a'), member('b')], joinedCount: 9, left: [], memberCount: 12 }), 'r', 0);

@@ -505,6 +505,11 @@ const actions = {
     page.step = 'join';
     page.error = '';
   },
+  // The join form, for a room of the person's choosing.
+  otherRoom: () => {
+    identity.leftRoom();
+    location.assign(`${location.pathname}${params.get('lang') ? `?lang=${language}` : ''}`);
+  },
   rejoin: () => {
     identity.enteredRoom(roomId);
     location.reload();
@@ -672,7 +677,8 @@ function endedPage() {
   const [key, values = {}] = state.ended || ['ended'];
   const shown = key === 'kickedUntil' ? { until: new Date(values.until).toLocaleString(language) } : values;
   return `<div class="ended" data-key="ended"><h1>${escape(t('title'))}</h1><p role="alert">${escape(t(key, shown))}</p>
-    <button class="primary" data-action="rejoin">${escape(t('joinAgain'))}</button></div>`;
+    <button class="primary" data-action="rejoin">${escape(t('joinAgain'))}</button>
+    <button data-action="otherRoom">${escape(t('otherRoom'))}</button></div>`;
 }
 
 function roleMark(user) {
@@ -709,7 +715,10 @@ function controls() {
   const seat = mySeat(state);
   const buttons = [];
   if (seat) {
-    if (seat.muted) {
+    if (seat.muted && isModerator(state)) {
+      // Muted before this member could moderate (by the previous host, say): its own to undo.
+      buttons.push(`<button data-action="mute" data-value="${seat.index}" class="off unmute-mine">${icon('speakerOff')}${escape(t('unmuteMine'))}</button>`);
+    } else if (seat.muted) {
       buttons.push(`<button data-action="mic" class="off" disabled>${icon('speakerOff')}${escape(t('mutedByHost'))}</button>`);
     } else {
       buttons.push(`<button data-action="mic" class="${seat.micOn ? 'on' : 'off'}" aria-pressed="${seat.micOn}">${icon(seat.micOn ? 'mic' : 'micOff')}${escape(t(seat.micOn ? 'micOn' : 'micOff'))}</button>`);

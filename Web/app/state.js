@@ -128,7 +128,9 @@ export function applyEvent(state, frame, roomId, now) {
     case 'member.left':
       if (state.members.has(data.user)) {
         state.room.memberCount = Math.max(1, state.room.memberCount - 1);
-        out.notices.push(['left', { name: nameOf(state, data.user) }]);
+        // Said as it happened: removed by a moderator, gone with its connection, or left.
+        const how = { kicked: 'leftKicked', timeout: 'leftTimeout' }[data.reason] || 'left';
+        out.notices.push([how, { name: nameOf(state, data.user) }]);
         state.members.delete(data.user);
       }
       state.requests = state.requests.filter((request) => request.user !== data.user);
