@@ -100,9 +100,9 @@ struct ConsoleTests {
             try await browser.run("const f = document.querySelector('[data-form=sign-in]'); f.elements.token.value = arguments[0]; f.requestSubmit()", [.string(server.token("omar"))])
             let error = try await browser.wait(for: "the refusal", "return document.querySelector('[data-form=sign-in] .error')?.textContent || null")
             #expect(error.stringValue?.isEmpty == false)
-            // Not in development mode: the development key is not handed out.
-            try await browser.run("document.querySelector('[data-action=development]').click()")
-            try await browser.wait(for: "the explanation", "return document.querySelector('.error')?.textContent.includes('development mode') || null")
+            // Not in development mode: no development key is offered, and the form says what to paste.
+            try await browser.wait(for: "the explanation", "return document.querySelector('[data-form=sign-in] .hint')?.textContent.includes('paste an admin token') || null")
+            #expect(try await browser.run("return document.querySelector('[data-action=development]')") == .null)
         }
     }
 }

@@ -11,6 +11,7 @@ let language = pickLanguage(params.get('lang'));
 let t = translator(language);
 
 const state = {
+  development: false, // whether the server is in development mode (its key may be used here)
   token: sessionStorage.getItem('majlis.console.token') || '', rooms: [], room: null, bans: [], hooks: null, error: '', notice: null,
   confirm: null, refreshes: 0,
 };
@@ -57,7 +58,8 @@ function renderSignIn(message = '') {
       ${languagePicker()}
       <label>${escape(t('console.token'))}<input name="token" autocomplete="off" value="${escape(state.token)}"></label>
       <button type="submit" class="primary" data-action="sign-in">${escape(t('console.signIn'))}</button>
-      <button type="button" data-action="development">${escape(t('console.development'))}</button>
+      ${state.development ? `<button type="button" data-action="development">${escape(t('console.development'))}</button>`
+    : `<p class="hint">${escape(t('console.noDevelopment'))}</p>`}
       <p class="error" role="alert">${escape(message)}</p>
     </form>`);
 }
@@ -339,4 +341,6 @@ function applyLanguage() {
 window.majlisConsole = { state, refresh };
 
 applyLanguage();
-if (state.token) signIn(state.token); else render();
+// The development key's button only where there is one (GET /v1/web/config).
+fetch('/v1/web/config').then((answer) => answer.json()).then((config) => { state.development = Boolean(config.development); }).catch(() => {})
+  .finally(() => { if (state.token) signIn(state.token); else render(); });

@@ -629,7 +629,7 @@ function joinPage() {
       <label>${escape(t('roomId'))}<input name="room" required maxlength="128" value="${escape(page.joinTitle || roomId)}" autocomplete="off"></label>
       ${signIn === 'token' ? `<p class="hint">${escape(t('token.explain'))}</p>
         <label>${escape(t('token'))}<input name="token" required autocomplete="off"></label>` : ''}
-      ${signIn === 'signedIn' ? `<p class="hint">${escape(t('token.signedIn', { name: identity.name || identity.user || '' }))}</p>` : ''}
+      ${signIn === 'signedIn' ? `<p class="hint">${escape(t(identity.given ? 'token.signedIn' : 'token.viaApp', { name: identity.name || identity.user || '' }))}</p>` : ''}
       <button type="submit" class="primary" data-action="join" ${busy ? 'disabled' : ''}>${escape(t(busy ? 'joining' : 'join'))}</button>
       <button type="button" data-action="check" ${busy ? 'disabled' : ''}>${escape(t('check.open'))}</button>
       <p class="error" role="alert">${escape(page.error)}</p>
