@@ -108,6 +108,31 @@ struct Arguments {
         if let dangling { throw Failure(description: "--\(dangling) needs a value") }
     }
 
+    /// A flag given that looks like a misspelling of one of `names` (at most two letters off),
+    /// and the one it was likely meant to be: said when a required flag is missing.
+    func misspelling(of names: [String]) -> (given: String, meant: String)? {
+        for given in Set(values.keys).union(switches).subtracting(used).sorted() {
+            if let meant = names.first(where: { Self.distance(given, $0) <= 2 }) { return (given, meant) }
+        }
+        return nil
+    }
+
+    /// Levenshtein distance (letters inserted, removed or changed).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+
     /// Fails on words that are not flags where a command takes none, after naming unknown flags
     /// (a misspelled switch takes the next word as its value).
     func rejectPositional(_ command: String) throws {

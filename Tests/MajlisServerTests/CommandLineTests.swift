@@ -106,6 +106,7 @@ import Testing
             (["serve", "--media-advertise", "203.0.113.10:7882"], "documentation address"),
             (["serve", "--tls-cert", "/nonexistent.pem"], "--tls-key"),
             (["fly"], "unknown command"),
+            (["join", "--tokn", "x", "--url", "ws://127.0.0.1:1/v1/signal", "--room", "r"], "unknown flag --tokn (did you mean --token?)"),
             ([], "usage: majlis <command>"),
             (["serve", "--web", "/nonexistent"], "no index.html"),
             (["join", "--url", "http://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r"], "ws://HOST:PORT/v1/signal"),

@@ -54,7 +54,11 @@ enum JoinCommand {
             say(help)
             return 0
         }
-        guard let url = args.string("url"), let token = args.string("token"), let room = args.string("room") else {
+        let (urlGiven, tokenGiven, roomGiven) = (args.string("url"), args.string("token"), args.string("room"))
+        guard let url = urlGiven, let token = tokenGiven, let room = roomGiven else {
+            if let typo = args.misspelling(of: ["url", "token", "room"]) {
+                throw Arguments.Failure(description: "unknown flag --\(typo.given) (did you mean --\(typo.meant)?)")
+            }
             throw Arguments.Failure(description: "--url, --token and --room are required (see majlis join --help)")
         }
         let create = args.flag("create")
