@@ -164,6 +164,38 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// A store copied into an empty one (SQLite into PostgreSQL, and back into a new SQLite file)
     /// arrives whole; a store that holds anything is not copied into; events written after a
     /// copy are numbered after the copied ones.
+    /// A new SQLite store is its owner's alone; a file that is not a store, or a damaged one,
+    /// is refused at open, naming it.
+    @Test func aStoreIsPrivateAndADamagedOneIsRefusedByName() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-store-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/majlis.sqlite"
+        do {
+            let store = try Store(directory: directory)
+            try store.saveBan(room: "r", user: "u", until: Int64.max)
+            store.flush()
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "\(String(mode ?? 0, radix: 8))")
+        // Damaged in its middle: refused, not served until a room fails to load.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        handle.write(Data(repeating: 0xFF, count: 4096))
+        try handle.close()
+        #expect {
+            _ = try Store(directory: directory)
+        } throws: { error in
+            "\(error)".contains(path) && "\(error)".contains("not a sound Majlis store")
+        }
+        try Data("not a database at all".utf8).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try Store(directory: directory)
+        } throws: { error in
+            "\(error)".contains(path) && "\(error)".contains("file is not a database")
+        }
+    }
+
     @Test func copyMovesEverythingIntoAnEmptyStoreAndBack() async throws {
         let file = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(file) }

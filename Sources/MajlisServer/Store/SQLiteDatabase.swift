@@ -16,9 +16,15 @@ final class SQLiteDatabase: SQLDatabase {
 
     init(path: String, readOnly: Bool = false) throws {
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        // A new store is the server's alone (chat, bans, who sat where): made readable by its
+        // owner only; SQLite gives its journal files the same mode.
+        if !readOnly, !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
+            handle = nil  // closed here: the deinit, which runs too, must not close it again
             throw Failure(description: "cannot open \(path): \(message)")
         }
         sqlite3_busy_timeout(handle, 5000)

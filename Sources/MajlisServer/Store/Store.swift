@@ -122,7 +122,17 @@ public final class Store: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = (directory as NSString).appendingPathComponent("majlis.sqlite")
         let database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+        // A file that is not a store, or a damaged one, is refused at start, naming it, rather
+        // than served until a room fails to load.
+        do {
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+            let check = try database.query("PRAGMA quick_check", [])
+            guard check.count == 1, case .text("ok") = check[0][0] else {
+                throw SQLFailure(description: check.prefix(3).compactMap { row -> String? in if case .text(let text) = row.first { return text } else { return nil } }.joined(separator: "; "))
+            }
+        } catch {
+            throw SQLFailure(description: "\(path) is not a sound Majlis store (\(error)); restore it from a backup (docs/deploy.md)")
+        }
         try Self.migrate(database, at: path)
         self.database = database
     }
