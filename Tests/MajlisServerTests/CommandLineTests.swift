@@ -1,6 +1,6 @@
 import Foundation
 import MajlisProtocol
-import MajlisServer
+@testable import MajlisServer
 import MajlisTestSupport
 import MajlisTransport
 import Testing
@@ -152,6 +152,25 @@ import Testing
             #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(arguments): \(process.terminationReason) \(text)")
             #expect(text.contains(expected) && !text.contains("crashed"), "\(arguments): \(text)")
         }
+    }
+
+    /// One server per data directory, and no copy of a store a server still writes: a second
+    /// `serve` and a `migrate` on a served directory are refused, saying why; once the server has
+    /// stopped, migrate goes on (to a PostgreSQL that is not there here, named without its password).
+    @Test func oneServerPerDataDirectoryAndMigrateWaitsForItsStop() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-lock-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let port = try Browser.freePort()
+        let target = "postgres://majlis:hunter2@127.0.0.1:\(port)/majlis"
+        let server = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data])
+        let second = try run(["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data])
+        #expect(second.status == 1 && second.error.contains("another majlis serve uses \(data)"), "\(second)")
+        let early = try run(["migrate", "--data", data, "--postgres", target])
+        #expect(early.status == 1 && early.error.contains("majlis serve is running on \(data)"), "\(early)")
+        #expect(server.terminate() == 0)
+        let stopped = try run(["migrate", "--data", data, "--postgres", target])
+        #expect(stopped.status == 1 && stopped.error.contains("cannot connect to PostgreSQL") && !stopped.error.contains("hunter2"), "\(stopped)")
+        #expect(Store.withoutCredentials(target) == "postgres://majlis:***@127.0.0.1:\(port)/majlis")
     }
 
     @Test func aWrongPathIsToldApartFromADeadServer() throws {

@@ -148,9 +148,9 @@ public final class Store: @unchecked Sendable {
     /// `url` with any password left out (for messages).
     static func withoutCredentials(_ url: String) -> String {
         guard var parts = URLComponents(string: url), parts.password != nil else {
-            return url.replacingOccurrences(of: #"password=\S*"#, with: "password=…", options: .regularExpression)
+            return url.replacingOccurrences(of: #"password=\S*"#, with: "password=***", options: .regularExpression)
         }
-        parts.password = "…"
+        parts.percentEncodedPassword = "***"
         return parts.string ?? "postgres"
     }
 

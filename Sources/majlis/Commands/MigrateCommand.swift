@@ -24,6 +24,9 @@ enum MigrateCommand {
         try args.rejectPositional("migrate")
         let file = (data as NSString).appendingPathComponent("majlis.sqlite")
         guard FileManager.default.fileExists(atPath: file) else { throw Arguments.Failure(description: "no store at \(file)") }
+        guard !DataLock.isServed(data) else {
+            throw Arguments.Failure(description: "majlis serve is running on \(data): stop it first (what it writes after the copy would not be in PostgreSQL)")
+        }
         do {
             let source = try Store(directory: data)
             let target = try Store(postgres: url)

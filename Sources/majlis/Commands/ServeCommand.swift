@@ -166,6 +166,8 @@ enum ServeCommand {
                 description: "cannot receive media on udp \(config.mediaHost):\(config.mediaPort): \(problem)"
                     + (problem == "in use" ? " (is another majlis serve running?); choose another with --media-listen HOST:PORT" : ""))
         }
+        // Held until the process ends: one server per data directory.
+        _ = try DataLock.serve(config.dataDirectory)
         if keyList == nil {
             let secret = try DevelopmentSecret.load(directory: config.dataDirectory)
             config.keys[DevelopmentSecret.key] = secret.value
