@@ -29,7 +29,7 @@ import Testing
     /// The line of keys is whole on an 80-column terminal, the host's keys at its end included.
     @Test func theKeyLineFitsEightyColumns() {
         for language in Language.allCases {
-            for key in [Strings.Key.keys, .keysInvite] {
+            for key in [Strings.Key.keys, .keysRequests, .keysInvite] {
                 #expect(DisplayWidth.columns(Strings.text(key, language)) <= 80, "\(language) \(key)")
             }
         }

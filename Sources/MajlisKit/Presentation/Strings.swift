@@ -46,6 +46,8 @@ public enum Strings {
         case unreadableAnswer
         // The terminal client's own lines.
         case keys
+        /// The keys while requests to speak wait for this member (a host or admin).
+        case keysRequests
         case keysInvite
         case acceptOrReject
         case pressToChat
@@ -111,7 +113,8 @@ public enum Strings {
         case .notConnected: return "Not connected to the server"
         case .connectionClosed(let reason): return "The server closed the connection: \(reason)"
         case .unreadableAnswer: return "The server's answer could not be read"
-        case .keys: return "q quit  t/1-9 seat  r ask  l leave  m mic  c chat  u people  a/x accept/reject"
+        case .keys: return "q quit  t/1-9 seat  r ask  l leave  m mic  c chat  u people  e effect  p sound"
+        case .keysRequests: return "q quit  t/1-9 seat  l leave  m mic  c chat  u people  a/x accept/reject"
         case .keysInvite: return "y accept the invitation · n decline"
         case .acceptOrReject: return "[a]ccept [x]reject"
         case .pressToChat: return "press c to chat"
@@ -209,7 +212,8 @@ public enum Strings {
         case .notConnected: return "未连接到服务器"
         case .connectionClosed(let reason): return "服务器断开了连接：\(reason)"
         case .unreadableAnswer: return "无法读取服务器的响应"
-        case .keys: return "q 退出  t/1-9 上麦  r 申请  l 下麦  m 麦克风  c 聊天  u 成员  a/x 同意/拒绝"
+        case .keys: return "q 退出  t/1-9 上麦  r 申请  l 下麦  m 麦克风  c 聊天  u 成员  e 音效  p 声音处理"
+        case .keysRequests: return "q 退出  t/1-9 上麦  l 下麦  m 麦克风  c 聊天  u 成员  a/x 同意/拒绝"
         case .keysInvite: return "y 接受邀请 · n 拒绝"
         case .acceptOrReject: return "[a]同意 [x]拒绝"
         case .pressToChat: return "按 c 发消息"
@@ -324,7 +328,8 @@ public enum Strings {
         case .notConnected: return "غير متصل بالخادم"
         case .connectionClosed(let reason): return "أغلق الخادم الاتصال: \(reason)"
         case .unreadableAnswer: return "تعذرت قراءة رد الخادم"
-        case .keys: return "q خروج  t/1-9 مقعد  r طلب  l نزول  m ميكروفون  c دردشة  u الحضور  a/x قبول/رفض"
+        case .keys: return "q خروج  t/1-9 مقعد  r طلب  l نزول  m ميكروفون  c دردشة  u الحضور  e مؤثر  p صفاء"
+        case .keysRequests: return "q خروج  t/1-9 مقعد  l نزول  m ميكروفون  c دردشة  u الحضور  a/x قبول/رفض"
         case .keysInvite: return "y قبول الدعوة · n رفض"
         case .acceptOrReject: return "[a] قبول [x] رفض"
         case .pressToChat: return "اضغط c للدردشة"

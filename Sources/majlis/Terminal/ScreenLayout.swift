@@ -96,7 +96,8 @@ struct ScreenLayout {
         top.append(rule(text(panel == .chat ? .sectionChat : .sectionMembers)))
         var bottom = [rule()]
         for banner in view.banners.prefix(2) { bottom.append(fit(banner.text)) }
-        bottom.append(fit(note ?? text(view.banners.contains { $0.kind == .invite } ? .keysInvite : .keys)))
+        let keys: Strings.Key = view.banners.contains { $0.kind == .invite } ? .keysInvite : view.requests.isEmpty ? .keys : .keysRequests
+        bottom.append(fit(note ?? text(keys)))
         bottom.append(fit(input.map { "> \($0)_" } ?? (view.canSendChat ? text(.pressToChat) : "")))
         let room = max(0, rows - top.count - bottom.count)
         let body: [String]
