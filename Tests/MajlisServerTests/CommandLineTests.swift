@@ -173,6 +173,67 @@ import Testing
         #expect(Store.withoutCredentials(target) == "postgres://majlis:***@127.0.0.1:\(port)/majlis")
     }
 
+    /// docs/deploy.md's runtime packages are every Debian package whose library the binary links
+    /// (and the Swift runtime's Foundation links, which `--static-swift-stdlib` puts inside it),
+    /// as `readelf` and `dpkg -S` find them on this machine; the C library and C++ runtime are
+    /// every system's.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/readelf") && FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg")))
+    func theRuntimePackagesInTheDeployGuideAreWhatTheBinaryLinks() throws {
+        func output(_ argv: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: argv[0])
+            process.arguments = Array(argv.dropFirst())
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        // name -> path, as the loader resolves them for the binary.
+        var resolved: [String: String] = [:]
+        for line in try output(["/usr/bin/ldd", MajlisProcess.executable.path]).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count >= 3, parts[1] == "=>" { resolved[String(parts[0]).trimmingCharacters(in: .whitespaces)] = String(parts[2]) }
+        }
+        func needed(_ file: String) throws -> [String] {
+            try output(["/usr/bin/readelf", "-d", file]).split(separator: "\n").compactMap { line in
+                guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+                return String(line[line.index(after: open)..<close])
+            }
+        }
+        var libraries = Set<String>()
+        for name in try needed(MajlisProcess.executable.path) {
+            guard let path = resolved[name] else { continue }
+            if path.contains("/lib/swift/") {
+                for inner in try needed(path) where !(resolved[inner]?.contains("/lib/swift/") ?? true) { libraries.insert(resolved[inner]!) }
+            } else {
+                libraries.insert(path)
+            }
+        }
+        var packages = Set<String>()
+        for library in libraries {
+            let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: library)).map { ($0.hasPrefix("/") ? $0 : (library as NSString).deletingLastPathComponent + "/" + $0) } ?? library
+            // Debian's merged /usr: the loader may name /lib where the package put /usr/lib.
+            for candidate in [real, library].flatMap({ $0.hasPrefix("/usr/") ? [$0] : [$0, "/usr" + $0] }) {
+                let owner = try output(["/usr/bin/dpkg", "-S", candidate])
+                if let package = owner.split(separator: "\n").first?.split(separator: ":").first {
+                    packages.insert(String(package))
+                    break
+                }
+            }
+        }
+        packages.subtract(["libc6", "libstdc++6", "libgcc-s1"])
+        #expect(packages.count >= 15, "\(packages.sorted())")
+        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/deploy.md"), encoding: .utf8)
+        let line = try #require(guide.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ").range(of: #"apt-get install [^`]+"#, options: .regularExpression))
+        let listed = Set(guide.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")[line].split(separator: " ").map(String.init))
+        #expect(packages.subtracting(listed).isEmpty, "docs/deploy.md section 1 lacks \(packages.subtracting(listed).sorted())")
+    }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     @Test func aWrongPathIsToldApartFromADeadServer() throws {
         let server = try TestServer()
         defer { server.destroy() }
