@@ -214,7 +214,7 @@ extension WebAppSessionTests {
             let server = try TestServer { $0.developmentKey = TestServer.key }
             defer { server.destroy() }
             let sizes = [(360, 740), (1280, 800)]
-            for language in ["en", "zh", "ar"] {
+            for language in ["en", "zh", "ar", "ja"] {
                 // One browser a language, its window made each size in turn (as a phone or a
                 // desktop shows it: the page's layout follows the viewport).
                 let browser = try await Browser(microphone: nil, width: 1280, height: 800, language: language)
