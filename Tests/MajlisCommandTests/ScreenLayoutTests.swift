@@ -35,6 +35,19 @@ import Testing
         }
     }
 
+    /// The sound line (the longest: no sound server) is whole on an 80-column terminal, over two
+    /// lines where it must, in every language.
+    @Test func theNoSoundLineIsWholeOnEightyColumns() {
+        for language in Language.allCases {
+            let layout = layout(language)
+            let text = Strings.text(.noSound, language)
+            let lines = layout.wrap(text, lines: 2)
+            #expect(lines.count <= 2 && lines.allSatisfy { DisplayWidth.columns($0) <= 80 }, "\(language): \(lines)")
+            let joined = lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: language == .english || language == .arabic ? " " : "")
+            #expect(!joined.contains("…") && joined.filter { !$0.isWhitespace } == text.filter { !$0.isWhitespace }, "\(language): \(lines)")
+        }
+    }
+
     @Test func widthsCountColumnsNotCharacters() {
         #expect(DisplayWidth.columns("abc") == 3)
         #expect(DisplayWidth.columns("你好") == 4)

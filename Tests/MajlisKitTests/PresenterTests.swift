@@ -188,7 +188,10 @@ import Testing
         #expect(chinese.subtitle == "3人在线 · 自由上麦")
         #expect(Language(localeIdentifier: "ar_SA") == .arabic)
         #expect(Language(localeIdentifier: "zh-Hans-CN") == .simplifiedChinese)
-        #expect(Language(localeIdentifier: "ja_JP") == .english)
+        #expect(Language(localeIdentifier: "ja_JP") == .japanese)
+        #expect(Language(localeIdentifier: "fr_FR") == .english)
+        let japanese = VoiceRoomPresenter(language: .japanese).present(room)
+        #expect(!japanese.isRightToLeft && japanese.seats[3].title == "4番席" && japanese.subtitle.hasPrefix("3人 · "))
         for language in Language.allCases {
             let texts = Self.everyKey.map { Strings.text($0, language) }
             #expect(texts.allSatisfy { !$0.isEmpty })

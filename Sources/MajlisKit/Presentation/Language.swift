@@ -3,6 +3,7 @@ public enum Language: String, Sendable, CaseIterable {
     case english = "en"
     case simplifiedChinese = "zh-Hans"
     case arabic = "ar"
+    case japanese = "ja"
 
     /// Whether text and layout run right to left.
     public var isRightToLeft: Bool { self == .arabic }
@@ -14,6 +15,8 @@ public enum Language: String, Sendable, CaseIterable {
             self = .arabic
         } else if lower.hasPrefix("zh") {
             self = .simplifiedChinese
+        } else if lower.hasPrefix("ja") {
+            self = .japanese
         } else {
             self = .english
         }

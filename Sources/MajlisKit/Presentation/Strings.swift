@@ -72,6 +72,7 @@ public enum Strings {
         case .english: return english(key)
         case .simplifiedChinese: return chinese(key)
         case .arabic: return arabic(key)
+        case .japanese: return japanese(key)
         }
     }
 
@@ -386,6 +387,105 @@ public enum Strings {
         case .tooLarge: return "النص طويل جداً"
         case .conflict: return "غيّره شخص آخر أولاً"
         case .internal: return "حدثت مشكلة في الخادم؛ حاول مرة أخرى"
+        }
+    }
+
+    private static func japanese(_ key: Key) -> String {
+        switch key {
+        case .seat(let number): return "\(number)番席"
+        case .lockedSeat: return "ロック中"
+        case .you: return "あなた"
+        case .members(let count): return "\(count)人"
+        case .wantsToSpeak(let name): return "\(name)さんが発言を申請しています"
+        case .reconnecting: return "再接続中…"
+        case .networkPoor: return "ネットワークが弱いです"
+        case .kicked(let by): return by.isEmpty ? "ルームから退出させられました" : "\(by)さんにルームから退出させられました"
+        case .roomEnded: return "このルームは終了しました"
+        case .chatMuted: return "今はメッセージを送れません"
+        case .chatMutedForAll: return "全員のチャットがオフになっています"
+        case .tokenExpiring: return "セッションの期限がまもなく切れます"
+        case .left: return "ルームを退出しました"
+        case .invitedToSeat(let name): return "\(name)さんが発言に招待しています"
+        case .failed(let reason): return "問題が起きました：\(reason)"
+        case .requestMode: return "発言は申請制"
+        case .freeMode: return "自由に着席"
+        case .host: return "ホスト"
+        case .admin: return "管理者"
+        case .micOn: return "マイク"
+        case .micOff: return "オフ"
+        case .seatMuted: return "ミュート"
+        case .requestPending: return "発言を申請しました：ホストの承認待ち"
+        case .requestAccepted(let seat): return "ホストが承認しました：\(seat)番席です"
+        case .requestRejected: return "ホストが発言の申請を却下しました"
+        case .requestCancelled: return "発言の申請を取り消しました"
+        case .requestExpired: return "発言の申請に時間内の応答がありませんでした"
+        case .askedInstead: return "このルームは申請制です：発言の申請を送りました"
+        case .memberJoined(let name): return "\(name)さんが参加しました"
+        case .memberLeft(let name): return "\(name)さんが退出しました"
+        case .memberRemoved(let name): return "\(name)さんが退出させられました"
+        case .error(let code): return japaneseError(code)
+        case .noAnswer: return "サーバーが応答しません。もう一度お試しください"
+        case .notConnected: return "サーバーに接続されていません"
+        case .connectionClosed(let reason): return "サーバーが接続を閉じました：\(reason)"
+        case .unreadableAnswer: return "サーバーの応答を読めませんでした"
+        case .keys: return "q 終了  t/1-9 着席  r 申請  l 離席  m マイク  c チャット  u 一覧  e 効果  p 処理"
+        case .keysRequests: return "q 終了  t/1-9 着席  l 離席  m マイク  c チャット  u 一覧  a/x 承認/却下"
+        case .keysInvite: return "y 招待を受ける · n 断る"
+        case .acceptOrReject: return "[a]承認 [x]却下"
+        case .pressToChat: return "c でチャット"
+        case .sectionRequests: return "申請"
+        case .sectionChat: return "チャット"
+        case .sectionMembers: return "メンバー"
+        case .pressToQuit: return "q で終了"
+        case .sound(let device): return "サウンド：\(device)（p 処理、e 効果、k 音楽、h 席の配置）"
+        case .noSound: return "サウンドサーバーがありません（PulseAudio か PipeWire）：音は聞こえず、声も届きません。--mic と --record を使ってください"
+        case .voiceProcessing(let on): return on ? "エコー除去とノイズ抑制：オン" : "エコー除去とノイズ抑制：オフ"
+        case .voiceEffect(let name): return "ボイスエフェクト：\(name)"
+        case .effectPreset(let preset):
+            switch preset {
+            case .none: return "なし"
+            case .deeper: return "低い声"
+            case .brighter: return "明るい声"
+            case .child: return "子ども"
+            case .elder: return "お年寄り"
+            case .robot: return "ロボット"
+            case .ktv: return "カラオケ"
+            case .studio: return "スタジオ"
+            case .hall: return "コンサートホール"
+            }
+        case .music(let playing): return playing ? "音楽を再生中" : "音楽を一時停止中"
+        case .noMusic: return "音楽がありません：--music FILE で始めてください"
+        case .spatialSound(let on): return on ? "席をあなたの周りに配置（ヘッドホン向け）" : "席は中央"
+        }
+    }
+
+    private static func japaneseError(_ code: ErrorCode) -> String {
+        switch code {
+        case .unsupported: return "このサーバーはその操作に対応していません"
+        case .badRequest: return "サーバーが要求を理解できませんでした"
+        case .unauthorized: return "サーバーがサインインを拒否しました"
+        case .tokenExpired: return "サインインの期限が切れました。新しいトークンを取得してください"
+        case .forbidden: return "その操作は許可されていません"
+        case .roomNotFound: return "このルームはありません"
+        case .roomExists: return "この名前のルームはすでにあります"
+        case .roomFull: return "ルームは満員です"
+        case .notInRoom: return "このルームにいません"
+        case .banned: return "このルームへの入室は禁止されています"
+        case .seatOutOfRange: return "その席はありません"
+        case .seatOccupied: return "その席は埋まっています"
+        case .seatLocked: return "その席はロックされています"
+        case .alreadySeated: return "すでに席に着いています"
+        case .notSeated: return "席に着いていません"
+        case .noFreeSeat: return "空いている席がありません"
+        case .approvalRequired: return "このルームではまず発言を申請します"
+        case .alreadyRequested: return "すでに発言を申請しています"
+        case .requestNotFound: return "その申請はもう待機していません"
+        case .inviteNotFound: return "その招待はもう有効ではありません"
+        case .chatMuted: return "あなたのチャットはミュートされています"
+        case .rateLimited: return "操作が速すぎます。少し待ってください"
+        case .tooLarge: return "長すぎます"
+        case .conflict: return "先に誰かが変更しました"
+        case .internal: return "サーバーで問題が起きました。もう一度お試しください"
         }
     }
 }

@@ -24,6 +24,26 @@ struct ScreenLayout {
         return rightToLeft ? DisplayWidth.pad(line, to: columns, leading: true) : line
     }
 
+    /// `raw` over at most `count` lines (broken at a space where the line has one, else between
+    /// characters, as Chinese and Japanese are), the last one cut to fit.
+    func wrap(_ raw: String, lines count: Int) -> [String] {
+        var rest = Substring(Self.printable(raw))
+        var lines: [String] = []
+        while !rest.isEmpty, lines.count < count - 1, DisplayWidth.columns(rest) > columns {
+            var width = 0
+            var end = rest.startIndex
+            while end < rest.endIndex, width + DisplayWidth.columns(String(rest[end])) <= columns {
+                width += DisplayWidth.columns(String(rest[end]))
+                end = rest.index(after: end)
+            }
+            if let space = rest[..<end].lastIndex(of: " "), space > rest.startIndex { end = space }
+            lines.append(fit(String(rest[..<end])))
+            rest = rest[end...].drop { $0 == " " }
+        }
+        if !rest.isEmpty { lines.append(fit(String(rest))) }
+        return lines
+    }
+
     /// `text` with control and format characters (escape sequences, bidi overrides) shown as `�`.
     static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
@@ -70,7 +90,7 @@ struct ScreenLayout {
     func lines(_ view: RoomViewModel, panel: Panel = .chat, sound: String? = nil, input: String?, note: String?) -> [String] {
         var top: [String] = []
         top.append(fit("\(view.title) · \(view.subtitle)"))
-        if let sound { top.append(fit(sound)) }
+        if let sound { top.append(contentsOf: wrap(sound, lines: 2)) }
         if !view.announcement.isEmpty { top.append(fit(view.announcement)) }
         top.append(rule())
         let cell = max(18, columns / 4)
