@@ -91,6 +91,33 @@ struct WebAppSessionTests {
         }
     }
 
+    /// A room made from a title is found by that title in any case, and after it ended "Join
+    /// again" offers to make it again under its title, not its id.
+    @Test func aRoomMadeFromATitleKeepsItsTitleAfterItEnds() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try BrowserTests.server()
+            defer { server.destroy() }
+            let browser = try await Browser(microphone: nil)
+            try await Browser.closing([browser]) {
+                try await browser.open("http://127.0.0.1:\(server.server.port)/")
+                try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+                try await browser.run(
+                    "const f = document.querySelector('[data-form=join]'); f.elements.name.value = 'Huda'; f.elements.room.value = 'Friday Salon'; f.requestSubmit()")
+                try await browser.wait(for: "asked to create it", "return document.querySelector('[data-form=create]') !== null")
+                try await browser.run("const f = document.querySelector('[data-form=create]'); f.elements.mode.value = 'free'; f.requestSubmit()")
+                try await browser.wait(for: "in the room", "return window.majlis.page.step === 'room' && window.majlis.state.room?.title === 'Friday Salon'")
+                let id = try await browser.run("return window.majlis.state.room.id").stringValue ?? ""
+                #expect(try await browser.run("return location.search") == .string("?room=\(id)"))
+                try await browser.click("[data-action=end]")
+                try await browser.click("[data-action=confirmYes]")
+                try await browser.wait(for: "the room ended", "return window.majlis.page.step === 'ended'")
+                try await browser.click("[data-action=rejoin]")
+                let offer = try await browser.wait(for: "the offer to make it again", "return document.querySelector('[data-form=create] p')?.textContent || null")
+                #expect(offer == "There is no room “Friday Salon” yet. Create it, with you as its host?")
+            }
+        }
+    }
+
     /// Chinese composed with an input method (DevTools' Input.imeSetComposition, as Chrome's IME
     /// drives a page) while two bots speak and the page redraws for their levels: the message
     /// arrives as composed, and the field is the same element, focused, throughout.

@@ -144,6 +144,10 @@ test('room ids: a valid id stays, a title in any script makes a stable id of its
   assert.deepEqual(roomIdFor('مجلس الأصدقاء'), arabic);
   assert.notEqual(roomIdFor('朋友们的房间').id, arabic.id);
   assert.equal(Array.from(roomIdFor('字'.repeat(300)).title).length, 128);
+  // Case and spacing do not make another room; the title is kept as typed.
+  assert.equal(roomIdFor('friday  salon').id, roomIdFor('Friday Salon').id);
+  assert.equal(roomIdFor('Friday Salon').title, 'Friday Salon');
+  assert.notEqual(roomIdFor('Friday Salon').id, roomIdFor('Friday Salons').id);
 });
 
 test('every word the pages use exists in every language', async () => {

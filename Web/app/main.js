@@ -50,6 +50,9 @@ let signal = null;
 let media = null;
 let precall = null; // {signal, check: Precall} while the check before joining is open
 let roomId = params.get('room') || 'majlis';
+// The title of a room whose id was made from it, kept for the tab: "Join again" after the room
+// ended offers to make it again under its title, not its id.
+page.joinTitle = sessionStorage.getItem(`majlis.title.${roomId}`);
 const identity = new Identity();
 
 function escape(text) {
@@ -144,6 +147,7 @@ async function connect(create) {
   state.chat = [];
   await loadChat();
   identity.enteredRoom(roomId);
+  if (state.room.title && roomIdFor(state.room.title).id === roomId) sessionStorage.setItem(`majlis.title.${roomId}`, state.room.title);
   history.replaceState(null, '', `?room=${encodeURIComponent(roomId)}${params.get('lang') ? `&lang=${language}` : ''}`);
   page.step = 'room';
   render();

@@ -244,13 +244,14 @@ export function nodePage(signaling, roomId, extra = {}) {
 }
 
 // A room id from what a person typed: as it is when it is already a valid id, else one made
-// from the title (the same title always gives the same id, so others who type it meet there).
+// from the title (the same title always gives the same id, so others who type it meet there;
+// letter case and runs of spaces do not count: "friday  salon" is "Friday Salon").
 export function roomIdFor(text) {
   const trimmed = String(text || '').trim();
   if (/^[A-Za-z0-9_.@-]{1,64}$/.test(trimmed)) return { id: trimmed, title: null };
   let hash = 0x811c9dc5;
   let second = 0x01000193;
-  for (const byte of new TextEncoder().encode(trimmed.normalize('NFC'))) {
+  for (const byte of new TextEncoder().encode(trimmed.normalize('NFC').toLowerCase().replace(/\s+/g, ' '))) {
     hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
     second = Math.imul(second ^ byte, 0x85ebca6b) >>> 0;
   }
