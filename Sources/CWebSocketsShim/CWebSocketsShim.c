@@ -32,8 +32,19 @@ static int fd_ceiling = 0;
 
 int majlis_lws_fd_ceiling(void) { return fd_ceiling; }
 
+/* libwebsockets' logging is the process's: the most any part asked for. A client alone asks for
+   none (-1: it reports its failures itself, so a bot or an app's stderr gets no raw "E: SSL
+   error" line); a server asks for its errors (0), and keeps them when it opens relay clients. */
+static int log_wanted = -2;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void majlis_lws_set_logging(int verbose) {
-    lws_set_log_level(verbose ? (LLL_ERR | LLL_WARN) : LLL_ERR, NULL);
+    pthread_mutex_lock(&log_lock);
+    if (verbose > log_wanted) {
+        log_wanted = verbose;
+        lws_set_log_level(verbose < 0 ? 0 : verbose ? (LLL_ERR | LLL_WARN) : LLL_ERR, NULL);
+    }
+    pthread_mutex_unlock(&log_lock);
 }
 
 /* The protocol lists contexts are made with, one per (callback, buffer size): libwebsockets may

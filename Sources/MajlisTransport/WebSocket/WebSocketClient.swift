@@ -8,7 +8,7 @@ public final class WebSocketClient: Sendable {
 
     /// Creates the client context and its thread.
     public init(maxMessageBytes: Int = 16 << 20) throws {
-        majlis_lws_set_logging(0)
+        majlis_lws_set_logging(-1)  // failures are the delegate's to report
         let loop = ServiceLoop(maxMessageBytes: maxMessageBytes, serverDelegate: nil, httpHandler: nil)
         let user = Unmanaged.passRetained(loop).toOpaque()
         var eventLoop: UnsafeMutableRawPointer?
