@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import MajlisProtocol
 import MajlisServer
 import MajlisTransport
@@ -194,6 +195,10 @@ enum ServeCommand {
         if let devSecret {
             say(developmentBanner(secret: devSecret, url: url, data: config.dataDirectory, certificate: config.tlsCertificate))
         }
+        if config.mediaRealtime, !Self.mayRunRealtime() {
+            logger.warning(
+                "media-realtime: this process may not run a thread at real-time priority (it needs root, CAP_SYS_NICE, or an RLIMIT_RTPRIO of \(ThreadScheduling.priority) or more: LimitRTPRIO=\(ThreadScheduling.priority) under systemd); voice is forwarded by an ordinary thread")
+        }
         say("majlis ready: \(url) media udp \(media)")
         say("open in a browser: http://\(config.host):\(server.port)/?room=majlis")
         say("operator console: http://\(config.host):\(server.port)/console")
@@ -207,6 +212,19 @@ enum ServeCommand {
     /// (the full path of this binary, room `majlis`: a host who creates it in request mode, a guest).
     /// With TLS, the commands trust the server's certificate (`certificate`, often self-signed in
     /// development).
+    /// Whether a thread of this process may be made real-time (tried on a thread of its own).
+    static func mayRunRealtime() -> Bool {
+        let allowed = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            allowed.store(ThreadScheduling.setRealtime(true), ordering: .relaxed)
+            ThreadScheduling.setRealtime(false)
+            done.signal()
+        }
+        done.wait()
+        return allowed.load(ordering: .relaxed)
+    }
+
     static func developmentBanner(secret: String, url: String, data: String, certificate: String? = nil) -> String {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let grants = Grants(join: true, create: true, admin: false, publish: true, chat: true)
