@@ -223,10 +223,11 @@ function renderHooks() {
     </section>`;
 }
 
-// The nodes of the cluster (one without Redis), with their load.
+// The nodes of the cluster, with their load; nothing for a lone server (its counts are the
+// room list's).
 function renderNodes() {
   const nodes = state.nodes;
-  if (!nodes) return '';
+  if (!nodes || (!nodes.error && nodes.nodes.length < 2)) return '';
   if (nodes.error) {
     return `<section class="nodes"><h2>${escape(t('console.nodes'))}</h2><p class="empty" role="status">${escape(t('console.noRegistry'))}: ${escape(nodes.error)}</p></section>`;
   }
