@@ -3,7 +3,7 @@
 // this file draws the page from them (morph.js changes only what differs) and carries out actions.
 
 import { Signal, SignalError } from './signal.js';
-import { RoomRecovery } from './connection.js';
+import { RoomRecovery, roomRetryEvery, roomWaitFor } from './connection.js';
 import { Media } from './media.js';
 import { Precall } from './precall.js';
 import { effects } from './sound.js';
@@ -109,13 +109,13 @@ async function join(form, create = null) {
 // it has just died and its lease has not lapsed) is asked for again every quarter second, for up
 // to 15 s, before the page gives up on this node.
 async function joinRoom(args) {
-  const until = Date.now() + 15000;
+  const until = Date.now() + roomWaitFor;
   for (;;) {
     try {
       return await signal.request('room.join', args);
     } catch (error) {
       if (!(error instanceof SignalError && error.code === 'conflict') || Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await new Promise((resolve) => setTimeout(resolve, roomRetryEvery));
     }
   }
 }
