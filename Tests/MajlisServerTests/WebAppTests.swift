@@ -1,6 +1,6 @@
 import Foundation
 import MajlisProtocol
-import MajlisServer
+@testable import MajlisServer
 import MajlisTestSupport
 import MajlisTransport
 import Testing
@@ -16,6 +16,24 @@ import FoundationNetworking
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.server.port)\(path)")!)
         let http = response as? HTTPURLResponse
         return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Content-Type") ?? "", data)
+    }
+
+    /// On a node of a cluster, pages of the other live nodes may open WebSockets here, and this
+    /// node's pages may connect there (so a page whose node died goes on elsewhere); nothing else
+    /// changes: another origin, or a peer's address that is not a WebSocket one, is still refused.
+    @Test func aNodeTakesThePagesOfItsPeers() {
+        let peers = ["ws://10.0.0.2:8082/v1/signal", "wss://Node3.Example.com/v1/signal", "http://10.0.0.9:1/v1/signal"]
+        let policy = OriginPolicy(allowed: [], developmentMode: false, peers: { peers })
+        #expect(policy.acceptsUpgrade(origin: "http://10.0.0.1:8081", host: "10.0.0.1:8081"))  // its own
+        #expect(policy.acceptsUpgrade(origin: "http://10.0.0.2:8082", host: "10.0.0.1:8081"))
+        #expect(policy.acceptsUpgrade(origin: "https://node3.example.com", host: "10.0.0.1:8081"))
+        #expect(!policy.acceptsUpgrade(origin: "https://10.0.0.2:8082", host: "10.0.0.1:8081"))  // another scheme
+        #expect(!policy.acceptsUpgrade(origin: "http://10.0.0.9:1", host: "10.0.0.1:8081"))
+        #expect(!policy.acceptsUpgrade(origin: "https://evil.example", host: "10.0.0.1:8081"))
+        #expect(!OriginPolicy(allowed: [], developmentMode: false).acceptsUpgrade(origin: "http://10.0.0.2:8082", host: "10.0.0.1:8081"))
+        let csp = WebApp.pagePolicy(connectTo: peers.compactMap(OriginPolicy.connectSource(ofSignaling:)))
+        #expect(csp.contains("connect-src 'self' ws://10.0.0.2:8082 wss://node3.example.com;"), "\(csp)")
+        #expect(OriginPolicy.connectSource(ofSignaling: "ws://a b/v1/signal") == nil)
     }
 
     @Test func theAppsFilesAndNothingElse() async throws {
