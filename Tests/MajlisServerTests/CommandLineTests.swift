@@ -11,11 +11,14 @@ import Testing
         var status: Int32
         var output: String
         var error: String
+        /// Ended by a signal (a crash), not by exiting.
+        var crashed = false
     }
 
-    func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Run {
+    /// Runs `majlis ARGUMENTS` (or another `executable`) to its end.
+    func run(_ arguments: [String], environment: [String: String]? = nil, executable: URL = MajlisProcess.executable) throws -> Run {
         let process = Process()
-        process.executableURL = MajlisProcess.executable
+        process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
         let output = Pipe()
@@ -26,7 +29,9 @@ import Testing
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self),
+            crashed: process.terminationReason == .uncaughtSignal)
     }
 
     @Test func adminDrivesTheServerAPI() async throws {
@@ -140,17 +145,9 @@ import Testing
             (["migrate", "--data", data, "--postgres", "mysql://x"], "not a PostgreSQL address"),
         ]
         for (arguments, expected) in cases {
-            let process = Process()
-            process.executableURL = MajlisProcess.executable
-            process.arguments = arguments
-            let error = Pipe()
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = error
-            try process.run()
-            let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(arguments): \(process.terminationReason) \(text)")
-            #expect(text.contains(expected) && !text.contains("crashed"), "\(arguments): \(text)")
+            let result = try run(arguments)
+            #expect(!result.crashed && result.status == 1, "\(arguments): \(result)")
+            #expect(result.error.contains(expected) && !result.error.contains("crashed"), "\(arguments): \(result.error)")
         }
     }
 
@@ -179,18 +176,7 @@ import Testing
     /// every system's.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/readelf") && FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg")))
     func theRuntimePackagesInTheDeployGuideAreWhatTheBinaryLinks() throws {
-        func output(_ argv: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: argv[0])
-            process.arguments = Array(argv.dropFirst())
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+        func output(_ argv: [String]) throws -> String { try run(Array(argv.dropFirst()), executable: URL(fileURLWithPath: argv[0])).output }
         // name -> path, as the loader resolves them for the binary.
         var resolved: [String: String] = [:]
         for line in try output(["/usr/bin/ldd", MajlisProcess.executable.path]).split(separator: "\n") {
