@@ -204,8 +204,29 @@ import Testing
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let health = try JSONDecoder().decode(JSONValue.self, from: data)
         #expect(health["status"] == "ok")
+        #expect(health["store"] == "ok")
         // The forwarding thread is ordinary unless configured real-time.
         #expect(health["media"]?["realtime"] == false)
+    }
+
+    @Test func healthzSaysWhenTheStoreFails() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let address = URL(string: "http://127.0.0.1:\(server.server.port)/healthz")!
+        func health() async throws -> JSONValue {
+            try JSONDecoder().decode(JSONValue.self, from: try await URLSession.shared.data(from: address).0)
+        }
+        // A disk gone read-only: the next check (the sweeper's, every five seconds) finds it.
+        try server.server.store.setReadOnly(true)
+        server.server.store.check()
+        let failing = try await health()
+        #expect(failing["status"] == "degraded")
+        #expect(failing["store"]?.stringValue?.contains("readonly") == true)
+        try server.server.store.setReadOnly(false)
+        server.server.store.check()
+        let back = try await health()
+        #expect(back["status"] == "ok")
+        #expect(back["store"] == "ok")
     }
 
     @Test func aRealtimeForwarderIsRealtimeWhereTheProcessMayBe() async throws {

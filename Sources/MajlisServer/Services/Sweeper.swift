@@ -5,16 +5,20 @@ import Synchronization
 /// The server's periodic work, four times a second on a queue of its own: each session's timers
 /// (`SessionState.due`: hello and heartbeat timeouts, token expiry), room timers, a draining
 /// node's rooms still to hand over, speaker levels and network quality to the rooms, idle rooms
-/// out of memory, the store's retention, and memory handed back.
+/// out of memory, the store's retention and its check, and memory handed back.
 final class Sweeper: @unchecked Sendable {
     // Audited: `timer` is set by `start` and cancelled by `stop`, both called once each by the
-    // server's `ServiceGroup`; `sweeps` and `roomsWithLevels` are touched on `queue` only.
+    // server's `ServiceGroup`; `sweeps`, `roomsWithLevels` and `checking` are touched on `queue` only.
     private let context: ServerContext
     /// The open sessions now.
     private let sessions: @Sendable () -> [Session]
     /// Monotonic milliseconds (what connections' `lastReceived` is in).
     private let monotonic: @Sendable () -> Int64
     private let queue = DispatchQueue(label: "majlis.sweeper")
+    /// The store's check, apart: a database that does not answer holds up only the check.
+    private let checks = DispatchQueue(label: "majlis.sweeper.store")
+    /// Whether a check is under way (set and cleared on `queue`).
+    private var checking = false
     private var timer: DispatchSourceTimer?
     private var sweeps = 0
     /// Rooms that had speakers at the last sweep.
@@ -38,6 +42,7 @@ final class Sweeper: @unchecked Sendable {
     func stop() {
         timer?.cancel()
         queue.sync {}
+        checks.sync {}
     }
 
     private func sweep() {
@@ -71,6 +76,15 @@ final class Sweeper: @unchecked Sendable {
         sweeps += 1
         if sweeps % 16 == 8 {
             for host in swept { host.unloadIfIdle(now: now, idleMilliseconds: Int64(config.idleRoomSeconds) * 1000) }
+        }
+        // The store, every five seconds, so /healthz says at once when it fails (a lost file, a
+        // read-only disk, PostgreSQL gone) even while nothing is written.
+        if sweeps % 20 == 4, !checking {
+            checking = true
+            checks.async { [context, queue] in
+                context.store.check()
+                queue.async { [weak self] in self?.checking = false }
+            }
         }
         if sweeps % 240 == 0 {
             try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000)

@@ -288,9 +288,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             var queued: Delays
         }
         struct Health: Encodable {
-            var status = "ok"
+            /// "ok", or "degraded" while the store fails (rooms in memory go on; what needs the store is refused).
+            var status: String
             var version = SignalingServer.version
             var node: String
+            /// "ok", or what the store's last use or check (every five seconds) failed with.
+            var store: String
             var rooms: Int
             var connections: Int
             var media: Media
@@ -310,8 +313,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             retransmitted: counted.retransmitted, forwardLatencyP50: latency.p50, forwardLatencyP99: latency.p99, forwardLatencyMax: latency.max,
             realtime: context.media.isRealtime)
         let delays = webSocket.withLock { $0?.writeDelays } ?? (answers: DelayHistogram(), events: DelayHistogram())
+        let storeFailure = context.store.failing
         let health = Health(
-            node: context.config.node, rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,
+            status: storeFailure == nil ? "ok" : "degraded", node: context.config.node, store: storeFailure ?? "ok", rooms: context.rooms.count, connections: sessions.withLock { $0.count }, media: media,
             signaling: Signaling(
                 answers: Delays(delays.answers), events: Delays(delays.events), queued: Delays(context.metrics.roomQueueWaits)),
             cluster: context.registry.map { Cluster(registry: $0.reachable ? "ok" : "unreachable", roomsHeld: context.leases?.held ?? 0) })

@@ -38,6 +38,8 @@ public final class Store: @unchecked Sendable {
 
     private let lock = NSLock()
     private var writes = DelayHistogram()
+    /// The last failure of the database itself (not a refused fence), cleared by the next use that works.
+    private var failure: String?
     private let database: any SQLDatabase
     /// Where the store is: the SQLite file, or the PostgreSQL server (without credentials).
     public let path: String
@@ -227,6 +229,16 @@ public final class Store: @unchecked Sendable {
     /// How long each write took (lock wait included), since the store opened.
     public var writeDelays: DelayHistogram { lock.withLock { writes } }
 
+    /// Whether the database answered its last use: nil, or what failed (for `/healthz`).
+    public var failing: String? { lock.withLock { failure } }
+
+    /// Uses the database as a write would, touching no row, so `failing` is current even while
+    /// nothing is written: a closed connection, a lost file or a read-only disk shows within one
+    /// check. Called off the service thread (the sweeper's own queue).
+    public func check() {
+        _ = try? writing { db in try db.run("UPDATE room_fences SET fence = fence WHERE room = ?", .text("")) }
+    }
+
     /// A write: timed into `writeDelays`.
     @discardableResult
     func writing<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
@@ -236,14 +248,26 @@ public final class Store: @unchecked Sendable {
             writes.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1000))
             lock.unlock()
         }
-        return try body(database)
+        return try noting { try body(database) }
     }
 
     @discardableResult
     func withDatabase<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try body(database)
+        return try noting { try body(database) }
+    }
+
+    /// Runs `body` (under `lock`), keeping in `failure` whether the database failed it.
+    private func noting<T>(_ body: () throws -> T) throws -> T {
+        do {
+            let result = try body()
+            failure = nil
+            return result
+        } catch let error as SQLFailure {
+            failure = error.description
+            throw error
+        }
     }
 
     // MARK: Rooms
