@@ -16,6 +16,7 @@ extension RoomEngine {
             } else {
                 members[caller.id] = record
             }
+            if caller.id == owner { keepName(name, of: owner, &out) }
             return .snapshot(snapshot(for: caller.id, now: now))
         }
         if let until = bans[caller.id] {
@@ -40,6 +41,7 @@ extension RoomEngine {
         } else {
             emit(.roomExcept(caller.id), .memberJoined(member(record, now: now)), &out)
         }
+        if caller.id == owner { keepName(record.name, of: owner, &out) }
         return .snapshot(snapshot(for: caller.id, now: now))
     }
 
@@ -221,6 +223,7 @@ extension RoomEngine {
         owner = user
         admins.remove(user)
         admins.insert(previous)
+        knownNames[user] = record.name
         emit(.room, .roomUpdated(info), &out)
         if let old = members[previous] { emit(.room, .memberUpdated(member(old, now: now)), &out) }
         emit(.room, .memberUpdated(member(record, now: now)), &out)
@@ -241,6 +244,7 @@ extension RoomEngine {
             bans[user] = end
             until = end
             out.effects.append(.saveBan(user: user, until: end))
+            if let name = members[user]?.name { keepName(name, of: user, &out) }
         }
         let present = members[user] != nil
         if present {

@@ -18,7 +18,10 @@ extension RoomEngine {
                 emit(.room, .memberUpdated(member(record, now: now)), &out)
             }
         }
-        bans = bans.filter { $0.value > now }
+        if bans.contains(where: { $0.value <= now }) {
+            bans = bans.filter { $0.value > now }
+            knownNames = knownNames.filter { $0.key == owner || bans[$0.key] != nil }
+        }
         let expired = away.filter { $0.value + limits.resumeGrace <= now }
         if !expired.isEmpty {
             for user in joinOrder where expired[user] != nil {

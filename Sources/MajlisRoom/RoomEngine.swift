@@ -47,6 +47,9 @@ public struct RoomEngine: Sendable {
     /// Which member holds each display name (by `DisplayName.comparisonKey`): a later member
     /// with the same name is shown with its user id, so no one can pass for another.
     var nameHolders: [String: String] = [:]
+    /// The last display names of the owner and of banned users, kept while they are away
+    /// (`StoredRoom.names`).
+    var knownNames: [String: String] = [:]
     var requests: [String: SeatRequest] = [:]
     var requestOrder: [String] = []
     var invites: [String: SeatInvite] = [:]
@@ -94,6 +97,7 @@ public struct RoomEngine: Sendable {
         for index in stored.mutedSeats where seats.indices.contains(index) { seats[index].muted = true }
         admins = Set(stored.admins)
         self.bans = bans
+        knownNames = stored.names ?? [:]
         self.lastMsgId = lastMsgId
         for chat in recentChats { rememberChat(user: chat.user, clientMsgId: chat.clientMsgId, msgId: chat.msgId, ts: chat.ts) }
         self.attributes = attributes.mapValues { AttributeRecord(value: $0.value, owner: $0.owner, deleteOnLeave: false) }
@@ -136,7 +140,19 @@ public struct RoomEngine: Sendable {
                 ? nil
                 : occupancy.sorted { $0.key < $1.key }.map { seat, user in
                     StoredRoom.Occupant(seat: seat, user: user, name: members[user]?.name ?? user, avatar: members[user]?.avatar ?? "")
-                })
+                },
+            names: { let kept = knownNames.filter { $0.key == owner || bans[$0.key] != nil }; return kept.isEmpty ? nil : kept }())
+    }
+
+    /// `user`'s display name: as a member now, or as last seen if the room keeps it (its owner, a
+    /// banned user); nil when the room does not know it.
+    public func name(of user: String) -> String? { members[user]?.name ?? knownNames[user] }
+
+    /// Keeps `name` as `user`'s (the owner's, a banned user's) and has the room saved when it changed.
+    mutating func keepName(_ name: String, of user: String, _ out: inout RoomOutcome) {
+        guard knownNames[user] != name else { return }
+        knownNames[user] = name
+        if !out.effects.contains(.saveRoom) { out.effects.append(.saveRoom) }
     }
 
     /// The room's public settings and counters.

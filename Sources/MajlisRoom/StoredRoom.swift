@@ -17,6 +17,9 @@ public struct StoredRoom: Sendable, Equatable, Codable {
     public var admins: [String]
     /// Who held each occupied seat (nil or empty: nobody; rooms stored before seats were).
     public var occupants: [Occupant]?
+    /// The display names of the people the room names when they may be away: its owner and the
+    /// users it bans (user id to name; nil: none known), for consoles and the server API.
+    public var names: [String: String]?
 
     /// A member on a seat, as the store keeps it: back in the room after a restart or a move to
     /// another node, it holds the seat for the resume grace.
@@ -37,7 +40,7 @@ public struct StoredRoom: Sendable, Equatable, Codable {
     public init(
         id: String, title: String, owner: String, mode: RoomMode, seatCount: Int, announcement: String,
         chatMutedAll: Bool, createdAt: Int64, maxMembers: Int, lockedSeats: [Int], mutedSeats: [Int], admins: [String],
-        occupants: [Occupant]? = nil
+        occupants: [Occupant]? = nil, names: [String: String]? = nil
     ) {
         self.id = id
         self.title = title
@@ -52,5 +55,6 @@ public struct StoredRoom: Sendable, Equatable, Codable {
         self.mutedSeats = mutedSeats
         self.admins = admins
         self.occupants = occupants
+        self.names = names
     }
 }

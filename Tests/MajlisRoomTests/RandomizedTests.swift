@@ -75,13 +75,14 @@ import Testing
                 let command = Self.randomCommand(&rng, engine: engine)
                 if command == .end { continue }
                 let seated = engine.seats.map(\.user)
+                let names = engine.stored.names
                 outcome = engine.handle(command, from: caller, now: now)
-                let seatsChanged = engine.seats.map(\.user) != seated
+                let seatsChanged = engine.seats.map(\.user) != seated || engine.stored.names != names
                 if caller.isOperator, case .failure(let error) = outcome.reply {
                     #expect(error.message != "you are not in room r" || !RoomEngine.operatorMay(command), "\(command)")
                 }
                 if !command.mayStore {
-                    // Only who sits where is saved for such an op, and only when it changed.
+                    // Only who sits where (and the owner's name) is saved for such an op, and only when it changed.
                     #expect(outcome.effects.allSatisfy { if case .memberRemoved = $0 { true } else { $0 == .saveRoom && seatsChanged } }, "\(command)")
                 }
             }

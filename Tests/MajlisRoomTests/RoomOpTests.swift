@@ -99,6 +99,23 @@ import Testing
         #expect(restored.memberIds.isEmpty)
     }
 
+    /// The owner's and banned users' names are kept while they are away and restored with the
+    /// room, so a console shows names, not ids; an expired ban forgets the name.
+    @Test func theRoomKeepsTheNamesOfItsOwnerAndOfWhomItBans() {
+        var room = RoomHarness()
+        room.join("a")
+        room.join("b")
+        #expect(room.ok("owner", .kickMember(user: "a", banSeconds: 60)).effects.contains(.saveRoom))
+        room.ok("owner", .kickMember(user: "b", banSeconds: 0))
+        #expect(room.engine.stored.names == ["owner": "name-owner", "a": "name-a"])
+        room.ok("owner", .leave)
+        var restored = RoomEngine(stored: room.engine.stored, bans: room.engine.activeBans(now: room.now).reduce(into: [:]) { $0[$1.user] = $1.until }, lastMsgId: 0, recentChats: [])
+        #expect(restored.name(of: "owner") == "name-owner" && restored.name(of: "a") == "name-a" && restored.name(of: "b") == nil)
+        _ = restored.tick(now: room.now + 61_000)
+        #expect(restored.stored.names == ["owner": "name-owner"])
+        #expect(restored.name(of: "a") == nil)
+    }
+
     /// Who sits where is stored (a seat change asks the store to save the room). Restored (after
     /// a restart, or on another node), the seated members are back, away, each holding its seat
     /// for the resume grace: one who joins again within it is on its seat at once, even in a

@@ -34,6 +34,9 @@ struct ConsoleTests {
             // Every room with its live member count.
             try await browser.wait(for: "both rooms", "return document.querySelectorAll('tr[data-room]').length === 2")
             #expect(try await browser.run("return document.querySelector('tr[data-room=salon] .members-count').textContent") == "2")
+            // The host by name (its id on hover).
+            let owner = try await browser.run("const name = document.querySelector('tr[data-room=salon] td[data-label] bdi[title=huda]'); return name?.textContent ?? null")
+            #expect(owner == "Huda")
             // A lone server shows no nodes table (the cluster's test shows one).
             #expect(try await browser.run("return window.majlisConsole.state.nodes?.nodes?.length") == 1)
             #expect(try await browser.run("return document.querySelector('section.nodes')") == .null)
@@ -65,6 +68,7 @@ struct ConsoleTests {
             try await browser.wait(for: "the guest gone", "return document.querySelector('tr[data-member=omar]') === null")
             #expect(try await ServerAPITests.call(server, "GET", "/v1/rooms/salon/bans").body["bans"]?.arrayValue?.first?["user"] == "omar")
             try await browser.wait(for: "the ban listed", "return document.querySelector('tr[data-ban=omar] [data-action=unban]') !== null")
+            #expect(try await browser.run("return document.querySelector('tr[data-ban=omar] bdi').textContent") == "Omar")
             try await browser.run("document.querySelector('tr[data-ban=omar] [data-action=unban]').click()")
             try await browser.wait(for: "the ban lifted", "return document.querySelector('tr[data-ban=omar]') === null")
             #expect(try await ServerAPITests.call(server, "GET", "/v1/rooms/salon/bans").body["bans"]?.arrayValue == [])

@@ -108,14 +108,17 @@ async function loadRoom(id) {
   state.bans = bans?.bans || [];
 }
 
-// "Name" for a member of the open room (the id on hover), else the id.
-function person(id) {
-  const member = state.room?.members.find((entry) => entry.id === id);
-  return member ? `<bdi title="${escape(id)}">${escape(member.name)}</bdi>` : `<bdi>${escape(id)}</bdi>`;
+// "Name" (the id on hover) for a member of the open room, a banned user or an owner whose name
+// the server knows (`known`), else the id.
+function person(id, known) {
+  const name = known || nameOf(id, null);
+  return name ? `<bdi title="${escape(id)}">${escape(name)}</bdi>` : `<bdi>${escape(id)}</bdi>`;
 }
 
-function nameOf(id) {
-  return state.room?.members.find((entry) => entry.id === id)?.name || id;
+function nameOf(id, fallback = id) {
+  return state.room?.members.find((entry) => entry.id === id)?.name
+    || state.bans.find((ban) => ban.user === id)?.name
+    || fallback;
 }
 
 // `notice`: [key, values] of what to say when it worked (translated when shown).
@@ -155,7 +158,7 @@ function render() {
           <tr data-key="room-${escape(entry.id)}" data-room="${escape(entry.id)}" class="${room?.room.id === entry.id ? 'selected' : ''}">
             <td data-label="${escape(t('roomId'))}">${escape(entry.id)}</td><td class="wide" data-label="${escape(t('console.roomTitle'))}"><bdi>${escape(entry.title)}</bdi></td>
             <td class="members-count" data-label="${escape(t('members'))}">${entry.memberCount}</td>
-            <td data-label="${escape(t('console.mode'))}">${escape(t(`modeLabel.${entry.mode}`))}</td><td data-label="${escape(t('owner'))}">${escape(entry.owner)}</td>
+            <td data-label="${escape(t('console.mode'))}">${escape(t(`modeLabel.${entry.mode}`))}</td><td data-label="${escape(t('owner'))}">${person(entry.owner, entry.ownerName)}</td>
             <td class="actions"><button data-action="open" data-room="${escape(entry.id)}">${escape(t('console.open'))}</button>
               <button class="danger" data-action="end" data-room="${escape(entry.id)}">${escape(t('endRoom'))}</button></td>
           </tr>`).join('')}
@@ -196,7 +199,7 @@ function renderRoom(view) {
       <h2>${escape(t('console.bans'))}</h2>
       ${state.bans.length === 0 ? `<p class="empty">${escape(t('console.noBans'))}</p>` : `
       <table class="bans-table"><tbody>
-        ${state.bans.map((ban) => `<tr data-key="ban-${escape(ban.user)}" data-ban="${escape(ban.user)}"><td><bdi>${escape(ban.user)}</bdi></td>
+        ${state.bans.map((ban) => `<tr data-key="ban-${escape(ban.user)}" data-ban="${escape(ban.user)}"><td>${person(ban.user, ban.name)}</td><td class="dim">${escape(ban.user)}</td>
           <td>${escape(t('console.until', { time: time(ban.until) }))}</td>
           <td class="actions"><button data-action="unban" data-user="${escape(ban.user)}">${escape(t('console.unban'))}</button></td></tr>`).join('')}
       </tbody></table>`}
@@ -300,7 +303,7 @@ root.addEventListener('click', (event) => {
       render();
       break;
     case 'unban':
-      act(() => api('DELETE', `${path}/bans/${encodeURIComponent(button.dataset.user)}`), ['console.unbanned', { name: button.dataset.user }]);
+      act(() => api('DELETE', `${path}/bans/${encodeURIComponent(button.dataset.user)}`), ['console.unbanned', { name: nameOf(button.dataset.user) }]);
       break;
     case 'mute-all':
       act(() => api('POST', `${path}/mute-all`, { muted: true }));

@@ -41,10 +41,14 @@ extension APIRoute {
         APIRoute("GET", "rooms/{room}/bans") { api, call in
             struct Ban: Encodable, Sendable {
                 var user: String
+                /// The display name the user had when banned, if the room saw it.
+                var name: String?
                 var until: Int64
             }
             struct Bans: Encodable, Sendable { var bans: [Ban] }
-            try api.read(call) { engine, now in Bans(bans: engine.activeBans(now: now).map { Ban(user: $0.user, until: $0.until) }) }
+            try api.read(call) { engine, now in
+                Bans(bans: engine.activeBans(now: now).map { Ban(user: $0.user, name: engine.name(of: $0.user), until: $0.until) })
+            }
         },
         APIRoute("DELETE", "rooms/{room}/bans/{user}") { api, call in
             try api.run(call, op: "member.unban", args: ["user": .string(call.parameters["user"])])
@@ -106,16 +110,18 @@ extension ServerAPI {
         let stored = try context.store.listRooms(after: try call.queryId("after"), limit: limit, owner: owner)
         let loaded = Dictionary(context.rooms.all.map { ($0.id, $0.memberCount) }) { first, _ in first }
         struct Page: Encodable {
-            var rooms: [RoomInfo]
+            var rooms: [NamedRoom]
             var next: String?
         }
         let rooms = stored.map { room in
-            RoomInfo(
-                id: room.id, title: room.title, owner: room.owner, mode: room.mode, seatCount: room.seatCount,
-                announcement: room.announcement, chatMutedAll: room.chatMutedAll, createdAt: room.createdAt,
-                memberCount: loaded[room.id] ?? 0, maxMembers: room.maxMembers)
+            NamedRoom(
+                room: RoomInfo(
+                    id: room.id, title: room.title, owner: room.owner, mode: room.mode, seatCount: room.seatCount,
+                    announcement: room.announcement, chatMutedAll: room.chatMutedAll, createdAt: room.createdAt,
+                    memberCount: loaded[room.id] ?? 0, maxMembers: room.maxMembers),
+                ownerName: room.names?[room.owner])
         }
-        let page = Page(rooms: rooms, next: rooms.count == limit ? rooms.last?.id : nil)
+        let page = Page(rooms: rooms, next: rooms.count == limit ? rooms.last?.room.id : nil)
         call.exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(page))))
     }
 
@@ -170,7 +176,7 @@ extension ServerAPI {
     func getRoom(_ call: APICall) throws {
         /// What an operator sees of a room: a snapshot without a member's own part.
         struct RoomView: Encodable, Sendable {
-            var room: RoomInfo
+            var room: NamedRoom
             var seq: Int64
             var seats: [Seat]
             var members: [Member]
@@ -182,7 +188,7 @@ extension ServerAPI {
         try read(call) { engine, now in
             let snapshot = engine.snapshot(for: viewer, now: now, asModerator: true)
             return RoomView(
-                room: snapshot.room, seq: snapshot.seq, seats: snapshot.seats, members: snapshot.members, attributes: snapshot.attributes,
+                room: NamedRoom(room: snapshot.room, ownerName: engine.name(of: engine.owner)), seq: snapshot.seq, seats: snapshot.seats, members: snapshot.members, attributes: snapshot.attributes,
                 requests: snapshot.requests, chat: snapshot.chat)
         }
     }
