@@ -16,6 +16,7 @@ public final class MemoryLeaseBus: LeaseBus {
         /// When each node last wrote its registry entry.
         var reports: [String: Int64] = [:]
         var down = false
+        var recoveredAt: Int64?
     }
 
     public struct Unreachable: Error {}
@@ -33,18 +34,34 @@ public final class MemoryLeaseBus: LeaseBus {
         state.withLock { $0.reports[node] = now }
     }
 
-    /// While true, every operation fails as an unreachable Redis does.
+    /// While true, every operation fails as an unreachable Redis does; set false, the bus has
+    /// recovered now.
     public var down: Bool {
         get { state.withLock { $0.down } }
-        set { state.withLock { $0.down = newValue } }
+        set {
+            let now = clock()
+            state.withLock { state in
+                if state.down && !newValue { state.recoveredAt = now }
+                state.down = newValue
+            }
+        }
     }
 
-    /// Forgets every lease and hint, as a Redis restarted without persistence does.
+    /// Forgets every lease and hint, as a Redis restarted without persistence does (the nodes'
+    /// connections broke: the bus has recovered now).
     public func forget() {
+        let now = clock()
         state.withLock { state in
             state.leases = [:]
             state.hints = [:]
+            state.recoveredAt = now
         }
+    }
+
+    public var recoveredAt: Int64? { state.withLock { $0.recoveredAt } }
+
+    public func ready() throws {
+        if down { throw Unreachable() }
     }
 
     public func renew(room: String, holder: String, lifetime: Int) throws -> LeaseAnswer {

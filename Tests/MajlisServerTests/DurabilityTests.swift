@@ -102,8 +102,8 @@ import Testing
         }
     }
 
-    /// PostgreSQL away: what must be stored is refused (`internal`) and changes nothing, what
-    /// needs no store (seats) goes on; back, the server reconnects by itself and stores again.
+    /// PostgreSQL away: what must be stored (chat, attributes, who sits where) is refused
+    /// (`internal`) and changes nothing; back, the server reconnects by itself and stores again.
     @Test func aPostgresOutageRefusesStoredChangesCleanly() async throws {
         let postgres = try await offPool { try PostgresServer() }
         defer { postgres.stop() }
@@ -119,13 +119,52 @@ import Testing
         #expect(refused["error"]?["code"] == "internal", "\(refused)")
         let attribute = try await owner.request("attr.set", ["room": "r", "attrs": ["k": "v"]])
         #expect(attribute["error"]?["code"] == "internal", "\(attribute)")
-        try await owner.call("seat.take", room: "r", ["index": 1])
-        #expect(try await owner.call("room.sync", room: "r")["attributes"] == [:])
+        let seat = try await owner.request("seat.take", ["room": "r", "index": 1])
+        #expect(seat["error"]?["code"] == "internal", "\(seat)")
+        let during = try await owner.call("room.sync", room: "r")
+        #expect(during["attributes"] == [:] && during["me"]?["seat"] == nil, "\(during)")
 
         try postgres.start()
         try await owner.call("chat.send", room: "r", ["text": "after", "clientMsgId": "c3"])
         let history = try await owner.call("chat.history", room: "r", ["limit": 10])
         #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["after", "before"])
+    }
+
+    /// A seat acknowledged is a seat stored: refused while PostgreSQL is away; taken once it is
+    /// back, it survives a `kill -9` of the server (the member is on it when it joins again).
+    @Test func anAcknowledgedSeatSurvivesKillDashNineAfterAPostgresOutage() async throws {
+        let postgres = try await offPool { try PostgresServer() }
+        defer { postgres.stop() }
+        let url = try postgres.makeDatabase()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-seat-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let secret = TestServer.newSecret()
+        let arguments = [
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)",
+            "--postgres", url,
+        ]
+        var process = try MajlisProcess(arguments: arguments)
+        let owner = try await TestClient.connect(process.url)
+        _ = try await owner.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])
+        try await owner.call("room.create", room: "s")
+        let guest = try await TestClient.connect(process.url)
+        _ = try await guest.request("hello", ["token": .string(TestServer.token("guest", secret: secret))])
+        try await guest.call("room.join", room: "s")
+        try await offPool { try postgres.halt() }
+        let refused = try await guest.request("seat.take", ["room": "s", "index": 2])
+        #expect(refused["error"]?["code"] == "internal", "\(refused)")
+        try await offPool { try postgres.start() }
+        _ = try await guest.call("seat.take", room: "s", ["index": 2])
+        _ = try await owner.call("seat.take", room: "s", ["index": 0])
+        process.kill()
+
+        process = try MajlisProcess(arguments: arguments)
+        defer { process.terminate() }
+        let back = try await TestClient.connect(process.url)
+        _ = try await back.request("hello", ["token": .string(TestServer.token("guest", secret: secret))])
+        let snapshot = try await back.call("room.join", room: "s")
+        #expect(snapshot["me"]?["seat"] == 2, "\(snapshot)")
+        #expect(snapshot["seats"]?.arrayValue?.first?["user"] == "owner", "\(snapshot)")
     }
 
     @Test func acknowledgedChatSurvivesKillDashNine() async throws {

@@ -29,7 +29,19 @@ struct RoomLeasesTests {
         deinit { try? FileManager.default.removeItem(atPath: directory) }
 
         /// Node `id`'s leases, with `members` and `rooms` as its load; listed in the registry as active.
-        func node(_ id: String, members: Int = 0, rooms: Int = 0, draining: Bool = false) -> RoomLeases {
+        /// A wait of a node's, on the manual clock, while `holder` renews every half second as its timer does.
+        func waiting(renewing holder: RoomLeases) -> @Sendable (Int) -> Void {
+            { [clock] milliseconds in
+                for _ in 0..<(milliseconds / 500) {
+                    clock.advance(seconds: 0.5)
+                    holder.renewAll()
+                }
+                clock.advance(seconds: Double(milliseconds % 500) / 1000)
+            }
+        }
+
+        /// `pause`: what the node's wait for the bus to settle does (by default, moves the clock).
+        func node(_ id: String, members: Int = 0, rooms: Int = 0, draining: Bool = false, pause: (@Sendable (Int) -> Void)? = nil) -> RoomLeases {
             let info = NodeInfo(
                 id: id, instance: "i-\(id)", signaling: "ws://\(id).example:7880/v1/signal", media: "\(id).example:7882", state: draining ? .draining : .active,
                 rooms: rooms, members: members, packetsPerSecond: 0, cpu: 0, startedAt: 0, reportedAt: clock.now())
@@ -37,7 +49,7 @@ struct RoomLeasesTests {
             bus.report(id)
             let leases = RoomLeases(
                 bus: bus, node: id, instance: info.instance, known: { [self] in self.known.withLock { $0 } }, freshWithin: 2_000, store: store,
-                logger: .silent, clock: { [clock] in clock.now() })
+                logger: .silent, clock: { [clock] in clock.now() }, pause: pause ?? { [clock] in clock.advance(seconds: Double($0) / 1000) })
             leases.start(
                 here: { (RoomPlacement.Candidate(id: id, members: members, rooms: rooms), !draining) }, timer: false,
                 lost: { [self] room in self.lost.withLock { $0[id, default: []].append(room) } })
@@ -85,7 +97,7 @@ struct RoomLeasesTests {
     @Test func anOutageKeepsRoomsAndTheLeasesAreWrittenAgainAfter() throws {
         let cluster = try Cluster()
         let a = cluster.node("a")
-        let b = cluster.node("b")
+        let b = cluster.node("b", pause: cluster.waiting(renewing: a))
         _ = try a.acquire("hall")
         cluster.bus.down = true
         cluster.clock.advance(seconds: 10)
@@ -98,6 +110,54 @@ struct RoomLeasesTests {
         a.renewAll()
         #expect(try cluster.bus.holder(of: "hall") == "a i-a")
         #expect(throws: ProtocolError.self) { try b.acquire("hall") }
+    }
+
+    /// Redis back after an outage, empty: a member asks another node for a living room the
+    /// instant Redis answers. That node waits until the room's node has written its lease again
+    /// (at its next renewal), and sends the member there: the room stays where it was.
+    @Test func aRoomKeepsItsNodeWhenTheBusComesBackEmpty() throws {
+        let cluster = try Cluster()
+        let a = cluster.node("a")
+        _ = try a.acquire("hall")
+        cluster.bus.down = true
+        cluster.clock.advance(seconds: 20)
+        a.renewAll()
+        cluster.bus.forget()
+        cluster.bus.down = false
+        let b = cluster.node("b", pause: cluster.waiting(renewing: a))
+        let refused = #expect(throws: ProtocolError.self) { try b.acquire("hall", placing: true) }
+        #expect(refused?.code == .conflict && refused?.host?.node == "a", "\(String(describing: refused))")
+        #expect(a.held == 1 && b.held == 0 && cluster.lost.withLock { $0.isEmpty })
+        // Once settled, rooms are taken at once again.
+        _ = try b.acquire("diwan")
+        #expect(b.held == 1)
+    }
+
+    /// A node that wakes past its lease asks the bus before answering for the room: a room
+    /// another node took meanwhile is refused and lost at once; one nobody took (its fence
+    /// still the newest) is kept; a lease renewed lately is not asked about.
+    @Test func aNodeConfirmsALeaseThatMayHaveLapsedBeforeAnswering() throws {
+        let cluster = try Cluster()
+        let a = cluster.node("a")
+        let b = cluster.node("b")
+        _ = try a.acquire("hall")
+        _ = try a.acquire("office")
+        #expect(a.confirm("hall") == nil)
+        // Paused past the lifetime; b takes the hall, nobody the office.
+        cluster.clock.advance(seconds: 3)
+        _ = try b.acquire("hall")
+        let refused = a.confirm("hall")
+        #expect(refused?.code == .conflict && refused?.host?.node == "b", "\(String(describing: refused))")
+        #expect(cluster.lost.withLock { $0["a"] } == ["hall"])
+        #expect(a.confirm("office") == nil && a.held == 1)
+        // The hall taken, then let go, by b while a slept: its fence moved on, so a's lease
+        // taken back is not enough.
+        _ = try a.acquire("garden")
+        cluster.clock.advance(seconds: 3)
+        _ = try b.acquire("garden")
+        b.release("garden")
+        #expect(a.confirm("garden")?.code == .conflict)
+        #expect(a.held == 1)
     }
 
     /// A busy node sends a member's new room to an idle node that reports: the room is kept for

@@ -48,18 +48,18 @@ public enum RoomCommand: Sendable, Equatable {
     case offerWebRTC(sdp: String)
 
     /// Whether the op may write to the store (room settings, seat locks and mutes, roles, bans,
-    /// chat, attributes, the end of the room). A server keeps a copy of the room to roll back to only for
-    /// these; the randomized engine test checks no other op asks for a write, but for who sits
-    /// where: a seat taken or left is saved after the fact (a failed save is logged, the seat
-    /// change stands: it is live state the store only keeps for a restart or a move).
+    /// chat, attributes, who sits where, the end of the room). A server keeps a copy of the room
+    /// to roll back to for these, and answers `ok` only once the store has the change; the
+    /// randomized engine test checks no other op asks for a write, but for a seated member's
+    /// leaving (`leave`: the member is gone whatever the store says; a failed save is logged,
+    /// and a restored room lets the seat go after the resume grace).
     public var mayStore: Bool {
         switch self {
         case .create, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .muteAllSeats, .setRole, .transferOwner, .kickMember, .unban,
-            .sendChat, .attributes:
+            .sendChat, .attributes, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .replyToInvite, .acceptRequest:
             return true
-        case .join, .leave, .sync, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .inviteToSeat, .replyToInvite, .setMic,
-            .createRequest, .cancelRequest, .acceptRequest, .rejectRequest, .listMembers, .updateMember, .muteChat, .chatHistory,
-            .sendSignal, .offerWebRTC:
+        case .join, .leave, .sync, .inviteToSeat, .setMic, .createRequest, .cancelRequest, .rejectRequest, .listMembers, .updateMember,
+            .muteChat, .chatHistory, .sendSignal, .offerWebRTC:
             return false
         }
     }

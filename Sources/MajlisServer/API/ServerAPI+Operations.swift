@@ -167,8 +167,11 @@ extension ServerAPI {
         }
         let host = try context.rooms.create(id, settings: settings, owner: owner, ownedLimit: nil, context: context)
         let exchange = call.exchange
-        host.read({ engine, _ in engine.info }) { info in
-            guard let info else { return exchange.respond(APIFailure(ProtocolError(.roomNotFound, "room \(id) has ended")).response) }
+        host.read({ engine, _ in engine.info }) { result in
+            guard case .success(let info) = result else {
+                if case .failure(let error) = result { exchange.respond(APIFailure(error).response) }
+                return
+            }
             exchange.respond(HTTPResponse(status: 201, body: Array(WireEncoder.encode(info)), headers: ["Location": "/v1/rooms/\(id)"]))
         }
     }

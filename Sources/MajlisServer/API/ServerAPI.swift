@@ -176,14 +176,12 @@ final class ServerAPI: Sendable {
     func read<T: Encodable & Sendable>(_ call: APICall, _ body: @escaping @Sendable (RoomEngine, Int64) throws(ProtocolError) -> T) throws {
         let host = try host(call.parameters.room ?? "")
         let exchange = call.exchange
-        let room = host.id
         host.read({ engine, now -> Result<T, ProtocolError> in
             do throws(ProtocolError) { return .success(try body(engine, now)) } catch { return .failure(error) }
         }) { result in
-            switch result {
-            case .success(let value)?: exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(value))))
-            case .failure(let error)?: exchange.respond(APIFailure(error).response)
-            case nil: exchange.respond(APIFailure(ProtocolError(.roomNotFound, "room \(room) has ended")).response)
+            switch result.flatMap({ $0 }) {
+            case .success(let value): exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(value))))
+            case .failure(let error): exchange.respond(APIFailure(error).response)
             }
         }
     }

@@ -14,6 +14,15 @@ public protocol LeaseBus: Sendable {
 
     /// Who holds `room`'s lease now.
     func holder(of room: String) throws -> String?
+
+    /// Makes sure the bus answers now: a connection a restart broke is made again (and the bus
+    /// counts as recovered, `recoveredAt`), so a lease is never taken on the first answer after
+    /// an outage this node had not yet seen.
+    func ready() throws
+
+    /// When (monotonic ms, on the clock `RoomLeases` is given) the bus answered again after it
+    /// could not be reached; nil if it never failed. Leases may have lapsed or been lost then.
+    var recoveredAt: Int64? { get }
 }
 
 /// What a lease operation found.

@@ -1,5 +1,6 @@
 import CRedis
 import Foundation
+import MajlisTransport
 
 /// A connection to Redis (`redis://[:PASSWORD@]HOST[:PORT][/DB]`) through hiredis: one blocking
 /// command at a time under a lock, each bounded by a timeout. A failed connection is dropped and
@@ -39,6 +40,14 @@ public final class RedisClient: @unchecked Sendable {
     private let timeout: timeval
     private let lock = NSLock()
     private var context: UnsafeMutablePointer<redisContext>?
+    /// Whether the last command could not reach Redis.
+    private var troubled = false
+    private var recovered: Int64?
+
+    /// When (monotonic ms) Redis was reached again after a command could not reach it (an
+    /// outage, a restart, a pause); nil if that never happened. What Redis kept with a lifetime
+    /// may have lapsed meanwhile, or all of it been lost (`RoomLeases` waits before taking rooms).
+    public var recoveredAt: Int64? { lock.withLock { recovered } }
 
     /// `timeout`: seconds a connection or a command may take.
     public init(url: String, timeout: Double = 2) throws {
@@ -69,11 +78,18 @@ public final class RedisClient: @unchecked Sendable {
     public func command(_ arguments: [String]) throws(Failure) -> Reply {
         lock.lock()
         defer { lock.unlock() }
-        let context = try connected()
         do {
-            return try Self.run(arguments, on: context)
+            let reply = try Self.run(arguments, on: try connected())
+            if troubled {
+                troubled = false
+                recovered = MonotonicClock.wholeMilliseconds()
+            }
+            return reply
         } catch {
-            if !error.answered { disconnect() }
+            if !error.answered {
+                disconnect()
+                troubled = true
+            }
             throw error
         }
     }

@@ -44,6 +44,13 @@ final class RedisLeaseBus: LeaseBus {
         try redis.command(["EVAL", Self.releaseScript, "1", Self.keyPrefix + room, holder])
     }
 
+    var recoveredAt: Int64? { redis.recoveredAt }
+
+    func ready() throws {
+        // A connection Redis's restart closed fails once; the second PING makes a new one.
+        if (try? redis.command(["PING"])) == nil { try redis.command(["PING"]) }
+    }
+
     func holder(of room: String) throws -> String? {
         try redis.command(["GET", Self.keyPrefix + room]).text
     }

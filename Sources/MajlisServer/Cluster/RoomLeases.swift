@@ -40,10 +40,17 @@ public final class RoomLeases: Sendable {
     private let freshWithin: Int
     /// Monotonic milliseconds, for the placement's memory of rooms sent.
     private let clock: @Sendable () -> Int64
+    /// Waits so many milliseconds (the loader queue's thread; a test moves its clock instead).
+    private let pause: @Sendable (Int) -> Void
     public let lifetime: Int
     public let interval: Int
-    /// The fence of each room held.
-    private let leases = Mutex<[String: Int64]>([:])
+    /// A room held: its fence, and when (monotonic ms) its lease was last known to be this
+    /// node's: the start of the last renewal the bus answered.
+    private struct Lease {
+        var fence: Int64
+        var confirmed: Int64
+    }
+    private let leases = Mutex<[String: Lease]>([:])
     private let queue = DispatchQueue(label: "majlis.leases")
     /// The renewal timer; set once by `start`, cancelled by `stop`.
     private nonisolated(unsafe) var timer: DispatchSourceTimer?
@@ -63,9 +70,11 @@ public final class RoomLeases: Sendable {
     public init(
         bus: any LeaseBus, node: String, instance: String, known: @escaping @Sendable () -> [NodeInfo], freshWithin: Int, store: Store,
         logger: Logger, clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds, lifetime: Int = 2_500, interval: Int = 500,
-        lookup: @escaping @Sendable (String) -> NodeInfo? = { _ in nil }
+        lookup: @escaping @Sendable (String) -> NodeInfo? = { _ in nil },
+        pause: @escaping @Sendable (Int) -> Void = { Thread.sleep(forTimeInterval: Double($0) / 1000) }
     ) {
         self.lookup = lookup
+        self.pause = pause
         self.bus = bus
         self.node = node
         holder = "\(node) \(instance)"
@@ -84,6 +93,8 @@ public final class RoomLeases: Sendable {
     /// work) this node takes it.
     public func acquire(_ id: String, placing: Bool = false) throws(ProtocolError) -> Int64 {
         do {
+            try bus.ready()
+            settle()
             let answer: LeaseAnswer
             // A draining node places every room it is asked for, as it may keep none.
             if let here = here.withLock({ $0 }).map({ $0() }), placing || !here.mayHost {
@@ -109,15 +120,33 @@ public final class RoomLeases: Sendable {
             logger.warning("cluster: cannot place room \(id): \(error)")
             throw ProtocolError(.internal, "rooms cannot be placed now: the cluster's registry is unreachable")
         }
+        let asked = clock()
         do {
             let fence = try store.takeFence(id)
-            leases.withLock { $0[id] = fence }
+            leases.withLock { $0[id] = Lease(fence: fence, confirmed: asked) }
             return fence
         } catch {
             try? bus.release(room: id, holder: holder)
             logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
             throw ProtocolError(.internal, "the server could not load room \(id)")
         }
+    }
+
+    /// How long (ms) after the bus recovers from an outage no lease is taken: what the outage
+    /// let lapse (Redis paused or down past a lease's 2.5 s) or lost (restarted empty) is written
+    /// again by the nodes that hold those rooms at their next renewal, at most `interval` after
+    /// they reach Redis again; a lease's lifetime besides covers a node that reaches it later
+    /// than this one. Without the wait, a member asking at another node the instant Redis
+    /// answered had a living room taken from its node (`ClusterTests`).
+    var settling: Int { lifetime + interval }
+
+    /// Waits until the bus has been back for `settling` ms, if it recovered lately.
+    private func settle() {
+        guard let recovered = bus.recoveredAt else { return }
+        let left = recovered + Int64(settling) - clock()
+        guard left > 0 else { return }
+        logger.info("cluster: the registry is back; rooms are taken again in \(left) ms, once their nodes have written their leases")
+        pause(Int(left))
     }
 
     /// `conflict` for room `id`, which `node` hosts (or is chosen to open).
@@ -169,15 +198,56 @@ public final class RoomLeases: Sendable {
     /// How many rooms this node holds.
     public var held: Int { leases.withLock { $0.count } }
 
+    /// Whether this node may still answer for room `id` (nil), or the refusal to give: called
+    /// before each op on the room's queue. A lease renewed within the last `lifetime - interval`
+    /// ms is this node's beyond doubt; an older one (the node was paused, or stalled, past its
+    /// renewals) is asked of the bus first, so no op queued meanwhile is answered by a node that
+    /// lost the room, reads included. A bus that cannot be asked keeps the room (as `renewAll`).
+    public func confirm(_ id: String) -> ProtocolError? {
+        let now = clock()
+        guard let lease = leases.withLock({ $0[id] }) else {
+            return ProtocolError(.conflict, "room \(id) is no longer hosted on this node: join it again")
+        }
+        guard now - lease.confirmed >= Int64(lifetime - interval) else { return nil }
+        do {
+            let answer = try bus.renew(room: id, holder: holder, lifetime: lifetime)
+            if case .heldBy(let other) = answer {
+                lose(id, reason: "its lease is held by another node")
+                return refusal(id, node: String(other.split(separator: " ").first ?? ""), opening: false)
+            }
+            if case .taken = answer, !fenceIsNewest(id, lease.fence) {
+                lose(id, reason: "another node held it meanwhile")
+                return ProtocolError(.conflict, "room \(id) is no longer hosted on this node: join it again")
+            }
+            leases.withLock { if $0[id] != nil { $0[id]?.confirmed = now } }
+            return nil
+        } catch {
+            return nil
+        }
+    }
+
+    /// Whether `fence` is still room `id`'s newest in the store (a lease taken back after it
+    /// lapsed: no other node took the room meanwhile). A store that cannot say keeps the room; its
+    /// fences refuse any stale write.
+    private func fenceIsNewest(_ id: String, _ fence: Int64) -> Bool {
+        guard let newest = try? store.fence(of: id) else { return true }
+        return newest == fence
+    }
+
     /// Renews every lease held (the timer's work): one another node holds now is lost; one the
     /// bus cannot be asked about is kept (no other node can take it meanwhile, and the store's
     /// fences guard it if only this node is cut off).
     public func renewAll() {
-        for room in leases.withLock({ Array($0.keys) }) {
+        for (room, lease) in leases.withLock({ $0 }) {
+            let asked = clock()
             do {
                 let answer = try bus.renew(room: room, holder: holder, lifetime: lifetime)
                 if unreachable.exchange(false, ordering: .relaxed) { logger.info("cluster: room leases are renewed again") }
-                if case .heldBy = answer { lose(room, reason: "its lease is held by another node") }
+                switch answer {
+                case .heldBy: lose(room, reason: "its lease is held by another node")
+                case .taken where !fenceIsNewest(room, lease.fence): lose(room, reason: "another node held it meanwhile")
+                default: leases.withLock { if $0[room] != nil { $0[room]?.confirmed = asked } }
+                }
             } catch {
                 if !unreachable.exchange(true, ordering: .relaxed) {
                     logger.warning("cluster: cannot renew room leases (rooms go on; the store's fences guard them): \(error)")

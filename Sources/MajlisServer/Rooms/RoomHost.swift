@@ -84,6 +84,10 @@ final class RoomHost: @unchecked Sendable {
                 return
             }
             if let receivedAt { metrics.reachedRoomQueue(since: receivedAt) }
+            if let refusal = leaseRefusal() {
+                answer(false, WireEncoder.encode(refusal))
+                return
+            }
             let now = context.now()
             let ridSince = now - Int64(context.config.ridLifetime) * 1000
             if let replyKey, let remembered = try? context.store.rememberedReply(user: replyKey.owner, rid: replyKey.rid, since: ridSince) {
@@ -175,15 +179,28 @@ final class RoomHost: @unchecked Sendable {
         return ProtocolError(.forbidden, "\(receiver) already owns \(owned) rooms, the most one user may")
     }
 
-    /// Reads the room on its queue, in order with its changes; nil once the room has ended.
-    func read<T: Sendable>(_ body: @escaping @Sendable (RoomEngine, Int64) -> T, then: @escaping @Sendable (T?) -> Void) {
+    /// Reads the room on its queue, in order with its changes; `room_not_found` once the room
+    /// has ended, `conflict` when this node no longer hosts it.
+    func read<T: Sendable>(_ body: @escaping @Sendable (RoomEngine, Int64) -> T, then: @escaping @Sendable (Result<T, ProtocolError>) -> Void) {
         queue.async { [self] in
-            if unloaded, !ended, let current = try? context.rooms.host(id, context: context) {
+            guard !ended else { return then(.failure(ProtocolError(.roomNotFound, "room \(id) has ended"))) }
+            if let refusal = leaseRefusal() { return then(.failure(refusal)) }
+            if unloaded, let current = try? context.rooms.host(id, context: context) {
                 current.read(body, then: then)
                 return
             }
-            then(ended ? nil : body(engine, context.now()))
+            then(.success(body(engine, context.now())))
         }
+    }
+
+    /// In a cluster, why this node may no longer answer for the room (nil: it may): its lease
+    /// lapsed while the node was paused and another node holds the room now. The room is given
+    /// up here at once, so nothing queued behind is answered from it either.
+    private func leaseRefusal() -> ProtocolError? {
+        assertOnQueue()
+        guard fence != nil, !unloaded, let refusal = context.leases?.confirm(id) else { return nil }
+        giveUp()
+        return refusal
     }
 
     /// Members in the room now (updated after each change).
@@ -263,16 +280,23 @@ final class RoomHost: @unchecked Sendable {
     func relinquish(handOver: Bool = false) {
         queue.async { [self] in
             guard !ended, !unloaded else { return }
-            unloaded = true
-            context.rooms.remove(id, host: self)
             if handOver { context.leases?.release(id) }
-            var connections: [WebSocketConnection] = []
-            for user in engine.memberIds {
-                context.media.leave(room: id, user: user)
-                if let session = context.presence.left(user, room: id).session { connections.append(session.connection) }
-            }
-            for connection in connections { connection.close(code: CloseCode.goingAway.rawValue, reason: "room \(id) moved to another node") }
+            giveUp()
         }
+    }
+
+    /// Stops serving the room here (queue only): out of the registry, its members' media let go
+    /// and their connections closed with 1001, so they reconnect to the room where it is now.
+    private func giveUp() {
+        assertOnQueue()
+        unloaded = true
+        context.rooms.remove(id, host: self)
+        var connections: [WebSocketConnection] = []
+        for user in engine.memberIds {
+            context.media.leave(room: id, user: user)
+            if let session = context.presence.left(user, room: id).session { connections.append(session.connection) }
+        }
+        for connection in connections { connection.close(code: CloseCode.goingAway.rawValue, reason: "room \(id) moved to another node") }
     }
 
     /// Sends an ephemeral event (no seq) to every member.

@@ -309,6 +309,11 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// Room `id`'s newest fence (nil: no node ever took it).
+    public func fence(of id: String) throws -> Int64? {
+        try withDatabase { db in try db.query("SELECT fence FROM room_fences WHERE room = ?", .text(id)).first?.first?.int }
+    }
+
     /// Refuses (throws `Fenced`) unless `fence` is still room `id`'s newest; in a transaction,
     /// holds the fence's row (PostgreSQL) so no node takes the room until the write is done.
     static func check(fence: Int64?, room id: String, in db: any SQLDatabase) throws {
