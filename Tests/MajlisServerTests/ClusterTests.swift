@@ -22,11 +22,12 @@ import Testing
         try #require(await offPool { RedisServer.shared }, "Redis is needed for the cluster's tests (scripts/install-deps --test)")
     }
 
-    static func node(_ id: String, redis url: String, postgres: String? = nil, secret: String? = nil) throws -> TestServer {
+    static func node(_ id: String, redis url: String, postgres: String? = nil, secret: String? = nil, port: Int = 0) throws -> TestServer {
         try TestServer(secret: secret) { config in
             config.redisURL = url
             config.node = id
             config.postgresURL = postgres
+            config.port = port
         }
     }
 
@@ -178,9 +179,12 @@ import Testing
         #expect(sent["msgId"] != nil)
         let said = try await omar.event("chat.message")
         #expect(said["data"]?["msgId"] == sent["msgId"])
-        // Only a room not yet placed waits for Redis: it is refused, saying why.
+        // Only a room not yet placed waits for Redis: it is refused, saying why (503 from the API).
         let unplaced = await #expect(throws: ProtocolError.self) { try await omar.call("room.join", room: "diwan", ["create": ["title": "Diwan"]]) }
         #expect(unplaced?.message.contains("cannot be placed now") == true, "\(String(describing: unplaced))")
+        let created = try await ServerAPITests.call(node, "POST", "/v1/rooms", #"{"id":"office"}"#)
+        #expect(created.status == 503 && created.headers["retry-after"] == "1", "\(created)")
+        #expect(created.body["error"]?["message"]?.stringValue?.contains("registry") == true)
         // Thirty seconds of the outage, each second's voice sent on (50 packets a second).
         var quiet = 0
         var last = before
@@ -205,6 +209,31 @@ import Testing
         #expect(await voices.finish())
         huda.disconnect()
         omar.disconnect()
+    }
+
+    /// A node restarted under its id waits out the entry its dead process left (up to six
+    /// seconds) before it joins the registry. A client that connects meanwhile is answered only
+    /// once the node has joined and read the registry: its `hello` lists every live node, never
+    /// none (with which a bot that came then had only the one node to go back to).
+    @Test func aStartingNodeAnswersHelloWithTheWholeRegistry() async throws {
+        let redis = try await Self.redis().url(database: Self.database())
+        let other = try Self.node("node-b", redis: redis)
+        defer { other.destroy() }
+        let dead = NodeInfo(
+            id: "node-a", instance: "dead", signaling: "ws://127.0.0.1:1/v1/signal", media: "127.0.0.1:1", state: .active, rooms: 1, members: 1,
+            packetsPerSecond: 0, cpu: 0, startedAt: 0, reportedAt: 0)
+        try RedisClient(url: redis).command(["SET", "majlis:node:node-a", String(decoding: try JSONEncoder().encode(dead), as: UTF8.self), "PX", "2500"])
+        let probe = try LoopbackSocket.bind()
+        close(probe.descriptor)
+        let starting = Task.detached { try Self.node("node-a", redis: redis, secret: other.secret, port: probe.port) }
+        var early: TestClient?
+        #expect(await eventually { early = try? await TestClient.connect("ws://127.0.0.1:\(probe.port)/v1/signal"); return early != nil })
+        let client = try #require(early)
+        let hello = try await client.request("hello", ["token": .string(other.token("huda"))])
+        let restarted = try await starting.value
+        defer { restarted.destroy() }
+        let listed = Set(hello["data"]?["nodes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
+        #expect(listed == ["node-a", "node-b"], "\(hello)")
     }
 
     /// Redis restarted (empty) under two nodes, twenty times: each time a member asks the other
@@ -240,6 +269,7 @@ import Testing
             omar.disconnect()
         }
         #expect(await Self.metric(host, "majlis_cluster_rooms_lost_total") == 0)
+        #expect(await Self.metric(host, "majlis_cluster_writes_fenced_total") == 0)
         #expect(!huda.isClosed)
         _ = try await huda.call("room.sync", room: "hall")
         waits.sort()

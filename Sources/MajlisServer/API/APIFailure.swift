@@ -11,10 +11,16 @@ struct APIFailure: Error {
     init(_ error: ProtocolError, status: UInt32? = nil, headers: [String: String] = [:]) {
         // Field names are the body's or the query's: the decoder's `args.` prefix is the protocol's.
         self.error = ProtocolError(error.code, error.message.replacingOccurrences(of: "args.", with: ""), host: error.host)
-        self.status = status ?? Self.status(of: error.code)
+        self.status = status ?? (RoomLeases.isUnplaceable(error) ? 503 : Self.status(of: error.code))
         self.headers = headers
+        if self.status == 503 && headers["Retry-After"] == nil { self.headers["Retry-After"] = "1" }
         if self.status == 401 { self.headers["WWW-Authenticate"] = "Bearer" }
     }
+
+    /// A node of a cluster still joining it (it has not read the registry yet).
+    static let starting = APIFailure(
+        ProtocolError(.internal, "this node is starting: it has not joined its cluster yet; try again in a moment"), status: 503,
+        headers: ["Retry-After": "1"])
 
     static func notFound(_ path: String) -> APIFailure {
         APIFailure(ProtocolError(.unsupported, "no such API path: \(path)"), status: 404)

@@ -11,7 +11,8 @@ import Synchronization
 /// not touched, reports fail (logged once per outage) and resume when it is back.
 final class NodeRegistry: @unchecked Sendable {
     // Audited: `timer`, `report` and `drainAsked` are set by `join` and `start`, called once
-    // from the server's start before anything reads them, and `timer` cancelled by `stop`.
+    // from the server's start before anything reads them, and `timer` cancelled by `stop`;
+    // `ticks` is touched on `queue` only.
     static let keyPrefix = "majlis:node:"
     /// `majlis:drain:ID` holds the instance an operator asked to drain (`requestDrain`).
     static let drainPrefix = "majlis:drain:"
@@ -29,6 +30,12 @@ final class NodeRegistry: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private let failing = Atomic<Bool>(false)
     private let known = Mutex<[NodeInfo]>([])
+    /// Ticks of the timer (on `queue`): the list of live nodes is read at every tick, four a
+    /// `interval`, and this node's entry written at every fourth, so a node that joins is in
+    /// every other node's `hello` and placement within a quarter of an interval (with the list
+    /// read once an interval, a new node was missing from the others' `hello` for up to a second).
+    private var ticks = 0
+    static let readsPerWrite = 4
 
     init(redis: RedisClient, id: String, instance: String, lifetime: Int = 5_000, interval: Int = 1_000, logger: Logger) {
         self.redis = redis
@@ -68,8 +75,9 @@ final class NodeRegistry: @unchecked Sendable {
     func start(drainAsked: @escaping @Sendable () -> Void) {
         self.drainAsked = drainAsked
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
-        timer.setEventHandler { [weak self] in self?.write() }
+        let tick = interval / Self.readsPerWrite
+        timer.schedule(deadline: .now() + .milliseconds(tick), repeating: .milliseconds(tick))
+        timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
         self.timer = timer
     }
@@ -103,6 +111,13 @@ final class NodeRegistry: @unchecked Sendable {
         try redis.command(["SET", Self.drainPrefix + node.id, node.instance, "PX", String(60_000)])
     }
 
+    private func tick() {
+        ticks += 1
+        if ticks % Self.readsPerWrite == 0 { return write() }
+        // Between writes only the list is read; failures are the writes' to report.
+        if let live = try? nodes() { known.withLock { $0 = live } }
+    }
+
     private func write() {
         guard let report else { return }
         do {
@@ -119,7 +134,7 @@ final class NodeRegistry: @unchecked Sendable {
         }
     }
 
-    /// The live nodes as the last report found them (at most `interval` old), without asking
+    /// The live nodes as the registry was last read (at most a quarter `interval` ago), without asking
     /// Redis: what a client is told it may connect to.
     var lastKnown: [NodeInfo] { known.withLock { $0 } }
 

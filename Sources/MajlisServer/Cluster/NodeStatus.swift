@@ -13,6 +13,10 @@ final class NodeStatus: Sendable {
     private let addresses = Mutex<(signaling: String, media: String)>(("", ""))
     private let previous = Mutex<(at: Double, cpu: Double, forwarded: Int)?>(nil)
     private let drainingFlag = Atomic<Bool>(false)
+    /// Whether the node has started: in a cluster, joined the registry and read the live nodes.
+    private let startedFlag = Atomic<Bool>(false)
+    /// Work that waits for the start, in the order it came.
+    private let waiting = Mutex<[@Sendable () -> Void]>([])
 
     init(id: String, startedAt: Int64) {
         self.id = id
@@ -23,6 +27,34 @@ final class NodeStatus: Sendable {
     /// Where clients reach this node (known once it listens).
     func listening(signaling: String, media: String) {
         addresses.withLock { $0 = (signaling, media) }
+    }
+
+    /// Whether the node has started (see `whenStarted`).
+    var isStarted: Bool { startedFlag.load(ordering: .acquiring) }
+
+    /// Runs `work` now if the node has started, else once it has, after what waited before it.
+    /// Until then a node of a cluster has not read the registry: it could neither list the live
+    /// nodes in `hello` nor know which rooms other nodes hold.
+    func whenStarted(_ work: @escaping @Sendable () -> Void) {
+        let now = waiting.withLock { waiting in
+            if isStarted { return true }
+            waiting.append(work)
+            return false
+        }
+        if now { work() }
+    }
+
+    /// The node has started: what waited runs, in order (and what arrives meanwhile after it).
+    func started() {
+        while true {
+            let batch = waiting.withLock { waiting -> [@Sendable () -> Void] in
+                if waiting.isEmpty { startedFlag.store(true, ordering: .releasing) }
+                defer { waiting = [] }
+                return waiting
+            }
+            if batch.isEmpty { return }
+            for work in batch { work() }
+        }
     }
 
     /// Whether this node gives its rooms away and takes none.

@@ -118,7 +118,7 @@ public final class RoomLeases: Sendable {
             throw error
         } catch {
             logger.warning("cluster: cannot place room \(id): \(error)")
-            throw ProtocolError(.internal, "rooms cannot be placed now: the cluster's registry is unreachable")
+            throw ProtocolError(.internal, Self.unplaceable)
         }
         let asked = clock()
         do {
@@ -148,6 +148,11 @@ public final class RoomLeases: Sendable {
         logger.info("cluster: the registry is back; rooms are taken again in \(left) ms, once their nodes have written their leases")
         pause(Int(left))
     }
+
+    static let unplaceable = "rooms cannot be placed now: the cluster's registry is unreachable"
+
+    /// Whether `error` says no room can be placed now (the server API answers it 503).
+    static func isUnplaceable(_ error: ProtocolError) -> Bool { error.code == .internal && error.message == unplaceable }
 
     /// `conflict` for room `id`, which `node` hosts (or is chosen to open).
     private func refusal(_ id: String, node: String, opening: Bool) -> ProtocolError {

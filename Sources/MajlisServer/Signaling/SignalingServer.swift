@@ -166,6 +166,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             started.store(false, ordering: .sequentiallyConsistent)
             throw error
         }
+        // Requests that came while the services started (a node of a cluster joining the
+        // registry waits out its own dead entry, up to six seconds) are carried out now.
+        context.node.started()
     }
 
     /// Graceful stop: no new work, every room finishes what it has queued, connections are told
@@ -210,7 +213,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// The HTTP side: the server API, metrics, health and the web app, in that order.
     private var routes: HTTPRouteTable {
         HTTPRouteTable(routes: [
-            .init(name: "api", matches: { ServerAPI.owns($0.path) }, takesBody: true) { [api] exchange in api.handle(exchange) },
+            .init(name: "api", matches: { ServerAPI.owns($0.path) }, takesBody: true) { [api, context] exchange in
+                guard context.node.isStarted else { return exchange.respond(APIFailure.starting.response) }
+                api.handle(exchange)
+            },
             .init(name: "metrics", matches: { $0.path == "/metrics" && $0.method == "GET" }, takesBody: false) { [weak self] exchange in
                 // Off the service thread: it reads the store and every room's counts.
                 DispatchQueue.global().async { [weak self] in
@@ -436,7 +442,16 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         session.connection.close(code: CloseCode.unauthorized.rawValue, reason: error.message)
     }
 
+    /// Carries out `request`, or once the node has started if it has not yet (see `NodeStatus.whenStarted`).
     private func handle(_ request: IncomingRequest, frame: Data, session: Session, receivedAt: UInt64) {
+        guard context.node.isStarted else {
+            context.node.whenStarted { [weak self] in self?.carryOut(request, frame: frame, session: session, receivedAt: receivedAt) }
+            return
+        }
+        carryOut(request, frame: frame, session: session, receivedAt: receivedAt)
+    }
+
+    private func carryOut(_ request: IncomingRequest, frame: Data, session: Session, receivedAt: UInt64) {
         if case .hello(let args) = request.command {
             hello(args, re: request.id, session: session)
             return
