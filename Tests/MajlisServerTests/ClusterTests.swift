@@ -455,6 +455,25 @@ import Testing
         return (host, other, huda)
     }
 
+    /// A room whose snapshot passes a client's 64 KiB frame limit (80 KB of attributes) is joined
+    /// through another node: the relay reads what the room's node sends as a client does.
+    @Test func aBigRoomIsJoinedThroughAnotherNode() async throws {
+        let (host, other, huda) = try await Self.twoNodes(withRoom: "salon")
+        defer {
+            host.destroy()
+            other.destroy()
+        }
+        let layla = try await TestClient.signedIn(host, user: "layla")
+        _ = try await layla.call("room.join", room: "salon")
+        let value = JSONValue.string(String(repeating: "x", count: 8_000))
+        for key in 0..<7 { _ = try await huda.call("attr.set", room: "salon", ["attrs": ["h\(key)": value]]) }
+        for key in 0..<3 { _ = try await layla.call("attr.set", room: "salon", ["attrs": ["l\(key)": value]]) }
+        let omar = try await TestClient.signedIn(other, user: "omar")
+        let snapshot = try await omar.call("room.join", room: "salon")
+        #expect((0..<7).allSatisfy { snapshot["attributes"]?["h\($0)"]?["value"] == value } && snapshot["attributes"]?["l2"]?["value"] == value)
+        #expect(other.server.loadedRooms == 0)
+    }
+
     /// A bot given any node's address joins the room on the node that hosts it (its node relays
     /// its ops there).
     @Test func aBotStartingAtAnyNodeJoinsTheRoomWhereItIs() async throws {

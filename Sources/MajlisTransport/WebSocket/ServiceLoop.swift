@@ -45,6 +45,8 @@ final class ServiceLoop: @unchecked Sendable {
     private let threadId = Atomic<Int32>(0)
     private let finished = DispatchSemaphore(value: 0)
     let maxMessageBytes: Int
+    /// The largest message read from a server (on a connection made from here).
+    static let serverMessageBytes = 16 << 20
     let serverDelegate: (any WebSocketDelegate)?
     let httpHandler: (@Sendable (HTTPExchange) -> Void)?
     /// HTTP requests being read or waiting for their answer, by connection (service thread only).
@@ -426,6 +428,10 @@ final class ServiceLoop: @unchecked Sendable {
         if !connection.discardingOversize && connection.state.withLock({ $0.closeRequest != nil }) {
             return 0  // closing: nothing more is read as a request
         }
+        // What a server sends on a connection made from here (a node's relay link) is not a
+        // client's request: it is bounded as a client bounds it (a room's snapshot or a page of
+        // history may pass a client's 64 KiB).
+        let maxMessageBytes = connection.isClient ? max(self.maxMessageBytes, Self.serverMessageBytes) : self.maxMessageBytes
         if connection.discardingOversize || connection.receiveBuffer.count + length > maxMessageBytes {
             // Too big: it is refused with 1009 once it has all arrived, what arrives meanwhile
             // thrown away (closing while the peer still sends resets the connection, and the peer
