@@ -17,6 +17,9 @@ public struct ServerConfig: Sendable {
     /// Redis holding the cluster's registry of nodes (`redis://[:PASSWORD@]HOST:PORT[/DB]`): this
     /// server is then a node of a cluster, `node` its id.
     public var redisURL: String?
+    /// What the nodes of the cluster sign their registry entries with (`ClusterSeal`); nil: a
+    /// secret derived from `keys`.
+    public var clusterSecret: String?
     /// What other nodes and clients are told this node's signaling is (`wss://node1.example.com/v1/signal`);
     /// nil: the address it listens on.
     public var signalingAdvertise: String?

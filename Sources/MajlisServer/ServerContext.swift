@@ -33,7 +33,8 @@ final class ServerContext: Sendable {
         self.rooms = RoomRegistry()
         let node = NodeStatus(id: config.node, startedAt: clock())
         self.node = node
-        let registry = redis.map { NodeRegistry(redis: $0, id: config.node, instance: node.instance, logger: logger) }
+        let seal = config.clusterSecret.map { ClusterSeal(secret: $0) } ?? .derived(from: config.keys)
+        let registry = redis.map { NodeRegistry(redis: $0, id: config.node, instance: node.instance, seal: seal, logger: logger) }
         self.registry = registry
         if let redis, let registry {
             leases = RoomLeases(

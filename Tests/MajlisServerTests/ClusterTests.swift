@@ -67,7 +67,7 @@ import Testing
     @Test func nodesRegisterReportTheirLoadAndLeave() async throws {
         let url = try await Self.redis().url(database: Self.database())
         let first = try Self.node("node-a", redis: url)
-        let second = try Self.node("node-b", redis: url)
+        let second = try Self.node("node-b", redis: url, secret: first.secret)
         defer { first.destroy() }
         #expect(await eventually { await Self.ids(first) == ["node-a", "node-b"] })
         #expect(await Self.ids(second) == ["node-a", "node-b"])
@@ -96,16 +96,20 @@ import Testing
         let url = redis.url(database: Self.database())
         let survivor = try Self.node("node-a", redis: url)
         defer { survivor.destroy() }
+        // The nodes of a cluster share their signing keys (their registry entries are signed with them).
+        let keys = "\(TestServer.key):\(survivor.secret)"
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         let twin = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         defer { for folder in [data, twin] { try? FileManager.default.removeItem(atPath: folder) } }
         let doomed = try MajlisProcess(arguments: [
-            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b",
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b", "--keys", keys,
         ])
         #expect(await eventually { await Self.ids(survivor) == ["node-a", "node-b"] })
         // A second process under a live node's id is refused, with the reason.
         let refused = try await offPool {
-            try CommandLineTests().run(["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", twin, "--redis", url, "--node", "node-b"])
+            try CommandLineTests().run([
+                "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", twin, "--redis", url, "--node", "node-b", "--keys", keys,
+            ])
         }
         #expect(refused.status == 1)
         #expect(refused.error.contains("node id node-b is in use by a live node"), "\(refused)")
@@ -113,7 +117,7 @@ import Testing
         doomed.kill()  // no goodbye: its entry expires
         #expect(await eventually(within: 20) { await Self.ids(survivor) == ["node-a"] })
         let again = try MajlisProcess(arguments: [
-            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b",
+            "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b", "--keys", keys,
         ])
         defer { again.terminate() }
         #expect(await eventually { await Self.ids(survivor) == ["node-a", "node-b"] })
@@ -222,7 +226,8 @@ import Testing
         let dead = NodeInfo(
             id: "node-a", instance: "dead", signaling: "ws://127.0.0.1:1/v1/signal", media: "127.0.0.1:1", state: .active, rooms: 1, members: 1,
             packetsPerSecond: 0, cpu: 0, startedAt: 0, reportedAt: 0)
-        try RedisClient(url: redis).command(["SET", "majlis:node:node-a", String(decoding: try JSONEncoder().encode(dead), as: UTF8.self), "PX", "2500"])
+        let entry = ClusterSeal.derived(from: [TestServer.key: other.secret]).seal(String(decoding: try JSONEncoder().encode(dead), as: UTF8.self))
+        try RedisClient(url: redis).command(["SET", "majlis:node:node-a", entry, "PX", "2500"])
         let probe = try LoopbackSocket.bind()
         close(probe.descriptor)
         let starting = Task.detached { try Self.node("node-a", redis: redis, secret: other.secret, port: probe.port) }
@@ -234,6 +239,40 @@ import Testing
         defer { restarted.destroy() }
         let listed = Set(hello["data"]?["nodes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
         #expect(listed == ["node-a", "node-b"], "\(hello)")
+    }
+
+    /// Entries written into Redis by anyone but the cluster's nodes (unsigned, or signed with
+    /// another secret) are ignored and counted: not listed, not told to clients, given no room.
+    @Test func aRegistryEntryNoNodeSignedIsIgnored() async throws {
+        let redis = try await Self.redis().url(database: Self.database())
+        let secret = TestServer.newSecret()
+        let a = try Self.node("node-a", redis: redis, secret: secret)
+        let b = try Self.node("node-b", redis: redis, secret: secret)
+        defer {
+            a.destroy()
+            b.destroy()
+        }
+        let control = try RedisClient(url: redis)
+        for (id, seal) in [("evil", nil), ("forged", ClusterSeal(secret: "not the cluster's secret"))] as [(String, ClusterSeal?)] {
+            let info = NodeInfo(
+                id: id, instance: "x", signaling: "ws://127.0.0.1:9/v1/signal", media: "127.0.0.1:9", state: .active, rooms: 0, members: 0,
+                packetsPerSecond: 0, cpu: 0, startedAt: 0, reportedAt: Int64(Date().timeIntervalSince1970 * 1000))
+            let json = String(decoding: try JSONEncoder().encode(info), as: UTF8.self)
+            try control.command(["SET", "majlis:node:\(id)", seal?.seal(json) ?? json, "PX", "600000"])
+        }
+        #expect(await eventually {
+            let refused = await Self.metric(a, "majlis_cluster_entries_refused_total") ?? 0
+            return await Self.ids(a) == ["node-a", "node-b"] && refused > 0
+        })
+        let huda = try await TestClient.signedIn(a, user: "huda")
+        #expect(await eventually { await Self.pingedNodes(huda) == ["node-a", "node-b"] })
+        // Twelve new rooms asked of node-a: each opens on node-a or node-b, none elsewhere.
+        for index in 0..<12 {
+            let client = try await TestClient.signedIn(a, user: "user\(index)")
+            _ = try await client.call("room.join", room: "room\(index)", ["create": ["title": "Room"]])
+            client.disconnect()
+        }
+        #expect(a.server.loadedRooms + b.server.loadedRooms == 12)
     }
 
     /// Redis restarted (empty) under two nodes, twenty times: each time a member asks the other

@@ -37,8 +37,14 @@ final class NodeRegistry: @unchecked Sendable {
     private var ticks = 0
     static let readsPerWrite = 4
 
-    init(redis: RedisClient, id: String, instance: String, lifetime: Int = 5_000, interval: Int = 1_000, logger: Logger) {
+    /// What entries are signed with: one another node did not sign is ignored (and counted).
+    private let seal: ClusterSeal
+    /// Entries found in the registry without this cluster's signature, since the start.
+    let refused = Atomic<Int>(0)
+
+    init(redis: RedisClient, id: String, instance: String, seal: ClusterSeal, lifetime: Int = 5_000, interval: Int = 1_000, logger: Logger) {
         self.redis = redis
+        self.seal = seal
         self.id = id
         self.instance = instance
         self.lifetime = lifetime
@@ -55,13 +61,16 @@ final class NodeRegistry: @unchecked Sendable {
         self.report = report
         let deadline = Date().addingTimeInterval(Double(lifetime + interval) / 1000)
         while true {
-            let entry = try Self.encode(report())
+            let entry = try encode(report())
             if try redis.command(["SET", key, entry, "PX", String(lifetime), "NX"]) != .null { break }
-            let holder = try redis.command(["GET", key]).text.flatMap { try? JSONDecoder().decode(NodeInfo.self, from: Data($0.utf8)) }
+            // An entry this node cannot verify is waited out too (never written over): it may be
+            // a live node's whose secret differs, which must not have a twin.
+            let holder = try redis.command(["GET", key]).text.flatMap(decode)
             if holder?.instance == instance { break }
             guard Date() < deadline else {
                 throw RedisClient.Failure(
-                    description: "node id \(id) is in use by a live node (\(holder?.signaling ?? "unknown address")): give this one another --node",
+                    description: holder.map { "node id \(id) is in use by a live node (\($0.signaling)): give this one another --node" }
+                        ?? "node id \(id) is held in the registry by an entry this node cannot verify: is --cluster-secret (or --keys) the same on every node?",
                     answered: true)
             }
             Thread.sleep(forTimeInterval: 0.25)
@@ -87,7 +96,7 @@ final class NodeRegistry: @unchecked Sendable {
         timer?.cancel()
         queue.sync {}
         do {
-            let current = try redis.command(["GET", key]).text.flatMap { try? JSONDecoder().decode(NodeInfo.self, from: Data($0.utf8)) }
+            let current = try redis.command(["GET", key]).text.flatMap(decode)
             if current?.instance == instance { try redis.command(["DEL", key]) }
         } catch {
             logger.warning("cluster: could not remove node \(id) from the registry (it expires by itself): \(error)")
@@ -101,8 +110,7 @@ final class NodeRegistry: @unchecked Sendable {
 
     /// Node `id`'s entry as the registry has it now (nil if it has none, or cannot be asked).
     func entry(of id: String) -> NodeInfo? {
-        guard let text = try? redis.command(["GET", Self.keyPrefix + id]).text else { return nil }
-        return try? JSONDecoder().decode(NodeInfo.self, from: Data(text.utf8))
+        (try? redis.command(["GET", Self.keyPrefix + id]).text).flatMap { $0.flatMap(decode) }
     }
 
     /// Asks `node` (a live node other than this one) to drain: it finds the request at its next
@@ -121,7 +129,7 @@ final class NodeRegistry: @unchecked Sendable {
     private func write() {
         guard let report else { return }
         do {
-            try redis.command(["SET", key, try Self.encode(report()), "PX", String(lifetime)])
+            try redis.command(["SET", key, try encode(report()), "PX", String(lifetime)])
             if case .string(let asked) = try redis.command(["GET", Self.drainPrefix + id]), asked == instance {
                 try redis.command(["DEL", Self.drainPrefix + id])
                 if let drainAsked { DispatchQueue.global().async(execute: drainAsked) }
@@ -154,11 +162,22 @@ final class NodeRegistry: @unchecked Sendable {
         } while cursor != "0"
         guard !keys.isEmpty else { return [] }
         guard case .array(let values) = try redis.command(["MGET"] + keys) else { return [] }
-        let decoder = JSONDecoder()
-        return values.compactMap { $0.text.flatMap { try? decoder.decode(NodeInfo.self, from: Data($0.utf8)) } }.sorted { $0.id < $1.id }
+        return values.compactMap { $0.text.flatMap(decode) }.sorted { $0.id < $1.id }
     }
 
-    private static func encode(_ info: NodeInfo) throws -> String {
-        String(decoding: try JSONEncoder().encode(info), as: UTF8.self)
+    /// This node's entry as it is written: signed with the cluster's seal.
+    private func encode(_ info: NodeInfo) throws -> String {
+        seal.seal(String(decoding: try JSONEncoder().encode(info), as: UTF8.self))
+    }
+
+    /// An entry as read: nil (and counted) unless a node of this cluster signed it.
+    private func decode(_ entry: String) -> NodeInfo? {
+        guard let text = seal.open(entry), let info = try? JSONDecoder().decode(NodeInfo.self, from: Data(text.utf8)) else {
+            if refused.add(1, ordering: .relaxed).oldValue == 0 {
+                logger.warning("cluster: the registry holds an entry no node of this cluster signed (ignored); is Redis open to others, or is --cluster-secret not the same on every node?")
+            }
+            return nil
+        }
+        return info
     }
 }

@@ -65,6 +65,11 @@ extension SignalingServer {
                 "majlis_cluster_writes_fenced_total", "Writes for a room the store refused because another node had taken it since.",
                 [([], Double(counted.fenced))])
         }
+        if let registry = context.registry {
+            page.counter(
+                "majlis_cluster_entries_refused_total", "Registry entries read that no node of this cluster signed (ignored), each time read.",
+                [([], Double(registry.refused.load(ordering: .relaxed)))])
+        }
         page.histogram("majlis_media_forwarding_seconds", "From a media packet's arrival to its send, per copy.", latency: context.media.forwardingHistogram)
         let legs = context.media.legs
         page.histogram(

@@ -9,7 +9,7 @@ import MajlisTransport
 enum ServeCommand {
     static let help = """
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
-                            [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
+                            [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL] [--cluster-secret SECRET]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
@@ -27,6 +27,8 @@ enum ServeCommand {
         in the cluster): it registers there with its addresses and load every second (GET /v1/nodes, `majlis admin
         nodes`) and leaves on stop; a node that dies leaves the registry within 5 s. --signaling-advertise URL is what
         the registry gives as its signaling (default: ws://LISTEN/v1/signal); --media-advertise, as its media address.
+        Nodes sign their registry entries with --cluster-secret (the same on every node; default: derived from --keys)
+        and ignore any entry they did not sign (docs/cluster.md: securing the cluster).
         --webhook posts every room event (docs/webhooks.md) to each URL, signed with --webhook-key's secret
         (default: the first key), in order per room, retried with backoff for --webhook-retention seconds
         (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
@@ -77,6 +79,12 @@ enum ServeCommand {
         config.dataDirectory = args.string("data", default: "./majlis-data")
         config.postgresURL = args.string("postgres")
         config.redisURL = args.string("redis")
+        if let secret = args.string("cluster-secret") {
+            guard secret.utf8.count >= 16, !secret.uppercased().contains("REPLACE-WITH") else {
+                throw Arguments.Failure(description: "--cluster-secret must be at least 16 characters and not the example's placeholder; make one with: openssl rand -hex 32")
+            }
+            config.clusterSecret = secret
+        }
         if let node = args.string("node") {
             guard Identifier.isValid(node) else { throw Arguments.Failure(description: "--node must be an id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -") }
             config.node = node
