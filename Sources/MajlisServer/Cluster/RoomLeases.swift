@@ -213,7 +213,9 @@ public final class RoomLeases: Sendable {
         guard let lease = leases.withLock({ $0[id] }) else {
             return ProtocolError(.conflict, "room \(id) is no longer hosted on this node: join it again")
         }
-        guard now - lease.confirmed >= Int64(lifetime - interval) else { return nil }
+        // A bus known to be unreachable is not asked again for every op (a Redis that does not
+        // answer would hold each up for the client's timeout); the renewals find it back.
+        guard now - lease.confirmed >= Int64(lifetime - interval), !unreachable.load(ordering: .relaxed) else { return nil }
         do {
             let answer = try bus.renew(room: id, holder: holder, lifetime: lifetime)
             if case .heldBy(let other) = answer {
@@ -227,6 +229,7 @@ public final class RoomLeases: Sendable {
             leases.withLock { if $0[id] != nil { $0[id]?.confirmed = now } }
             return nil
         } catch {
+            unreachable.store(true, ordering: .relaxed)
             return nil
         }
     }
