@@ -34,7 +34,8 @@ final class NodeStatus: Sendable {
 
     /// Runs `work` now if the node has started, else once it has, after what waited before it.
     /// Until then a node of a cluster has not read the registry: it could neither list the live
-    /// nodes in `hello` nor know which rooms other nodes hold.
+    /// nodes in `hello` nor know which rooms other nodes hold. `work` must not itself wait for the
+    /// start (it runs before the start is marked, and would be queued again and again).
     func whenStarted(_ work: @escaping @Sendable () -> Void) {
         let now = waiting.withLock { waiting in
             if isStarted { return true }
