@@ -195,6 +195,9 @@ public final class TestClient: WebSocketDelegate, Sendable {
         return state.withLock { $0.closed?.code }
     }
 
+    /// How the connection closed (code and reason), once it has.
+    public var closing: (code: UInt16?, reason: String)? { state.withLock { $0.closed } }
+
     /// Whether the connection has closed.
     public var isClosed: Bool { state.withLock { $0.closed != nil } }
 

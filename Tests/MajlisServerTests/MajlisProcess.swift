@@ -48,10 +48,16 @@ struct MajlisProcess {
         process.waitUntilExit()
     }
 
-    /// SIGTERM, then waits for a clean exit; returns the exit status.
+    /// SIGTERM (and SIGCONT, so a process a test paused reads it), then waits for a clean
+    /// exit; returns the exit status. One still running after `patience` seconds is killed
+    /// (status 9), so a test that fails half-way never leaves the suite waiting on its server.
     @discardableResult
-    func terminate() -> Int32 {
+    func terminate(patience: Double = 60) -> Int32 {
         process.terminate()
+        Foundation.kill(process.processIdentifier, SIGCONT)
+        let deadline = Date().addingTimeInterval(patience)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill() }
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -24,6 +24,15 @@ final class PostgresDatabase: SQLDatabase {
     /// away must not hold a room's queue for long.
     static let connectTimeout = "5"
 
+    /// What every session asks of the server (unless `url` sets `options` itself). A node paused
+    /// or cut off inside a transaction would hold its row locks (a room's fence among them) for
+    /// as long as its connection lasts, and the node taking the room over would wait on them
+    /// for ever: the server ends a session idle in a transaction after 5 s (the paused node's
+    /// commit then fails, so nothing it did is acknowledged), and no statement waits more than
+    /// 10 s for a lock (the op is refused and may be tried again). Our own transactions run
+    /// statement after statement, a few milliseconds apart on a loaded node.
+    static let sessionOptions = "-c idle_in_transaction_session_timeout=5000 -c lock_timeout=10000"
+
     /// Connects to `url` (`postgres://user:password@host:port/database` or libpq's `key=value` form).
     init(url: String) throws {
         // libpq takes anything else as a database name and then fails on a local socket, which
@@ -32,9 +41,9 @@ final class PostgresDatabase: SQLDatabase {
         guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || url.contains("=") else {
             throw SQLFailure(description: "not a PostgreSQL address: it starts with postgres:// or postgresql:// (or is libpq's key=value form)")
         }
-        // `url` fills in everything it names (expand_dbname); the timeout is only a default.
-        let keys = ["connect_timeout", "dbname"]
-        let values = [Self.connectTimeout, url]
+        // `url` fills in everything it names (expand_dbname); the timeout and options are only defaults.
+        let keys = ["connect_timeout", "options", "dbname"]
+        let values = [Self.connectTimeout, Self.sessionOptions, url]
         let keyPointers = keys.map { strdup($0) } + [nil]
         let valuePointers = values.map { strdup($0) } + [nil]
         defer {

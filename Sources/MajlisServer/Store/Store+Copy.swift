@@ -28,6 +28,11 @@ extension Store {
                     let held = try destination.query("SELECT COUNT(*) FROM \(table)").first?.first?.int ?? 0
                     guard held == 0 else { throw SQLFailure(description: "\(target.path) is not empty (\(table) holds \(held) rows); copy into an empty database") }
                 }
+                // One side waits on the other for as long as a table takes to read or write: no
+                // idle limit on a copy's transactions (a node's own last a few milliseconds).
+                let sides = [source, destination].filter { $0.dialect == .postgres }
+                for side in sides { try side.execute("SET idle_in_transaction_session_timeout = 0") }
+                defer { for side in sides { try? side.execute("RESET idle_in_transaction_session_timeout") } }
                 return try source.transaction {
                     try destination.transaction {
                         var counts: [(String, Int)] = []

@@ -176,7 +176,12 @@ public final class Store: @unchecked Sendable {
     /// schema newer than this majlis knows.
     static func migrate(_ database: any SQLDatabase, at path: String) throws {
         // Servers starting together on one PostgreSQL database migrate one after the other.
-        if database.dialect == .postgres { try database.execute("SELECT pg_advisory_lock(7880)") }
+        // However long another's migrations take: no lock limit on this wait.
+        if database.dialect == .postgres {
+            try database.execute("SET lock_timeout = 0")
+            try database.execute("SELECT pg_advisory_lock(7880)")
+            try database.execute("RESET lock_timeout")
+        }
         defer { if database.dialect == .postgres { try? database.execute("SELECT pg_advisory_unlock(7880)") } }
         let migrations = migrations(database.dialect)
         let version = try version(of: database)
