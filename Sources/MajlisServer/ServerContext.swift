@@ -22,6 +22,9 @@ final class ServerContext: Sendable {
     /// on its own (no Redis).
     let registry: NodeRegistry?
     let leases: RoomLeases?
+    /// What this cluster's nodes sign what they tell each other with (their registry entries,
+    /// their relay statements).
+    let seal: ClusterSeal
 
     init(config: ServerConfig, store: Store, media: MediaRouter, redis: RedisClient?, logger: Logger, clock: @escaping @Sendable () -> Int64) {
         self.config = config
@@ -34,6 +37,7 @@ final class ServerContext: Sendable {
         let node = NodeStatus(id: config.node, startedAt: clock())
         self.node = node
         let seal = config.clusterSecret.map { ClusterSeal(secret: $0) } ?? .derived(from: config.keys)
+        self.seal = seal
         let registry = redis.map { NodeRegistry(redis: $0, id: config.node, instance: node.instance, seal: seal, logger: logger) }
         self.registry = registry
         if let redis, let registry {

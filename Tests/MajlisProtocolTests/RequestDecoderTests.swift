@@ -29,8 +29,8 @@ import Testing
             decode(#"{"id":5,"op":"attr.batch","args":{"room":"r1","ops":[{"op":"delete","keys":["a"]},{"op":"set","attrs":{"b":"1"}}]}}"#)
                 == .request(IncomingRequest(id: 5, op: "attr.batch", rid: nil, command: .room("r1", .attributes([.delete(["a"]), .set(["b": "1"], deleteOnLeave: false, updateOwner: false)], force: false, atomic: true)))))
         #expect(
-            decode(#"{"id":-9223372036854775808,"op":"hello","args":{"token":"t","resume":"s1","via":"node-a"}}"#)
-                == .request(IncomingRequest(id: .min, op: "hello", rid: nil, command: .hello(HelloArgs(token: "t", resume: "s1", via: "node-a")))))
+            decode(#"{"id":-9223372036854775808,"op":"hello","args":{"token":"t","resume":"s1","via":"node-a","relay":"mac text"}}"#)
+                == .request(IncomingRequest(id: .min, op: "hello", rid: nil, command: .hello(HelloArgs(token: "t", resume: "s1", via: "node-a", relay: "mac text")))))
     }
 
     @Test func precallOpsTakeTheirDefaultsAndRefuseOutOfRangeValues() {

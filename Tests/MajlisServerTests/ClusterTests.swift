@@ -673,6 +673,64 @@ import Testing
         })
     }
 
+    /// A session another node relays counts against the client's address that node states,
+    /// signed with the cluster's secret, not against the relaying node's (whose one address
+    /// carries all its users): one address cannot lock a node's users out of rooms elsewhere.
+    /// A statement not signed by the cluster, made for another node or stale is not believed,
+    /// and the limit holds at `hello` for every address.
+    @Test func aRelayedSessionCountsAgainstItsClientsAddress() async throws {
+        let redis = try await Self.redis().url(database: Self.database())
+        let secret = TestServer.newSecret()
+        let node = try TestServer(secret: secret) { config in
+            config.redisURL = redis
+            config.node = "node-b"
+            config.maxConnectionsPerAddress = 2
+        }
+        defer { node.destroy() }
+        // 127.0.0.1 (the relaying node's address here) holds its two.
+        let direct = [try await TestClient.signedIn(node, user: "d1"), try await TestClient.signedIn(node, user: "d2")]
+        let seal = ClusterSeal.derived(from: [TestServer.key: secret])  // no cluster secret of its own
+        func statement(node: String = "node-a", client: String, age: Int64 = 0, seal: ClusterSeal = seal) -> String {
+            let at = Int64(Date().timeIntervalSince1970 * 1000) - age
+            return seal.seal(#"{"node":"\#(node)","client":"\#(client)","at":\#(at)}"#)
+        }
+        func hello(_ user: String, relay: String?) async throws -> (JSONValue, TestClient) {
+            let client = try await TestClient.connect(node.url)
+            var args: [String: JSONValue] = ["token": .string(node.token(user)), "via": "node-a"]
+            if let relay { args["relay"] = .string(relay) }
+            return (try await client.request("hello", args), client)
+        }
+        // Two users of 203.0.113.7 through node-a are in; a third from there is refused.
+        var relayed: [TestClient] = []
+        for user in ["r1", "r2"] {
+            let (answer, client) = try await hello(user, relay: statement(client: "203.0.113.7"))
+            #expect(answer["ok"] == true, "\(answer)")
+            relayed.append(client)
+        }
+        let (third, thirdClient) = try await hello("r3", relay: statement(client: "203.0.113.7"))
+        #expect(third["error"]?["code"] == "rate_limited", "\(third)")
+        #expect(try await thirdClient.closed() == CloseCode.policy.rawValue)
+        // Another address through the same node is in.
+        let (other, _) = try await hello("r4", relay: statement(client: "198.51.100.9"))
+        #expect(other["ok"] == true, "\(other)")
+        // Not believed, so counted against 127.0.0.1, which is full: unsigned, forged, another
+        // node's, stale.
+        let forged = ClusterSeal(secret: "not the cluster's secret at all")
+        for relay in [nil, statement(client: "192.0.2.1", seal: forged), statement(node: "node-x", client: "192.0.2.1"),
+            statement(client: "192.0.2.1", age: 120_000)] as [String?] {
+            let (answer, client) = try await hello("x", relay: relay)
+            #expect(answer["error"]?["code"] == "rate_limited", "\(String(describing: relay)): \(answer)")
+            #expect(try await client.closed() == CloseCode.policy.rawValue)
+        }
+        // A relayed session that ends gives its address's place back.
+        relayed[0].disconnect()
+        #expect(await eventually {
+            guard let (answer, _) = try? await hello("r5", relay: statement(client: "203.0.113.7")) else { return false }
+            return answer["ok"] == true
+        })
+        _ = direct
+    }
+
     /// The ids of the nodes `client`'s node names in its `ping` answers (its last report).
     static func pingedNodes(_ client: TestClient) async -> Set<String> {
         let answer = try? await client.request("ping")

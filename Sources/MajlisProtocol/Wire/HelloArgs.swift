@@ -19,11 +19,15 @@ public struct HelloArgs: Sendable, Equatable, Codable {
     /// The node of a cluster that opened this session to relay a client's ops on its rooms here
     /// (such a session's ops are not relayed again).
     public var via: String?
+    /// With `via`: that node's signed statement of the address the client connected to it from
+    /// (the session is counted against that address).
+    public var relay: String?
 
-    public init(token: String, client: ClientInfo? = nil, resume: String? = nil, via: String? = nil) {
+    public init(token: String, client: ClientInfo? = nil, resume: String? = nil, via: String? = nil, relay: String? = nil) {
         self.token = token
         self.client = client
         self.resume = resume
         self.via = via
+        self.relay = relay
     }
 }

@@ -149,7 +149,8 @@ public enum RequestDecoder {
             }
             return .hello(
                 HelloArgs(token: try args.string("token", maxLength: 8192), client: client,
-                          resume: try args.optionalString("resume", maxLength: 128), via: try args.optionalString("via", maxLength: 128)))
+                          resume: try args.optionalString("resume", maxLength: 128), via: try args.optionalString("via", maxLength: 128),
+                          relay: try args.optionalString("relay", maxLength: 1024)))
         },
         "ping": { _ in .ping },
         "session.renew": { args throws(ProtocolError) in .renew(token: try args.string("token", maxLength: 8192)) },

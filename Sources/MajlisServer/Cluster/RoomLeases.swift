@@ -229,7 +229,7 @@ public final class RoomLeases: Sendable {
             leases.withLock { if $0[id] != nil { $0[id]?.confirmed = now } }
             return nil
         } catch {
-            unreachable.store(true, ordering: .relaxed)
+            cannotRenew(error)
             return nil
         }
     }
@@ -257,10 +257,16 @@ public final class RoomLeases: Sendable {
                 default: leases.withLock { if $0[room] != nil { $0[room]?.confirmed = asked } }
                 }
             } catch {
-                if !unreachable.exchange(true, ordering: .relaxed) {
-                    logger.warning("cluster: cannot renew room leases (rooms go on; the store's fences guard them): \(error)")
-                }
+                cannotRenew(error)
             }
+        }
+    }
+
+    /// The bus could not be asked: marked unreachable, said once per outage (whether a renewal
+    /// or an op's check found it).
+    private func cannotRenew(_ error: any Error) {
+        if !unreachable.exchange(true, ordering: .relaxed) {
+            logger.warning("cluster: cannot renew room leases (rooms go on; the store's fences guard them): \(error)")
         }
     }
 

@@ -35,6 +35,9 @@ final class RelayLink: WebSocketDelegate, Sendable {
         var queued: [Data] = []
         /// Relayed requests not yet answered: their ids, and the room each was for.
         var pending: [Int64: String] = [:]
+        /// Why the node refused the link's `hello` (too many connections from the client's
+        /// address): what its requests are answered.
+        var refusal: ProtocolError?
     }
 
     /// The ids of the link's own requests (chosen where no client's are expected; their answers
@@ -44,14 +47,15 @@ final class RelayLink: WebSocketDelegate, Sendable {
     static let byeId = Int64.min + 2
 
     init(
-        node: String, session: Session, token: String, from here: String, unreachable: ProtocolError,
+        node: String, session: Session, token: String, from here: String, statement: String, unreachable: ProtocolError,
         gone: @escaping @Sendable (_ link: RelayLink, _ opened: Bool, _ code: UInt16?, _ reason: String) -> Void
     ) {
         self.node = node
         self.session = session
         self.unreachable = unreachable
         self.gone = gone
-        hello = Self.request(id: Self.helloId, op: "hello", args: HelloArgs(token: token, client: .init(sdk: "majlis-relay", version: SignalingServer.version), via: here))
+        hello = Self.request(id: Self.helloId, op: "hello", args: HelloArgs(
+                token: token, client: .init(sdk: "majlis-relay", version: SignalingServer.version), via: here, relay: statement))
     }
 
     /// How long the node has to answer `hello` (a node that has stopped, or is paused, may
@@ -141,6 +145,10 @@ final class RelayLink: WebSocketDelegate, Sendable {
         switch re {
         case Self.helloId:
             guard message.starts(with: Self.succeeded(re)) else {
+                if message.starts(with: Self.failed(re, ErrorCode.rateLimited.rawValue)) {
+                    let refusal = ProtocolError(.rateLimited, "too many connections from your address on node \(node), which hosts the room")
+                    state.withLock { $0.refusal = refusal }
+                }
                 connection.close(code: 1000, reason: "hello refused")
                 return
             }
@@ -169,20 +177,20 @@ final class RelayLink: WebSocketDelegate, Sendable {
 
     /// The link is closed: requests still waiting are answered, and the server told.
     private func finish(code: UInt16?, reason: String) {
-        let (first, opened, pending, here) = state.withLock { state in
+        let (first, opened, pending, here, refusal) = state.withLock { state in
             defer {
                 state.closed = true
                 state.pending = [:]
                 state.queued = []
             }
-            return (!state.closed, state.open, state.pending, state.closedHere)
+            return (!state.closed, state.open, state.pending, state.closedHere, state.refusal)
         }
         guard first else { return }
         if !here {
             let error =
                 opened
                 ? ProtocolError(.conflict, "node \(node), which hosts the room, went away before it answered: try again", host: unreachable.host)
-                : unreachable
+                : refusal ?? unreachable
             for id in pending.keys.sorted() { session.send(WireEncoder.failure(re: id, error)) }
         }
         gone(self, opened, code, reason)

@@ -18,9 +18,14 @@ final class Session: Sendable {
     let queuedFrames = Atomic<Int>(0)
     /// Its ops on rooms other nodes host, and the links that carry them there.
     let relays = Mutex(RelayTable())
+    /// The address the session counts against (`maxConnectionsPerAddress`): its connection's
+    /// peer, or for a session another node of the cluster relays, the client's address as that
+    /// node states it (`RelayStatement`).
+    let address: Mutex<String>
 
     init(connection: WebSocketConnection, now: Int64, limits: SessionState.Limits, frames target: DispatchQueue) {
         self.connection = connection
+        address = Mutex(connection.peer)
         frames = DispatchQueue(label: "majlis.session", target: target)
         state = Mutex(SessionState(openedAt: now, limits: limits))
     }

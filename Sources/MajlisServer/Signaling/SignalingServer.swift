@@ -243,6 +243,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         route.respond(exchange)
     }
 
+    /// In a cluster, WebSockets an address may open beyond its limit until their `hello`: the
+    /// relay links another node opens at once (a burst of its users joining rooms here), each
+    /// counted from its `hello` on against the client's address it states. The limit holds at
+    /// `hello` for everyone.
+    public static let relayAllowance = 32
+
     /// Connections of any kind an address may hold beyond its WebSockets: room for API calls
     /// and pages beside a full set of WebSockets (which are then refused with a clear 4008).
     public static let httpAllowance = 32
@@ -348,7 +354,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         if stopping.load(ordering: .relaxed) {
             connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down")
-        } else if fromAddress > context.config.maxConnectionsPerAddress {
+        } else if fromAddress > context.config.maxConnectionsPerAddress + (context.registry == nil ? 0 : Self.relayAllowance) {
             connection.close(code: CloseCode.policy.rawValue, reason: "too many connections from your address (at most \(context.config.maxConnectionsPerAddress))")
         }
     }
@@ -410,9 +416,11 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             drained.broadcast()
             drained.unlock()
         }
-        perAddress.withLock { counts in
-            counts[connection.peer, default: 1] -= 1
-            if counts[connection.peer] ?? 0 <= 0 { counts[connection.peer] = nil }
+        session.address.withLock { address in
+            perAddress.withLock { counts in
+                counts[address, default: 1] -= 1
+                if counts[address] ?? 0 <= 0 { counts[address] = nil }
+            }
         }
         release(session)
     }
@@ -650,11 +658,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             .conflict, "room \(room) is hosted on node \(host.node) (\(url)), which cannot be reached from here: connect there, or try again once it has moved",
             host: host)
         let here = context.config.node
+        let statement = RelayStatement(node: here, client: session.address.withLock { $0 }, at: context.now()).sealed(with: context.seal)
         let made: (link: RelayLink, new: Bool)? = session.relays.withLock { table in
             guard !table.closed, table.via == nil, let token = table.token else { return nil }
             table.rooms[room] = host.node
             if let link = table.links[host.node] { return (link, false) }
-            let link = RelayLink(node: host.node, session: session, token: token, from: here, unreachable: unreachable) { [weak self] link, opened, code, reason in
+            let link = RelayLink(node: host.node, session: session, token: token, from: here, statement: statement, unreachable: unreachable) {
+                [weak self] link, opened, code, reason in
                 self?.relayClosed(link, session: session, opened: opened, code: code, reason: reason)
             }
             table.links[host.node] = link
@@ -703,6 +713,31 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
     }
 
+    /// Whether the session's address holds no more connections than it may, at `hello`. A
+    /// session another node of the cluster relays is first counted against the client's address
+    /// that node states (signed: `RelayStatement`) instead of the node's; a statement not
+    /// believed changes nothing.
+    private func admitAddress(_ session: Session, _ args: HelloArgs) -> Bool {
+        var client: String?
+        if let via = args.via, let relay = args.relay {
+            client = RelayStatement.client(in: relay, seal: context.seal, via: via, now: context.now())
+        }
+        let most = context.config.maxConnectionsPerAddress
+        return session.address.withLock { address in
+            // Closed meanwhile: its count is (or is about to be) given back where it was.
+            guard sessions.withLock({ $0[session.connection.id] }) === session else { return true }
+            return perAddress.withLock { counts in
+                if let client, client != address {
+                    counts[address, default: 1] -= 1
+                    if counts[address] ?? 0 <= 0 { counts[address] = nil }
+                    address = client
+                    counts[client, default: 0] += 1
+                }
+                return counts[address, default: 0] <= most
+            }
+        }
+    }
+
     private func hello(_ args: HelloArgs, re: Int64, session: Session) {
         if session.claims != nil {
             session.send(WireEncoder.failure(re: re, ProtocolError(.badRequest, "hello was already sent on this connection")))
@@ -717,6 +752,12 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 .warning, "login rejected from \(session.connection.peer): \(error)", event: "login.rejected",
                 fields: ["peer": session.connection.peer, "reason": "\(error)"])
             reject(session, re: re, error)
+            return
+        }
+        if !admitAddress(session, args) {
+            let most = context.config.maxConnectionsPerAddress
+            session.send(WireEncoder.failure(re: re, ProtocolError(.rateLimited, "too many connections from your address (at most \(most))")))
+            session.connection.close(code: CloseCode.policy.rawValue, reason: "too many connections from your address (at most \(most))")
             return
         }
         let previousId = args.resume
