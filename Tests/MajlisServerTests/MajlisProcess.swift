@@ -53,6 +53,7 @@ struct MajlisProcess {
     /// (status 9), so a test that fails half-way never leaves the suite waiting on its server.
     @discardableResult
     func terminate(patience: Double = 60) -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
         process.terminate()
         Foundation.kill(process.processIdentifier, SIGCONT)
         let deadline = Date().addingTimeInterval(patience)
