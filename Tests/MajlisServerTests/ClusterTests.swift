@@ -685,6 +685,7 @@ import Testing
             config.redisURL = redis
             config.node = "node-b"
             config.maxConnectionsPerAddress = 2
+            config.requestSeconds = 60
         }
         defer { node.destroy() }
         // 127.0.0.1 (the relaying node's address here) holds its two.
@@ -728,6 +729,20 @@ import Testing
             guard let (answer, _) = try? await hello("r5", relay: statement(client: "203.0.113.7")) else { return false }
             return answer["ok"] == true
         })
+        // Another node of the cluster (here at the same address) is held to no limit before `hello`
+        // and none at the TCP level: its relay links open however many its users need.
+        let relaying = try Self.node("node-a", redis: redis, secret: secret)
+        defer { relaying.destroy() }
+        #expect(await eventually { await Self.pingedNodes(direct[0]) == ["node-a", "node-b"] })  // node-b's view
+        var held: [RawHTTP] = []
+        for _ in 0..<(2 + SignalingServer.httpAllowance + 8) {
+            let connection = try RawHTTP(port: node.server.port, timeout: 60)
+            connection.send("POST /v1/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\nx")  // kept open for a minute
+            held.append(connection)
+        }
+        let port = node.server.port
+        #expect(RawHTTP.statuses(try RawHTTP.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) == [200])
+        held.removeAll()
         _ = direct
     }
 

@@ -141,7 +141,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let limits = WebSocketServer.Limits(
             connectionsPerAddress: config.maxConnectionsPerAddress + Self.httpAllowance, requestSeconds: config.requestSeconds,
             refuseBody: { [weak self] request in self?.refuseBody(request, origins: origins, routes: routes) },
-            acceptUpgrade: { origin, host in origins.acceptsUpgrade(origin: origin, host: host) })
+            acceptUpgrade: { origin, host in origins.acceptsUpgrade(origin: origin, host: host) }, exempt: nodeAddresses)
         do {
             server = try WebSocketServer(
                 host: config.host, port: config.port, tls: tls, maxMessageBytes: config.maxFrameBytes, delegate: self, clock: monotonic,
@@ -354,7 +354,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         if stopping.load(ordering: .relaxed) {
             connection.close(code: CloseCode.goingAway.rawValue, reason: "server shutting down")
-        } else if fromAddress > context.config.maxConnectionsPerAddress + (context.registry == nil ? 0 : Self.relayAllowance) {
+        } else if fromAddress > context.config.maxConnectionsPerAddress + (context.registry == nil ? 0 : Self.relayAllowance),
+            !nodeAddresses(connection.peer)
+        {
             connection.close(code: CloseCode.policy.rawValue, reason: "too many connections from your address (at most \(context.config.maxConnectionsPerAddress))")
         }
     }
@@ -803,6 +805,22 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             server: .init(version: Self.version, node: context.config.node), heartbeat: context.config.heartbeat,
             expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted(), nodes: nodes)
         session.send(WireEncoder.success(re: re, data: data))
+    }
+
+    /// Whether an IP address is one of the cluster's other live nodes' (the host of its signaling
+    /// or media address in its signed registry entry): the relay links it opens for its users
+    /// are not held to one address's limit at the TCP level or before `hello` (each relayed
+    /// session counts against its client's address from `hello` on).
+    private var nodeAddresses: @Sendable (String) -> Bool {
+        let context = context
+        return { address in
+            context.registry?.lastKnown.contains { node in
+                guard node.id != context.config.node else { return false }
+                let signaling = URLComponents(string: node.signaling)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                let media = node.media.lastIndex(of: ":").map { String(node.media[..<$0]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+                return signaling == address || media == address
+            } ?? false
+        }
     }
 
     /// The signaling addresses of the cluster's other live nodes (as the last report found

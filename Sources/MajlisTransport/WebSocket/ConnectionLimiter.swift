@@ -16,15 +16,20 @@ struct ConnectionLimiter {
     private var byDescriptor: [Int32: (address: String, inode: UInt64)] = [:]
     private var byAddress: [String: Set<Int32>] = [:]
 
-    init(limit: Int) {
+    /// Addresses never limited (the other nodes of a cluster, whose one address carries the
+    /// sessions they relay for all their users).
+    let exempt: @Sendable (String) -> Bool
+
+    init(limit: Int, exempt: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.limit = limit
+        self.exempt = exempt
     }
 
     /// Whether the connection just accepted on `descriptor` may stay; counted when it may.
     mutating func admit(_ descriptor: Int32) -> Bool {
         guard let inode = Self.inode(descriptor) else { return true }
         forget(descriptor)
-        guard let address = Self.peerAddress(descriptor) else { return true }
+        guard let address = Self.peerAddress(descriptor), !exempt(address) else { return true }
         var open = byAddress[address] ?? []
         if open.count >= limit {
             // Some may have closed since: count only those still open as the same socket.

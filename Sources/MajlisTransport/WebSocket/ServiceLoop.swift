@@ -96,11 +96,11 @@ final class ServiceLoop: @unchecked Sendable {
     init(
         maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (HTTPExchange) -> Void)?,
         clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds, maxConnectionsPerAddress: Int = .max,
-        requestDeadline: Int = 30, refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
-        acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
+        exemptAddress: @escaping @Sendable (String) -> Bool = { _ in false }, requestDeadline: Int = 30,
+        refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil, acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
     ) {
         self.clock = clock
-        limiter = ConnectionLimiter(limit: maxConnectionsPerAddress)
+        limiter = ConnectionLimiter(limit: maxConnectionsPerAddress, exempt: exemptAddress)
         self.requestDeadline = requestDeadline
         self.refuseBody = refuseBody
         self.acceptUpgrade = acceptUpgrade

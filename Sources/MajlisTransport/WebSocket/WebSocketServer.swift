@@ -27,11 +27,14 @@ public final class WebSocketServer: Sendable {
         public var refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)?
         /// Decides whether a WebSocket upgrade with these `Origin` and `Host` headers is taken.
         public var acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)?
+        /// Addresses `connectionsPerAddress` does not apply to.
+        public var exempt: @Sendable (String) -> Bool
 
         public init(
             connectionsPerAddress: Int = .max, requestSeconds: Int = 30, refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
-            acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
+            acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil, exempt: @escaping @Sendable (String) -> Bool = { _ in false }
         ) {
+            self.exempt = exempt
             self.connectionsPerAddress = connectionsPerAddress
             self.requestSeconds = requestSeconds
             self.refuseBody = refuseBody
@@ -56,7 +59,8 @@ public final class WebSocketServer: Sendable {
         majlis_lws_set_logging(0)
         let loop = ServiceLoop(
             maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http, clock: clock,
-            maxConnectionsPerAddress: limits.connectionsPerAddress, requestDeadline: limits.requestSeconds, refuseBody: limits.refuseBody,
+            maxConnectionsPerAddress: limits.connectionsPerAddress, exemptAddress: limits.exempt, requestDeadline: limits.requestSeconds,
+            refuseBody: limits.refuseBody,
             acceptUpgrade: limits.acceptUpgrade)
         let user = Unmanaged.passRetained(loop).toOpaque()
         let iface: String? = (host == "0.0.0.0" || host == "*") ? nil : host
