@@ -53,4 +53,19 @@ import Testing
         // The paused node's store reconnects, and sees the room taken.
         #expect(try paused.fence(of: "majlis") == fence + 1)
     }
+
+    /// A connection that sat idle while PostgreSQL restarted serves the next statement: the
+    /// server's goodbye is read before it, so it is opened again rather than failing the first
+    /// op after an outage.
+    @Test func anIdleConnectionOutlivesARestartOfTheServer() async throws {
+        let server = try await offPool { try PostgresServer() }  // its own: it is restarted
+        defer { server.stop() }
+        let database = try PostgresDatabase(url: try server.makeDatabase())
+        #expect(try database.query("SELECT 1", []) == [[.int(1)]])
+        try await offPool {
+            try server.halt()
+            try server.start()
+        }
+        #expect(try database.query("SELECT 2", []) == [[.int(2)]])
+    }
 }

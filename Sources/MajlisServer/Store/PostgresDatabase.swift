@@ -73,10 +73,27 @@ final class PostgresDatabase: SQLDatabase {
         return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// A broken connection (the server restarted) is opened again, outside a transaction.
+    /// A broken connection (the server restarted) is opened again, outside a transaction. One
+    /// the server closed while it sat idle (a restart sends a notice and hangs up) is found so
+    /// here, by reading what waits on its socket, rather than by failing the next statement:
+    /// after an outage the first op of each node goes through instead of being refused.
     private func ensureConnected() {
-        guard !inTransaction, PQstatus(connection) != CONNECTION_OK else { return }
+        guard !inTransaction else { return }
+        // An idle connection has nothing to read unless the server spoke: its goodbye, then its
+        // end of file (each a read of its own; a few rounds at most).
+        var rounds = 0
+        while PQstatus(connection) == CONNECTION_OK, rounds < 4, Self.readable(PQsocket(connection)) {
+            _ = PQconsumeInput(connection)
+            rounds += 1
+        }
+        guard PQstatus(connection) != CONNECTION_OK else { return }
         PQreset(connection)
+    }
+
+    private static func readable(_ socket: Int32) -> Bool {
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
     }
 
     func execute(_ sql: String) throws {
