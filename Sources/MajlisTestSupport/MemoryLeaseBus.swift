@@ -79,6 +79,7 @@ public final class MemoryLeaseBus: LeaseBus {
             if let answer = try Self.held(room, by: holder, lifetime: lifetime, now: now, in: &state) { return answer }
             func usable(_ node: String) -> Bool {
                 if node == placement.node { return placement.mayHost }
+                guard placement.peers.contains(node) else { return false }
                 return state.reports[node].map { now - $0 < Int64(placement.freshWithin) } ?? false
             }
             var target = state.hints[room].flatMap { $0.expires > now ? $0.value : nil }

@@ -242,7 +242,8 @@ import Testing
     }
 
     /// Entries written into Redis by anyone but the cluster's nodes (unsigned, or signed with
-    /// another secret) are ignored and counted: not listed, not told to clients, given no room.
+    /// another secret) are ignored and counted: not listed, not told to clients, given no room,
+    /// not even by a placement hint written beside them.
     @Test func aRegistryEntryNoNodeSignedIsIgnored() async throws {
         let redis = try await Self.redis().url(database: Self.database())
         let secret = TestServer.newSecret()
@@ -266,7 +267,11 @@ import Testing
         })
         let huda = try await TestClient.signedIn(a, user: "huda")
         #expect(await eventually { await Self.pingedNodes(huda) == ["node-a", "node-b"] })
-        // Twelve new rooms asked of node-a: each opens on node-a or node-b, none elsewhere.
+        // Twelve new rooms asked of node-a, half of them with a hint in Redis keeping them for a
+        // forged node: each opens on node-a or node-b, none is kept for the forged nodes.
+        for index in 0..<6 {
+            try control.command(["SET", "majlis:place:room\(index)", index % 2 == 0 ? "evil" : "forged", "PX", "600000"])
+        }
         for index in 0..<12 {
             let client = try await TestClient.signedIn(a, user: "user\(index)")
             _ = try await client.call("room.join", room: "room\(index)", ["create": ["title": "Room"]])

@@ -39,7 +39,9 @@ public enum LeaseAnswer: Equatable, Sendable {
 
 /// How a free lease is placed: a hint already kept for a node wins while that node is usable,
 /// else the node chosen by load, else this node. This node is usable while it takes rooms; another
-/// while it reported to the registry within `freshWithin` ms (a node that died is not chosen).
+/// while it is one of `peers` (active, its registry entry signed with the cluster's secret) and
+/// reported to the registry within `freshWithin` ms: a node that died is not chosen, nor one whose
+/// entry or hint someone else wrote into Redis.
 public struct LeasePlacement: Sendable, Equatable {
     /// This node's id, and whether it takes rooms (it is not draining).
     public var node: String
@@ -49,12 +51,15 @@ public struct LeasePlacement: Sendable, Equatable {
     /// How long (ms) a room is kept for the node chosen.
     public var hintLifetime: Int
     public var freshWithin: Int
+    /// The other nodes that may be given a room: active, and verified by this node.
+    public var peers: Set<String>
 
-    public init(node: String, mayHost: Bool, chosen: String, hintLifetime: Int, freshWithin: Int) {
+    public init(node: String, mayHost: Bool, chosen: String, hintLifetime: Int, freshWithin: Int, peers: Set<String>) {
         self.node = node
         self.mayHost = mayHost
         self.chosen = chosen
         self.hintLifetime = hintLifetime
         self.freshWithin = freshWithin
+        self.peers = peers
     }
 }

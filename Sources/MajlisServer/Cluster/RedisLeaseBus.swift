@@ -27,6 +27,7 @@ final class RedisLeaseBus: LeaseBus {
         let answer = try redis.command([
             "EVAL", Self.placeScript, "2", Self.keyPrefix + room, Self.hintPrefix + room, holder, String(lifetime), placement.node, placement.chosen,
             placement.mayHost ? "1" : "0", String(placement.hintLifetime), NodeRegistry.keyPrefix, String(registryLifetime - placement.freshWithin),
+            "," + placement.peers.sorted().joined(separator: ",") + ",",
         ])
         guard case .array(let parts) = answer, case .integer(let verdict)? = parts.first else {
             throw RedisClient.Failure(description: "Redis answered the placement in an unknown form", answered: true)
@@ -66,7 +67,8 @@ final class RedisLeaseBus: LeaseBus {
 
     /// Renews (1) or refuses (0, and the holder) as `renewScript`; a free lease goes to the node
     /// the hint names, or else to the node chosen (ARGV[4]), or else to this node (ARGV[3]), each
-    /// only while usable: this node if it may host (ARGV[5]), another if its registry entry was
+    /// only while usable: this node if it may host (ARGV[5]), another if it is one of the peers
+    /// this node verified (ARGV[9], comma-separated between commas) and its registry entry was
     /// written lately (time to live above ARGV[8]). Taken here: 2; kept for another node: 3 and
     /// its id.
     static let placeScript = """
@@ -75,6 +77,7 @@ final class RedisLeaseBus: LeaseBus {
         if v then return {0, v} end
         local function usable(node)
           if node == ARGV[3] then return ARGV[5] == '1' end
+          if not string.find(ARGV[9], ',' .. node .. ',', 1, true) then return false end
           return redis.call('PTTL', ARGV[7] .. node) > tonumber(ARGV[8])
         end
         local target = redis.call('GET', KEYS[2])

@@ -100,12 +100,14 @@ public final class RoomLeases: Sendable {
             if let here = here.withLock({ $0 }).map({ $0() }), placing || !here.mayHost {
                 let others = known().filter { $0.id != node && $0.state == .active }
                     .map { RoomPlacement.Candidate(id: $0.id, members: $0.members, rooms: $0.rooms) }
+                let peers = Set(others.map(\.id))
                 var random = SystemRandomNumberGenerator()
                 let now = clock()
                 let chosen = placement.withLock { $0.choose(now: now, me: here.candidate, mayHost: here.mayHost, others: others, random: &random) }
                 answer = try bus.place(
                     room: id, holder: holder, lifetime: lifetime,
-                    placement: LeasePlacement(node: node, mayHost: here.mayHost, chosen: chosen, hintLifetime: Self.hintLifetime, freshWithin: freshWithin))
+                    placement: LeasePlacement(node: node, mayHost: here.mayHost, chosen: chosen, hintLifetime: Self.hintLifetime, freshWithin: freshWithin,
+                        peers: peers))
             } else {
                 answer = try bus.renew(room: id, holder: holder, lifetime: lifetime)
             }
