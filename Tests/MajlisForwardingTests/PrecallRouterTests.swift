@@ -51,6 +51,34 @@ import Testing
         #expect(harness.core.counters.forwarded == 0)
     }
 
+    /// An echo test holds at most its delay's worth of Opus at its top rate: 1,200-byte packets
+    /// every millisecond for 2 s (9.6 MB/s) leave at most 127,500 bytes held, and those come back.
+    @Test mutating func theEchoHoldsAtMostItsDelayAtOpussTopRate() throws {
+        var member = try Member("m", ssrc: 330, port: 6030)
+        harness.core.apply(.echoTest(test: "t4", user: "m", ssrc: member.ssrc, key: member.key, delay: 2_000))
+        let bound = harness.bind(member)
+        #expect(bound)
+        harness.core.precallTick(now: harness.now, output: &harness.output)
+        let byteBound = 2 * 510_000 / 8
+        var sent = 0
+        for _ in 0..<2_000 {
+            _ = harness.deliver(try member.packet(payload: [UInt8](repeating: 7, count: 1_200)), from: member.address)
+            sent += 1
+            harness.now += 1
+        }
+        guard case .echo(let loop) = harness.core.participants[member.ssrc]?.precall else {
+            Issue.record("no echo test runs")
+            return
+        }
+        #expect(loop.heldBytes <= byteBound && loop.heldBytes > byteBound - 2_000, "\(loop.heldBytes) bytes held of \(sent) packets")
+        let held = loop.held.count
+        #expect(held < sent)
+        harness.now += 2_000
+        harness.core.precallTick(now: harness.now, output: &harness.output)
+        #expect(harness.output.take().count == held, "what was held went back")
+        #expect(loop.heldBytes == 0)
+    }
+
     @Test mutating func theEchoTestEndsAfterAMinute() throws {
         var member = try Member("m", ssrc: 310, port: 6010)
         harness.core.apply(.echoTest(test: "t2", user: "m", ssrc: member.ssrc, key: member.key, delay: 2_000))

@@ -12,12 +12,13 @@ extension MediaRouterCore {
     func precallPacket(_ buffer: [UInt8], plainLength: Int, from sender: MediaParticipant, test: PrecallTest, now: Double) {
         switch test {
         case .echo(let loop):
-            guard plainLength >= 12, buffer[1] & 0x7F != ProbeSchedule.payloadType, loop.held.count < EchoLoop.capacity else {
+            // Heard back `delay` after it was spoken: the way there and back is part of it.
+            guard plainLength >= 12, buffer[1] & 0x7F != ProbeSchedule.payloadType,
+                loop.hold(Array(buffer.prefix(plainLength)), due: now + max(0, loop.delay - (sender.roundTrip ?? 0)))
+            else {
                 counters.droppedNotAllowed += 1
                 return
             }
-            // Heard back `delay` after it was spoken: the way there and back is part of it.
-            loop.held.append((now + max(0, loop.delay - (sender.roundTrip ?? 0)), Array(buffer.prefix(plainLength))))
         case .probe(let run):
             guard let rtp = try? RTPPacket(parsing: Array(buffer.prefix(plainLength))), rtp.payloadType == ProbeSchedule.payloadType,
                 let first = rtp.payload.first, let phase = ProbeSchedule.Phase(rawValue: first)
@@ -77,7 +78,7 @@ extension MediaRouterCore {
                     }
                     if let secured = try? outbound.protect(rtp: echoed) { output.send(secured, to: address) }
                 }
-                loop.held.removeFirst(sent)
+                loop.release(first: sent)
             case .probe(let run):
                 let begun = run.downlinkStarted ?? now
                 run.downlinkStarted = begun

@@ -22,6 +22,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private let sessions = Mutex<[UInt64: Session]>([:])
     /// Open connections by peer address.
     private let perAddress = Mutex<[String: Int]>([:])
+    /// The pre-call tests running, against their caps (docs/protocol.md section 15).
+    private let precallBudget = Mutex(PrecallBudget())
     private let webSocket = Mutex<WebSocketServer?>(nil)
     /// Where sessions' links to `wss://` nodes of the cluster connect from (made when first needed).
     private let relayClient = Mutex<WebSocketClient?>(nil)
@@ -437,7 +439,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         for link in links { link.close() }
         guard let user = session.userId else { return }
-        for kind in ["echo", "probe"] { context.media.stopPrecall(test: precallTest(session, kind), user: user) }
+        for kind in [PrecallBudget.Kind.echo, .probe] {
+            precallBudget.withLock { $0.end(precallTest(session, kind)) }
+            context.media.stopPrecall(test: precallTest(session, kind), user: user)
+        }
         let leaving = session.state.withLock { $0.leaving }
         guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
         for room in rooms {
@@ -496,8 +501,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
     }
 
+    /// The answer to an offer over the connection's offer rate (`webrtc.offer`, `echo.start` with `sdp`).
+    private var tooManyOffers: ProtocolError {
+        ProtocolError(.rateLimited, "too many WebRTC offers: at most \(context.config.offersPerSecond.formatted()) a second after \(context.config.offerBurst)")
+    }
+
     /// The name a connection's pre-call test of `kind` runs under in the media router.
-    private func precallTest(_ session: Session, _ kind: String) -> String { "\(ObjectIdentifier(session).hashValue)/\(kind)" }
+    private func precallTest(_ session: Session, _ kind: PrecallBudget.Kind) -> String { "\(ObjectIdentifier(session).hashValue)/\(kind.rawValue)" }
 
     /// The pre-call tests (docs/protocol.md section 15): each connection may run an echo test and
     /// a probe, before or beside its rooms; they end with the connection, or after a minute.
@@ -515,12 +525,30 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             var uplink: String?
         }
         func fail(_ error: ProtocolError) { session.send(WireEncoder.failure(re: request.id, error)) }
+        /// Admits `kind`'s test under the caps, or answers why not (false).
+        func admit(_ kind: PrecallBudget.Kind, bitrate: Int = 0) -> Bool {
+            let address = session.address.withLock { $0 }
+            let now = context.now()
+            guard let refusal = precallBudget.withLock({ $0.admit(precallTest(session, kind), kind: kind, user: caller.id, address: address, bitrate: bitrate, now: now) })
+            else { return true }
+            fail(refusal)
+            return false
+        }
+        func stop(_ kind: PrecallBudget.Kind) {
+            precallBudget.withLock { $0.end(precallTest(session, kind)) }
+            media.stopPrecall(test: precallTest(session, kind), user: caller.id)
+        }
         switch request.command {
         case .echoStart(let delay, let sdp):
-            let test = precallTest(session, "echo")
+            let test = precallTest(session, .echo)
             let room = MediaRouterCore.precallRoom(test)
             var offer: WebRTCOffer?
             if let sdp {
+                // Offers cost CPU to read, wherever they come: under the same limit as `webrtc.offer`'s.
+                guard session.state.withLock({ $0.admitOffer(now: context.now()) }) else {
+                    fail(tooManyOffers)
+                    return
+                }
                 // The microphone and its echo are all an echo test can use.
                 let sections = sdp.utf8.split(separator: UInt8(ascii: "\n")).count { $0.starts(with: "m=".utf8) }
                 guard sections <= 2 else {
@@ -534,13 +562,14 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                     return
                 }
             }
+            guard admit(.echo) else { return }
             let ssrc = media.startPrecall(.echo(delay: Double(delay)), test: test, user: caller.id)
             var started = Started(
                 media: media.mediaInfo(room: room, user: caller.id), echoSSRC: ssrc ^ 0x8000_0000, delay: delay,
                 seconds: Int(MediaRouterCore.precallLifetime / 1_000))
             if let offer {
                 guard let answer = media.negotiate(room: room, user: caller.id, offer: offer, seats: 1) else {
-                    media.stopPrecall(test: test, user: caller.id)
+                    stop(.echo)
                     fail(ProtocolError(.internal, "WebRTC media is not available on this server"))
                     return
                 }
@@ -552,24 +581,25 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }
             session.send(WireEncoder.success(re: request.id, data: started))
         case .probeStart(let up, let down):
-            let test = precallTest(session, "probe")
+            let test = precallTest(session, .probe)
+            guard admit(.probe, bitrate: ProbeSchedule.clamped(down)) else { return }
             media.startPrecall(.probe(up: up, down: down), test: test, user: caller.id)
             let info = media.mediaInfo(room: MediaRouterCore.precallRoom(test), user: caller.id)
             session.send(WireEncoder.success(re: request.id, data: Started(
                 media: info, up: ProbeSchedule(bitrate: up).bitrate, down: ProbeSchedule(bitrate: down).bitrate,
                 seconds: Int(MediaRouterCore.precallLifetime / 1_000))))
         case .probeResult:
-            guard let figures = media.probeFigures(test: precallTest(session, "probe"), user: caller.id) else {
+            guard let figures = media.probeFigures(test: precallTest(session, .probe), user: caller.id) else {
                 session.send(WireEncoder.failure(re: request.id, ProtocolError(.badRequest, "no probe runs on this connection: probe.start first")))
                 return
             }
             struct Result: Encodable { var up: ProbeFigures }
             session.send(WireEncoder.success(re: request.id, data: Result(up: figures)))
         case .echoStop:
-            media.stopPrecall(test: precallTest(session, "echo"), user: caller.id)
+            stop(.echo)
             session.send(WireEncoder.success(re: request.id, data: EmptyData()))
         case .probeStop:
-            media.stopPrecall(test: precallTest(session, "probe"), user: caller.id)
+            stop(.probe)
             session.send(WireEncoder.success(re: request.id, data: EmptyData()))
         default:
             break
@@ -601,7 +631,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         }
         let config = context.config
         if case .offerWebRTC = command, !session.state.withLock({ $0.admitOffer(now: context.now()) }) {
-            fail(ProtocolError(.rateLimited, "too many WebRTC offers: at most \(config.offersPerSecond.formatted()) a second after \(config.offerBurst)"))
+            fail(tooManyOffers)
             return
         }
         switch command {
