@@ -290,13 +290,18 @@ final class RoomHost: @unchecked Sendable {
     private func giveUp() {
         assertOnQueue()
         unloaded = true
-        context.rooms.remove(id, host: self)
-        var connections: [WebSocketConnection] = []
-        for user in engine.memberIds {
-            context.media.leave(room: id, user: user)
-            if let session = context.presence.left(user, room: id).session { connections.append(session.connection) }
+        // Closed before the room leaves this node's registry: a frame of theirs read from now
+        // on is not carried out (it would be relayed to the room's new node), so what they sent
+        // while this node was paused is not done behind their backs.
+        let members = engine.memberIds
+        for connection in context.presence.connections(of: members) {
+            connection.close(code: CloseCode.goingAway.rawValue, reason: "room \(id) moved to another node")
         }
-        for connection in connections { connection.close(code: CloseCode.goingAway.rawValue, reason: "room \(id) moved to another node") }
+        context.rooms.remove(id, host: self)
+        for user in members {
+            context.media.leave(room: id, user: user)
+            _ = context.presence.left(user, room: id)
+        }
     }
 
     /// Sends an ephemeral event (no seq) to every member.

@@ -364,7 +364,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     }
 
     public func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
-        guard let session = sessions.withLock({ $0[connection.id] }) else { return }
+        // A connection this server is closing carries out nothing more (its close frame, with
+        // the reason, is the answer to whatever it still sends).
+        guard !connection.isClosed, let session = sessions.withLock({ $0[connection.id] }) else { return }
         // Every frame counts against the rate, decodable or not, before any work is spent on it.
         let now = context.now()
         switch session.state.withLock({ $0.admit(now: now) }) {
@@ -399,6 +401,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     /// Decodes one admitted frame and carries it out.
     private func process(_ message: Data, session: Session, receivedAt: UInt64) {
+        guard !session.connection.isClosed else { return }
         switch RequestDecoder.decode(message) {
         case .invalid(let re, let error):
             // Before `hello` nothing but a valid `hello` is read: a frame that is not one (a
@@ -685,7 +688,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// naming it) to that node, over the session's link to it; false when it cannot be relayed
     /// (no node named with its signaling, or the session is itself relayed from another node).
     private func relay(_ frame: Data, id: Int64, room: String, refused: ProtocolError, session: Session) -> Bool {
-        guard refused.code == .conflict, let host = refused.host, let url = host.signaling, host.node != context.config.node else { return false }
+        guard refused.code == .conflict, let host = refused.host, let url = host.signaling, host.node != context.config.node,
+            !session.connection.isClosed
+        else { return false }
         let unreachable = ProtocolError(
             .conflict, "room \(room) is hosted on node \(host.node) (\(url)), which cannot be reached from here: connect there, or try again once it has moved",
             host: host)
