@@ -182,18 +182,56 @@ struct lws *majlis_lws_client_connect(struct lws_context *context, const char *h
     return lws_client_connect_via_info(&info);
 }
 
+/* Appends `text` (length bytes) percent-encoded: all but RFC 3986's unreserved characters. */
+static int majlis_append_encoded(char *out, int used, int capacity, const char *text, int length) {
+    static const char hex[] = "0123456789ABCDEF";
+    for (int index = 0; index < length; index++) {
+        unsigned char c = (unsigned char)text[index];
+        int plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+        if (used + (plain ? 1 : 3) + 1 > capacity) return -1;
+        if (plain) {
+            out[used++] = (char)c;
+        } else {
+            out[used++] = '%';
+            out[used++] = hex[c >> 4];
+            out[used++] = hex[c & 15];
+        }
+    }
+    out[used] = 0;
+    return used;
+}
+
+/* The query's arguments, which libwebsockets has split at `&` and percent-decoded, encoded
+ * again (name, `=`, value) and joined with `&`: one decoding of the result gives each argument
+ * as it was sent, whatever `&`, `=` or `%` it holds. 0 when there is none; what does not fit in
+ * `capacity` is left out. */
 int majlis_lws_http_query(struct lws *wsi, char *out, int capacity) {
     int used = 0;
     out[0] = 0;
     for (int index = 0; index < 32; index++) {
-        char fragment[512];
+        char fragment[2048];
         int length = lws_hdr_copy_fragment(wsi, fragment, sizeof fragment, WSI_TOKEN_HTTP_URI_ARGS, index);
         if (length <= 0) break;
-        if (used + length + 2 > capacity) break;
-        if (used > 0) out[used++] = '&';
-        memcpy(out + used, fragment, (size_t)length);
-        used += length;
-        out[used] = 0;
+        const char *equals = memchr(fragment, '=', (size_t)length);
+        int name = equals ? (int)(equals - fragment) : length;
+        int start = used;
+        if (used > 0) {
+            if (used + 2 > capacity) break;
+            out[used++] = '&';
+        }
+        int next = majlis_append_encoded(out, used, capacity, fragment, name);
+        if (next >= 0 && equals) {
+            if (next + 2 > capacity) next = -1;
+            else {
+                out[next++] = '=';
+                next = majlis_append_encoded(out, next, capacity, equals + 1, length - name - 1);
+            }
+        }
+        if (next < 0) {
+            out[start] = 0;
+            return start;
+        }
+        used = next;
     }
     return used;
 }

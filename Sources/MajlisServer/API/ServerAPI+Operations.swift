@@ -92,6 +92,13 @@ extension APIRoute {
         APIRoute("DELETE", "rooms/{room}/attributes/{key}") { api, call in
             try api.run(call, op: "attr.delete", args: ["keys": .array([.string(call.parameters["key"])]), "force": .bool(true)])
         },
+        // The same for a key no path can name (one holding `/`), given in the query.
+        APIRoute("DELETE", "rooms/{room}/attributes") { api, call in
+            guard let key = call.query["name"], !key.isEmpty else {
+                throw APIFailure(ProtocolError(.badRequest, "name the key: DELETE /v1/rooms/ROOM/attributes?name=KEY (or /attributes/KEY)"))
+            }
+            try api.run(call, op: "attr.delete", args: ["keys": .array([.string(key)]), "force": .bool(true)])
+        },
 
         APIRoute("GET", "webhooks/events") { try $0.listWebhooks($1) },
         APIRoute("GET", "nodes") { try $0.listNodes($1) },

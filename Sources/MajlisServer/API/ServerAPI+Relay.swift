@@ -30,6 +30,9 @@ extension ServerAPI {
         exchange.respond(failure.response)
     }
 
+    /// What a path segment keeps as it is: RFC 3986's unreserved characters.
+    static let segmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     /// `request` made at the node whose signaling is at `signaling` (`ws://HOST:PORT/v1/signal`,
     /// or wss), marked `Majlis-Forwarded` so that node answers it itself; nil when it cannot be
     /// reached.
@@ -37,8 +40,11 @@ extension ServerAPI {
         guard var components = URLComponents(string: signaling), let scheme = components.scheme, scheme == "ws" || scheme == "wss" else { return nil }
         components.scheme = scheme == "wss" ? "https" : "http"
         components.path = ""
-        // The path and query as they came (already percent-encoded); one that is no URL is not relayed.
-        guard let base = components.string, let url = URL(string: base + request.path + (request.query.isEmpty ? "" : "?" + request.query)) else { return nil }
+        // The path (decoded by the HTTP layer) encoded again, segment by segment, and the query
+        // (encoded again by it); one that is no URL is not relayed.
+        let path = request.path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? "" }.joined(separator: "/")
+        guard let base = components.string, let url = URL(string: base + path + (request.query.isEmpty ? "" : "?" + request.query)) else { return nil }
         var call = URLRequest(url: url)
         call.httpMethod = request.method
         for name in ["authorization", "content-type", "idempotency-key", "accept"] {

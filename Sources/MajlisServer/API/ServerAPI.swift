@@ -95,16 +95,12 @@ final class ServerAPI: Sendable {
 
     // MARK: Routing
 
-    /// The path's segments after `/v1`, percent-decoded.
+    /// The path's segments after `/v1`. The HTTP layer has percent-decoded the path once, as it
+    /// must be (`%25` is `%`): decoded again, a key holding `%` could never be named.
     private static func segments(_ path: String) throws -> [String] {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         guard parts.first == "v1" else { throw APIFailure.notFound(path) }
-        return try parts.dropFirst().map { part in
-            guard let decoded = String(part).removingPercentEncoding else {
-                throw APIFailure(ProtocolError(.badRequest, "the path is not valid percent-encoding"))
-            }
-            return decoded
-        }
+        return parts.dropFirst().map(String.init)
     }
 
     private static func match(_ method: String, _ segments: [String]) throws -> (APIRoute, APIParameters) {

@@ -2,9 +2,10 @@
 public struct HTTPRequest: Sendable {
     /// `GET`, `POST`, `PUT`, `PATCH`, `DELETE`, `OPTIONS` or `HEAD`.
     public var method: String
-    /// The path, without the query.
+    /// The path, without the query, percent-decoded (once).
     public var path: String
-    /// The query string as sent (arguments joined with `&`), without the `?`.
+    /// The query string without the `?`: its arguments joined with `&`, each name and value
+    /// percent-encoded (decode each once for what was sent; `+` was sent as a space).
     public var query: String
     /// The headers the server reads, by lower-case name: `authorization`, `content-type`,
     /// `idempotency-key`, `accept`, `host`, `origin`, the `majlis-*` headers of webhooks, and

@@ -56,7 +56,7 @@ func majlisWebSocketCallback(
         return 0
     case LWS_CALLBACK_HTTP:
         let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
-        var query = [CChar](repeating: 0, count: 2_048)
+        var query = [CChar](repeating: 0, count: 8_192)  // encoded again: up to three times the bytes sent
         let queryLength = majlis_lws_http_query(wsi, &query, Int32(query.count))
         var uri: UnsafeMutablePointer<CChar>?
         var uriLength: Int32 = 0
