@@ -27,16 +27,21 @@ export class Identity {
   async load() {
     const answer = await fetch('/v1/web/config').catch(() => null);
     if (answer?.ok) this.config = { ...this.config, ...(await answer.json().catch(() => ({}))) };
+    // From the fragment only: a token in the query has been sent to the server, and sits in
+    // request lines, proxies' logs and the Referer of whatever the page loads. One there is not
+    // used (a link that puts it there is a mistake to fix), but it is taken out of the address.
     const fragment = new URLSearchParams(location.hash.slice(1));
     const query = new URLSearchParams(location.search);
-    const handed = fragment.get('token') || query.get('token');
-    if (handed) {
-      this.useToken(handed);
-      this.handed = true;
+    const handed = fragment.get('token');
+    if (query.has('token')) console.warn('majlis: a token in the query (?token=) is not used; put it in the fragment (#token=)');
+    if (handed || query.has('token')) {
+      if (handed) {
+        this.useToken(handed);
+        this.handed = true;
+      }
       // Out of the address bar (and of history): the token is a secret.
-      const clean = new URLSearchParams(location.search);
-      clean.delete('token');
-      history.replaceState(null, '', `${location.pathname}${clean.toString() ? `?${clean}` : ''}`);
+      query.delete('token');
+      history.replaceState(null, '', `${location.pathname}${query.toString() ? `?${query}` : ''}`);
     }
     window.addEventListener('message', (event) => {
       const allowed = this.config.embedOrigins || [];
