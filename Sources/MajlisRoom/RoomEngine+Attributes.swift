@@ -53,6 +53,19 @@ extension RoomEngine {
         if working.count > limits.attributeKeys {
             throw ProtocolError(.tooLarge, "a room holds at most \(limits.attributeKeys) attributes")
         }
+        if !caller.grants.admin, !isModerator(caller.id), !setKeys.isEmpty {
+            // Counted only when they grow: a member past a quota (one lowered since) may still
+            // change or give up what it has.
+            let mine = { (records: [String: AttributeRecord]) in records.values.count { $0.owner == caller.id } }
+            if mine(working) > RoomLimits.attributeKeysPerMember && mine(working) > mine(attributes) {
+                throw ProtocolError(.tooLarge, "one member may own at most \(RoomLimits.attributeKeysPerMember) attribute keys in a room")
+            }
+            let open = limits.attributeKeys - limits.attributeKeys / 4
+            if working.count > open && working.count > attributes.count {
+                throw ProtocolError(
+                    .tooLarge, "the room's attributes are full for members (\(open) keys; the last \(limits.attributeKeys - open) are for the owner and admins)")
+            }
+        }
         if !caller.grants.admin, !setKeys.isEmpty {
             func owned(_ records: [String: AttributeRecord]) -> Int {
                 records.reduce(0) { $0 + ($1.value.owner == caller.id ? $1.key.utf8.count + $1.value.value.utf8.count : 0) }

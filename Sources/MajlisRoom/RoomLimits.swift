@@ -16,6 +16,10 @@ public struct RoomLimits: Sendable, Equatable {
     /// Bytes of keys and values one member may own in a room's attributes (a server admin is
     /// not limited).
     public var attributeBytesPerMember = 65_536
+    /// Keys one member who is neither the owner nor an admin may own in a room; the last quarter
+    /// of `attributeKeys` only the owner and admins may take (so no member, nor a few together,
+    /// can leave them none). A member's set past either is `too_large`.
+    public static let attributeKeysPerMember = 16
     /// How long a seat invite and a seat request stay valid, in milliseconds.
     public var inviteLifetime: Int64 = 60_000
     public var requestLifetime: Int64 = 300_000

@@ -68,6 +68,30 @@ import Testing
         #expect(moved.events(to: .room) == [.attributesUpdated(set: ["seat_2": AttributeValue(value: "a", owner: "a")], deleted: ["seat_1"])])
     }
 
+    /// A member owns at most 16 keys, and members together leave the last 32 of the room's 128
+    /// to the owner and admins: one member cannot shut the room's attributes to everyone.
+    @Test func membersHaveAKeyQuotaAndLeaveRoomForModerators() {
+        var room = RoomHarness()
+        for user in ["a", "b", "c", "d", "e", "f", "g"] { room.join(user) }
+        func keys(_ prefix: String, _ range: Range<Int>) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: range.map { ("\(prefix)\($0)", "x") })
+        }
+        room.ok("a", .attributes([set(keys("a", 0..<16))], force: false, atomic: false))
+        room.fails("a", .attributes([set(keys("a", 16..<17))], force: false, atomic: false), .tooLarge)
+        // Its own keys it may still change and give up.
+        room.ok("a", .attributes([set(["a0": "changed"]), .delete(["a1"])], force: false, atomic: false))
+        room.ok("a", .attributes([set(["a1": "back"])], force: false, atomic: false))
+        for user in ["b", "c", "d", "e"] { room.ok(user, .attributes([set(keys(user, 0..<16))], force: false, atomic: false)) }
+        room.ok("f", .attributes([set(keys("f", 0..<16))], force: false, atomic: false))
+        #expect(room.engine.snapshot(for: "a", now: room.now).attributes.count == 96)
+        room.fails("g", .attributes([set(["g0": "x"])], force: false, atomic: false), .tooLarge)
+        // The owner, and an admin, have the last 32.
+        room.ok("owner", .attributes([set(keys("o", 0..<31))], force: false, atomic: false))
+        room.ok("owner", .setRole(user: "g", role: .admin))
+        room.ok("g", .attributes([set(["g0": "x"])], force: false, atomic: false))
+        room.fails("g", .attributes([set(["g1": "x"])], force: false, atomic: false), .tooLarge)  // the room's 128
+    }
+
     @Test func limits() {
         var limits = RoomLimits()
         limits.attributeKeys = 3
