@@ -28,6 +28,12 @@ public struct SessionDescription: Sendable, Equatable {
 
     /// The largest SDP accepted (Chrome's offer with 30 audio sections is about 30 kB).
     public static let maxLength = 65_536
+    /// Formats one m= line may list: RTP payload types are 0 to 127 (Chrome's audio section
+    /// lists about 15).
+    public static let maxFormats = 128
+    /// Attributes one section (or the session) may carry: Chrome's audio section has about 40
+    /// (rtpmap, fmtp, rtcp-fb, extmap, ssrc lines).
+    public static let maxAttributes = 256
 
     public init(parsing text: String) throws(SDPError) {
         guard text.utf8.count <= Self.maxLength else { throw SDPError("the SDP is longer than \(Self.maxLength) bytes") }
@@ -47,6 +53,7 @@ public struct SessionDescription: Sendable, Equatable {
                 guard fields.count >= 3, let port = Int(fields[1].split(separator: "/")[0]), (0...65_535).contains(port) else {
                     throw SDPError("bad m= line: \(line.prefix(60))")
                 }
+                guard fields.count - 3 <= Self.maxFormats else { throw SDPError("an m= line lists \(fields.count - 3) formats; at most \(Self.maxFormats)") }
                 media.append(Media(kind: String(fields[0]), port: port, proto: String(fields[2]), formats: fields.dropFirst(3).map(String.init), attributes: []))
             case "a":
                 let attribute: Attribute
@@ -55,6 +62,8 @@ public struct SessionDescription: Sendable, Equatable {
                 } else {
                     attribute = Attribute(name: String(content), value: nil)
                 }
+                let count = media.last?.attributes.count ?? attributes.count
+                guard count < Self.maxAttributes else { throw SDPError("a section has more than \(Self.maxAttributes) attributes") }
                 if media.isEmpty { attributes.append(attribute) } else { media[media.count - 1].attributes.append(attribute) }
             default:
                 break  // o=, s=, t=, c=, b=...: nothing Majlis needs

@@ -70,29 +70,37 @@ public struct WebRTCOffer: Sendable, Equatable {
         character.isASCII && (character.isLetter || character.isNumber || character == "+" || character == "/")
     }
 
+    /// Reads one section in a single pass over its attributes (indexed by name, and `fmtp` by
+    /// payload type), so that the work grows with the section's size, not formats times
+    /// attributes.
     private static func section(_ media: SessionDescription.Media, mid: String) -> Section {
+        var byName: [String: [String]] = [:]
+        for attribute in media.attributes { byName[attribute.name, default: []].append(attribute.value ?? "") }
         var rtpmaps: [UInt8: String] = [:]
-        for value in media.values("rtpmap") {
+        for value in byName["rtpmap"] ?? [] {
             let parts = value.split(separator: " ", maxSplits: 1)
             if parts.count == 2, let type = UInt8(parts[0]), type < 128 { rtpmaps[type] = parts[1].lowercased() }
+        }
+        var fmtps: [UInt8: String] = [:]
+        for value in byName["fmtp"] ?? [] {
+            if let type = value.split(separator: " ", maxSplits: 1).first.flatMap({ UInt8($0) }), fmtps[type] == nil { fmtps[type] = value }
         }
         let offered = media.formats.compactMap(UInt8.init)
         let opus = offered.first { rtpmaps[$0] == "opus/48000/2" }
         var red: UInt8?
         if let opus {
             for type in offered where rtpmaps[type] == "red/48000/2" {
-                let fmtp = media.values("fmtp").first { $0.hasPrefix("\(type) ") }
-                let blocks = fmtp?.split(separator: " ").last?.split(separator: "/").compactMap { UInt8($0) } ?? []
+                let blocks = fmtps[type]?.split(separator: " ").last?.split(separator: "/").compactMap { UInt8($0) } ?? []
                 if !blocks.isEmpty, blocks.allSatisfy({ $0 == opus }) { red = type }
             }
         }
         var audioLevel: UInt8?
-        for value in media.values("extmap") {
+        for value in byName["extmap"] ?? [] {
             let parts = value.split(separator: " ")
             if parts.count >= 2, parts[1] == audioLevelURI, let id = UInt8(parts[0].split(separator: "/")[0]), (1...14).contains(id) { audioLevel = id }
         }
-        let direction = ["sendrecv", "sendonly", "recvonly", "inactive"].first(where: media.has) ?? "sendrecv"
-        let usable = media.kind == "audio" && media.port != 0 && media.proto == "UDP/TLS/RTP/SAVPF" && opus != nil && media.has("rtcp-mux")
+        let direction = ["sendrecv", "sendonly", "recvonly", "inactive"].first { byName[$0] != nil } ?? "sendrecv"
+        let usable = media.kind == "audio" && media.port != 0 && media.proto == "UDP/TLS/RTP/SAVPF" && opus != nil && byName["rtcp-mux"] != nil
         return Section(
             mid: mid, usable: usable, peerSends: direction == "sendrecv" || direction == "sendonly",
             peerReceives: direction == "sendrecv" || direction == "recvonly", opusPayloadType: opus ?? 0, redPayloadType: red,
