@@ -41,6 +41,22 @@ import Testing
         }
     }
 
+    /// A reader with a bound keeps state for at most that many SSRCs: the next is refused before
+    /// any work, those it knows go on, and a forgery under a new SSRC takes no place.
+    @Test func aBoundedReaderKeepsAtMostItsSSRCs() throws {
+        let sender = try SRTPTransform(key: key, direction: .outbound)
+        let reader = try SRTPTransform(key: key, direction: .inbound, maxStreams: 4)
+        var forged = try sender.protect(rtp: rtp(1, ssrc: 100))
+        forged[forged.count - 1] ^= 1
+        #expect(throws: MediaError.self) { try reader.unprotect(srtp: forged) }
+        for ssrc: UInt32 in 1...4 { #expect(try reader.unprotect(srtp: sender.protect(rtp: rtp(1, ssrc: ssrc))) == rtp(1, ssrc: ssrc)) }
+        #expect(throws: MediaError.self) { try reader.unprotect(srtp: sender.protect(rtp: rtp(1, ssrc: 5))) }
+        #expect(try reader.unprotect(srtp: sender.protect(rtp: rtp(2, ssrc: 3))) == rtp(2, ssrc: 3))
+        // Unbounded (a client reading a room's speakers), every SSRC is read.
+        let client = try SRTPTransform(key: key, direction: .inbound)
+        for ssrc: UInt32 in 1...40 { #expect(try client.unprotect(srtp: sender.protect(rtp: rtp(3, ssrc: ssrc))) == rtp(3, ssrc: ssrc)) }
+    }
+
     @Test func readsWhatLibsrtpProducesAndRefusesForgeriesAndReplays() throws {
         let sender = try SRTPSession(key: key, direction: .outbound)
         let ours = try SRTPTransform(key: key, direction: .inbound)

@@ -58,10 +58,15 @@ final class MediaParticipant {
         self.key = key
     }
 
+    /// The most SSRCs a member's packets are read under (`SRTPTransform`'s bound): a native
+    /// member sends under its one SSRC; a browser under its microphone's and its reports', a few
+    /// more over renegotiations on one transport.
+    static let maxPeerSSRCs = 16
+
     /// Unprotects what this member sends.
     var inbound: SRTPTransform? {
         if let webrtc { return webrtc.inbound }
-        if inboundSession == nil { inboundSession = try? SRTPTransform(key: key, direction: .inbound) }
+        if inboundSession == nil { inboundSession = try? SRTPTransform(key: key, direction: .inbound, maxStreams: Self.maxPeerSSRCs) }
         return inboundSession
     }
 

@@ -152,7 +152,7 @@ extension MediaRouterCore {
         case .connected(let inbound, let outbound):
             guard wasHandshaking else { return }
             handshaking.remove(ssrc)
-            leg.inbound = try? SRTPTransform(key: inbound, direction: .inbound)
+            leg.inbound = try? SRTPTransform(key: inbound, direction: .inbound, maxStreams: MediaParticipant.maxPeerSSRCs)
             leg.outbound = try? SRTPTransform(key: outbound, direction: .outbound)
         case .failed, .closed:
             if wasHandshaking { counters.dtlsFailures += 1 }

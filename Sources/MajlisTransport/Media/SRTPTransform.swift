@@ -37,7 +37,9 @@ public final class SRTPTransform {
     public let direction: SRTPSession.Direction
     private let rtp: Context
     private let rtcp: Context
+    /// Per-SSRC state, kept for ever; at most `maxStreams` SSRCs are read (see `init`).
     private var streams: [UInt32: Stream] = [:]
+    private let maxStreams: Int
     /// Counter blocks, then their keystream (`chunkBlocks` each), then the last HMAC.
     private let scratch: UnsafeMutableRawPointer
     private static let chunkBlocks = 64
@@ -45,9 +47,15 @@ public final class SRTPTransform {
     public static let tagLength = 10
     private static let windowSize: UInt64 = 512
 
-    public init(key: [UInt8], direction: SRTPSession.Direction) throws(MediaError) {
+    /// `maxStreams`: the most SSRCs an inbound transform reads; a packet under one more is
+    /// refused before any work, and a new SSRC counts only once a packet under it is authentic.
+    /// A server reading one peer gives a small bound (the peer's SSRCs come and go with its
+    /// tracks): one that sent under ever new SSRCs grew the server without end (150,000 of them,
+    /// 29 MiB). A client reading a room's speakers keeps the default.
+    public init(key: [UInt8], direction: SRTPSession.Direction, maxStreams: Int = .max) throws(MediaError) {
         guard key.count == SRTPSession.keyLength else { throw MediaError.srtp("an SRTP key is \(SRTPSession.keyLength) bytes, not \(key.count)") }
         self.direction = direction
+        self.maxStreams = maxStreams
         let masterKey = Array(key[0..<16])
         let masterSalt = Array(key[16..<30])
         func derive(_ label: UInt8, _ length: Int) throws(MediaError) -> [UInt8] {
@@ -226,6 +234,7 @@ public final class SRTPTransform {
         guard let base = buffer.baseAddress, body >= 12, let header = Self.headerLength(bytes, body) else { throw MediaError.srtpRejected(-1) }
         let ssrc = Self.word(bytes, 8)
         let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        guard mayTake(ssrc) else { throw MediaError.srtpRejected(-2) }
         var stream = streams[ssrc] ?? Stream()
         let rollover = Self.guessRollover(stream, sequence)
         let index = UInt64(rollover) << 16 | UInt64(sequence)
@@ -235,6 +244,12 @@ public final class SRTPTransform {
         Self.note(&stream, sequence: sequence, rollover: rollover)
         streams[ssrc] = stream
         return body
+    }
+
+    /// Whether a packet under `ssrc` may be read: a known SSRC, or room for one more (a new
+    /// one takes its place only once a packet under it is authentic).
+    private func mayTake(_ ssrc: UInt32) -> Bool {
+        direction != .inbound || streams[ssrc] != nil || streams.count < maxStreams
     }
 
     /// The replay check: true (and marked) if `index` was not seen and is not too old.
@@ -310,6 +325,7 @@ public final class SRTPTransform {
         let ssrc = UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7])
         let trailer = UInt32(packet[body]) << 24 | UInt32(packet[body + 1]) << 16 | UInt32(packet[body + 2]) << 8 | UInt32(packet[body + 3])
         let index = trailer & 0x7FFF_FFFF
+        guard mayTake(ssrc) else { throw MediaError.srtpRejected(-2) }
         let authentic = out.withUnsafeBytes { raw in authenticateControl(raw.baseAddress!, body + 4) && tagMatches(raw.baseAddress! + body + 4) }
         guard authentic else { throw MediaError.srtpRejected(7) }
         var stream = streams[ssrc] ?? Stream()
