@@ -58,6 +58,12 @@ let package = Package(
             name: "CWebSocketsShim", dependencies: ["CLibWebSockets"],
             linkerSettings: [.linkedLibrary("ev", .when(platforms: [.linux]))]),
 
+        // HTTP requests through libcurl (already linked by Foundation's URLSession), for a client
+        // that trusts one certificate: URLSession on Linux offers no way to.
+        .target(
+            name: "CHTTPShim", dependencies: ["CWebSocketsShim"],
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+
         .target(name: "MajlisProtocol"),
         .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),
         .target(name: "COpusShim", dependencies: ["COpus"]),
@@ -106,7 +112,7 @@ let package = Package(
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisForwarding", "MajlisKit", "MajlisAudio"]),
         .executableTarget(
             name: "majlis",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab"]),
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab", "CHTTPShim"]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         // docs/sdk.md's examples, built as an app builds them: MajlisKit alone.

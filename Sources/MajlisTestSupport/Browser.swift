@@ -85,7 +85,18 @@ public final class Browser: Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw Failure(description: "waited \(Int(seconds)) s for \(what)")
+        throw Failure(description: "waited \(Int(seconds)) s for \(what); the page then: \(await described())")
+    }
+
+    /// What the page shows, and the Majlis web app's own log where there is one: said beside a
+    /// wait that gave up, so a failure on a busy machine tells what the page was doing.
+    func described() async -> String {
+        let script = """
+            const text = (document.body?.innerText || '').replace(/\\s+/g, ' ').slice(0, 400);
+            const page = window.majlis?.page;
+            return JSON.stringify({ text, step: page?.step, log: page?.log?.slice(-20) });
+            """
+        return (try? await run(script).stringValue) ?? "(the page did not answer)"
     }
 
     /// Clicks the first element matching `selector` once the page shows it (pages draw on the

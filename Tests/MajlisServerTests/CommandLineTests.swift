@@ -121,6 +121,9 @@ import Testing
             (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--record", "/nonexistent/heard.wav"], "cannot write in /nonexistent"),
             (["join", "--url", "ws://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--trust-cert", "/etc/hostname"], "--trust-cert is for wss://"),
             (["join", "--url", "wss://127.0.0.1:1/v1/signal", "--token", "t", "--room", "r", "--trust-cert", "/nonexistent.pem"], "cannot read it"),
+            (["admin", "rooms", "--server", "http://127.0.0.1:1", "--token", "t", "--trust-cert", "/etc/hostname"], "--trust-cert is for https://"),
+            (["admin", "rooms", "--server", "https://127.0.0.1:1", "--token", "t", "--trust-cert", "/etc/hostname"], "no PEM certificate could be read"),
+            (["admin", "rooms", "--server", "http://127.0.0.1:1", "--token", "t"], "cannot reach http://127.0.0.1:1"),
         ]
         for (arguments, expected) in cases {
             let result = try run(arguments)
@@ -358,7 +361,8 @@ import Testing
     }
 
     /// With TLS, the join commands a development server prints trust its certificate and work as
-    /// pasted; without that trust a client refuses a certificate no authority vouches for.
+    /// pasted; without that trust a client refuses a certificate no authority vouches for. The
+    /// admin command trusts a certificate given to it, and no other self-signed one.
     @Test func aTLSServerPrintsJoinCommandsThatTrustItsCertificate() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -381,6 +385,19 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.error.contains("the server's certificate is not trusted (self-signed certificate)"), "\(refused.error)")
         #expect(refused.error.contains("--trust-cert"))
+        // The admin command trusts the certificate the same way, and only that one.
+        let api = server.url.replacingOccurrences(of: "wss://", with: "https://").replacingOccurrences(of: "/v1/signal", with: "")
+        let admin = ["--server", api, "--data", directory.appendingPathComponent("data").path]
+        let created = try run(["admin", "create", "salon", "--title", "Evening"] + admin + ["--trust-cert", tls.certificate])
+        #expect(created.output.hasPrefix("created room salon"), "\(created.error)")
+        #expect(try run(["admin", "end", "salon"] + admin + ["--trust-cert", tls.certificate]).output == "ended room salon\n")
+        let untrusted = try run(["admin", "rooms"] + admin)
+        #expect(untrusted.status == 1)
+        #expect(untrusted.error.contains("self-signed certificate; a server's own certificate is trusted with --trust-cert FILE.pem"), "\(untrusted.error)")
+        let other = try SelfSignedCertificate(in: directory, name: "other")
+        let mistrusted = try run(["admin", "rooms"] + admin + ["--trust-cert", other.certificate])
+        #expect(mistrusted.status == 1)
+        #expect(mistrusted.error.contains("certificate not trusted"), "\(mistrusted.error)")
     }
 
     /// Out of file descriptors but a reserve, the server hangs up new connections at once instead

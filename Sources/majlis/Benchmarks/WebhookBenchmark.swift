@@ -170,7 +170,7 @@ enum WebhookBenchmark {
     static func post(_ url: String, _ body: String, token: String) throws {
         let split = url.range(of: "/v1/")!
         let value = try JSONDecoder().decode(JSONValue.self, from: Data(body.utf8))
-        _ = try AdminCommand.Client(server: String(url[..<split.lowerBound]), token: token).call("POST", String(url[split.lowerBound...]), body: value)
+        _ = try AdminClient(server: String(url[..<split.lowerBound]), token: token, trusting: nil).call("POST", String(url[split.lowerBound...]), body: value)
     }
 
     /// Sixteen connections, as the server's webhook client has.

@@ -1,17 +1,13 @@
 import Foundation
 import MajlisProtocol
 import MajlisTransport
-import Synchronization
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `majlis admin`: the server API (docs/openapi.yaml) from the command line, for operators and
 /// their scripts.
 enum AdminCommand {
     static let help = """
         usage: majlis admin COMMAND [ARGS] [--server http://HOST:PORT] [--token TOKEN | --key KEY --secret SECRET] [--json]
+                           [--trust-cert FILE.pem]
         commands:
           rooms [--owner USER]                    rooms, with live member counts
           room ROOM                               one room: settings, seats, members, pending requests
@@ -30,6 +26,7 @@ enum AdminCommand {
         --server defaults to http://127.0.0.1:7880. The token needs the admin grant; without --token, one is
         minted for user "admin" from --key and --secret, or from the development key in --data (default
         ./majlis-data) when the server runs in development mode. --json prints the API's answer as it came.
+        --trust-cert trusts an https server holding exactly that certificate (a development server's self-signed one).
         Flags may also be set as MAJLIS_<FLAG> (MAJLIS_SERVER, MAJLIS_TOKEN, ...). Exit status 1 with the
         server's error on a failure.
         """
@@ -56,7 +53,7 @@ enum AdminCommand {
             guard words.count == count else { throw Arguments.Failure(description: "usage: majlis admin \(command) \(names)") }
         }
         func path(_ parts: String...) -> String { "/v1/" + parts.map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0 }.joined(separator: "/") }
-        let client = Client(server: server, token: token)
+        let client = try AdminClient(server: server, token: token, trusting: args.string("trust-cert"))
         let answer: JSONValue
         switch command {
         case "rooms":
@@ -213,37 +210,6 @@ enum AdminCommand {
             throw Arguments.Failure(description: "give --token, or --key and --secret (an API key of the server), or --data of a development server")
         }
         return TokenCommand.mint(key: DevelopmentSecret.key, secret: secret, user: "admin", name: "Admin", room: nil, grants: grants, ttl: 300)
-    }
-
-    /// Plain HTTP calls, one at a time.
-    struct Client {
-        var server: String
-        var token: String
-
-        func call(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {
-            var request = URLRequest(url: URL(string: server + path)!, timeoutInterval: 30)
-            request.httpMethod = method
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            if let body {
-                request.httpBody = try JSONEncoder().encode(body)
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            }
-            let result = Mutex<(Data?, Int, String?)>((nil, 0, nil))
-            let done = DispatchSemaphore(value: 0)
-            URLSession.shared.dataTask(with: request) { data, response, error in
-                result.withLock { $0 = (data, (response as? HTTPURLResponse)?.statusCode ?? 0, error?.localizedDescription) }
-                done.signal()
-            }.resume()
-            done.wait()
-            let (data, status, failure) = result.withLock { $0 }
-            if let failure, status == 0 { throw Arguments.Failure(description: "cannot reach \(server): \(failure)") }
-            let value = data.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) } ?? .null
-            guard (200..<300).contains(status) else {
-                let code = value["error"]?["code"]?.stringValue ?? "HTTP \(status)"
-                throw Arguments.Failure(description: "\(code): \(value["error"]?["message"]?.stringValue ?? "the server answered \(status)")")
-            }
-            return value
-        }
     }
 
     /// Rows as columns padded to their widest cell.

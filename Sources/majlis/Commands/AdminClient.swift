@@ -1,0 +1,71 @@
+import CHTTPShim
+import CWebSocketsShim
+import Foundation
+import MajlisProtocol
+
+/// The server API's client for `majlis admin`: one request at a time, over http or https
+/// (libcurl). An https server's certificate must verify against the system's authorities and
+/// name the host, or be exactly the certificate the client was told to trust (`--trust-cert`,
+/// a development server's self-signed one), as `majlis join` trusts one.
+struct AdminClient {
+    let server: String
+    let token: String
+    /// The SHA-256 fingerprint of the one certificate trusted, if one is.
+    private let pinned: [UInt8]?
+
+    /// The longest answer read (a room's members at 2,000 a room fit many times over).
+    static let answerLimit = 64 << 20
+
+    init(server: String, token: String, trusting certificateFile: String?) throws {
+        guard !token.contains(where: { $0.isNewline }) else { throw Arguments.Failure(description: "the token holds a line break") }
+        self.server = server
+        self.token = token
+        if let certificateFile {
+            guard server.hasPrefix("https://") else { throw Arguments.Failure(description: "--trust-cert is for https:// servers") }
+            var fingerprint = [UInt8](repeating: 0, count: 32)
+            guard majlis_tls_certificate_fingerprint(certificateFile, &fingerprint) == 1 else {
+                throw Arguments.Failure(description: "--trust-cert \(certificateFile): no PEM certificate could be read from it")
+            }
+            pinned = fingerprint
+        } else {
+            pinned = nil
+        }
+    }
+
+    /// `method path` with `body` as JSON; the answer's JSON, or the server's error as a failure.
+    func call(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {
+        var headers = ["Authorization: Bearer \(token)", "Accept: application/json"]
+        var payload: [UInt8]?
+        if let body {
+            payload = Array(try JSONEncoder().encode(body))
+            headers.append("Content-Type: application/json")
+        } else if method != "GET" {
+            payload = []  // Content-Length: 0, and no form type of libcurl's own
+            headers.append("Content-Type:")
+        }
+        var answer = majlis_http_answer()
+        defer { majlis_http_answer_free(&answer) }
+        // A NUL after the bytes, so an empty body still has an address to give.
+        let length = payload?.count ?? 0
+        let reached = ((payload ?? []) + [0]).withUnsafeBufferPointer { bytes in
+            (pinned ?? []).withUnsafeBufferPointer { fingerprint in
+                majlis_http_call(
+                    method, server + path, headers.joined(separator: "\n"), payload == nil ? nil : bytes.baseAddress, length,
+                    pinned == nil ? nil : fingerprint.baseAddress, 30, Self.answerLimit, &answer)
+            }
+        }
+        guard reached == 1 else {
+            let reason = withUnsafeBytes(of: answer.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let hint = answer.verify_failed != 0 && pinned == nil ? "; a server's own certificate is trusted with --trust-cert FILE.pem" : ""
+            throw Arguments.Failure(description: "cannot reach \(server): \(reason)\(hint)")
+        }
+        let data = answer.body.map { Data(bytes: $0, count: answer.length) } ?? Data()
+        let value = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
+        let status = answer.status
+        guard (200..<300).contains(status) else {
+            let code = value["error"]?["code"]?.stringValue ?? "HTTP \(status)"
+            throw Arguments.Failure(description: "\(code): \(value["error"]?["message"]?.stringValue ?? "the server answered \(status)")")
+        }
+        return value
+    }
+}
