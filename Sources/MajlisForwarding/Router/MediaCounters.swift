@@ -11,6 +11,8 @@ public struct MediaCounters: Sendable, Equatable {
     public var nacksSent = 0
     /// Copies of packets of several frames not sent to members that did not say they play them.
     public var droppedUnsupported = 0
+    /// Packets of a speaker past its forwarding budget (`ForwardingBudget`), not sent on.
+    public var droppedOverBudget = 0
     /// Frames a speaker's uplink lost that the router rebuilt from later packets' redundant
     /// copies and sent on as packets of their own.
     public var recoveredFromRedundancy = 0

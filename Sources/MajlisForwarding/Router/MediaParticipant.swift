@@ -26,6 +26,11 @@ final class MediaParticipant {
     var uplinkEstimate = UplinkEstimator()
     /// Its last packets (plain RTP), for the NACKs of its listeners; made when it first speaks.
     var sent: PacketCache?
+    /// What of its stream may still be forwarded (made when it first speaks).
+    var forwarding: ForwardingBudget?
+    /// The newest packet of its stream so far (not a retransmission): where a gap a RED packet
+    /// fills must lie.
+    var newest: (sequence: UInt16, timestamp: UInt32)?
     /// The last reporting interval: uplink loss and jitter (nil: it sent nothing), downlink
     /// loss from its receiver report (nil: none came), round trip (ms).
     var upLoss: Double?

@@ -213,6 +213,20 @@ public final class MediaRouterCore {
             }
 
         }
+        // A gap in the stream is real only if the timestamps moved on by at least a frame for
+        // each packet in it: otherwise nothing in it is asked for or rebuilt (a client that
+        // skips sequence numbers to have the router rebuild "lost" frames from its RED copies).
+        if !retransmission, let before = sender.newest, Int16(bitPattern: sequence &- before.sequence) > 1,
+            Int64(Int32(bitPattern: timestamp &- before.timestamp)) < Int64(Int16(bitPattern: sequence &- before.sequence)) * Int64(Self.frameSamples)
+        {
+            sender.uplinkNack.giveUp(between: before.sequence, and: sequence)
+        }
+        if !retransmission, sender.newest.map({ Int16(bitPattern: sequence &- $0.sequence) > 0 }) ?? true { sender.newest = (sequence, timestamp) }
+        if sender.forwarding == nil { sender.forwarding = ForwardingBudget(now: now) }
+        guard sender.forwarding!.take(plainLength, now: now) else {
+            counters.droppedOverBudget += 1
+            return
+        }
         if sender.sent == nil { sender.sent = PacketCache() }
         buffer.withUnsafeBytes { sender.sent?.store(sequence, UnsafeRawBufferPointer(rebasing: $0[0..<plainLength])) }
         fanOut(&buffer, plainLength: plainLength, from: sender, sequence: sequence, timestamp: timestamp, now: now, output: &output)

@@ -10,11 +10,16 @@ public struct TokenBucket: Sendable, Equatable {
 
     /// Takes one token if there is one, refilling at `perSecond` up to `capacity` first.
     public mutating func take(capacity: Int, perSecond: Double, now: Int64) -> Bool {
+        take(1, capacity: capacity, perSecond: perSecond, now: now)
+    }
+
+    /// Takes `count` tokens if there are as many (bytes, say), refilling first; none otherwise.
+    public mutating func take(_ count: Int, capacity: Int, perSecond: Double, now: Int64) -> Bool {
         let elapsed = Double(max(0, now - updatedAt)) / 1000
         tokens = min(Double(capacity), tokens + elapsed * perSecond)
         updatedAt = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
+        guard tokens >= Double(count) else { return false }
+        tokens -= Double(count)
         return true
     }
 }

@@ -48,6 +48,7 @@ extension SignalingServer {
             [
                 ([("reason", "not_allowed")], Double(media.droppedNotAllowed)), ([("reason", "unbound")], Double(media.droppedUnbound)),
                 ([("reason", "bad_packet")], Double(media.droppedBadPacket)), ([("reason", "unsupported")], Double(media.droppedUnsupported)),
+                ([("reason", "over_budget")], Double(media.droppedOverBudget)),
             ])
         page.counter("majlis_media_packets_retransmitted_total", "Packets sent again on a listener's NACK.", [([], Double(media.retransmitted))])
         page.counter("majlis_media_nacks_sent_total", "NACKs sent to speakers.", [([], Double(media.nacksSent))])

@@ -191,6 +191,14 @@ public struct NackTracker: Sendable {
         missing[sequence] = nil
     }
 
+    /// Gives up the packets strictly between `low` and `high` (a gap that cannot be real:
+    /// nothing is asked for or rebuilt in it).
+    public mutating func giveUp(between low: UInt16, and high: UInt16) {
+        let steps = Int(Int16(bitPattern: high &- low))
+        guard steps > 1 else { return }
+        for step in 1..<min(steps, maxGap + 1) { missing[low &+ UInt16(step)] = nil }
+    }
+
     /// The sequence numbers to ask for now, oldest first. Packets older than `oldestUseful` (the
     /// next one the player needs) are given up.
     public mutating func due(at now: Double, oldestUseful: UInt16? = nil) -> [UInt16] {
