@@ -128,7 +128,7 @@ let package = Package(
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),
         .testTarget(
             name: "MajlisServerTests",
-            dependencies: ["MajlisServer", "MajlisTransport", "MajlisForwarding", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio", "MajlisLab"]),
+            dependencies: ["MajlisServer", "MajlisRoom", "MajlisTransport", "MajlisForwarding", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio", "MajlisLab"]),
     ],
     swiftLanguageModes: [.v6]
 )

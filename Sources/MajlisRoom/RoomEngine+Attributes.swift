@@ -4,7 +4,7 @@ extension RoomEngine {
     /// `attr.set`/`attr.delete` (skip keys owned by others, list them as failed) and `attr.batch`
     /// (all or nothing: any failing key is a `conflict` and nothing changes).
     mutating func applyAttributes(
-        _ caller: Caller, operations: [AttributeOperation], force: Bool, atomic: Bool, out: inout RoomOutcome
+        _ caller: Caller, operations: [AttributeOperation], force: Bool, atomic: Bool, now: Int64, out: inout RoomOutcome
     ) throws(ProtocolError) -> RoomReply {
         if force && !isModerator(caller.id) && !caller.grants.admin {
             throw ProtocolError(.forbidden, "only the owner or an admin may force attributes")
@@ -91,8 +91,14 @@ extension RoomEngine {
                 forgotten.insert(key)
             }
         }
+        let changed = !changedSets.isEmpty || !deletedKeys.isEmpty
+        if changed {
+            // Sent to every member: charged to the caller's budget before anything changes.
+            let size = changedSets.reduce(0) { $0 + $1.utf8.count + (working[$1]?.value.utf8.count ?? 0) } + deletedKeys.reduce(0) { $0 + $1.utf8.count }
+            try chargeBroadcast(caller, bytes: size + Self.eventOverhead, now: now)
+        }
         attributes = working
-        if !changedSets.isEmpty || !deletedKeys.isEmpty {
+        if changed {
             var set: [String: AttributeValue] = [:]
             for key in changedSets { if let record = working[key] { set[key] = AttributeValue(value: record.value, owner: record.owner) } }
             emit(.room, .attributesUpdated(set: set, deleted: deletedKeys.sorted()), &out)

@@ -33,10 +33,12 @@ extension RoomEngine {
         return .chatPosted(msgId: message.msgId, ts: now)
     }
 
-    mutating func sendSignal(_ caller: Caller, to target: SignalTarget, type: String, payload: JSONValue, out: inout RoomOutcome) throws(ProtocolError) {
-        if payload.encodedByteCount > limits.payloadBytes {
+    mutating func sendSignal(_ caller: Caller, to target: SignalTarget, type: String, payload: JSONValue, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {
+        let size = payload.encodedByteCount
+        if size > limits.payloadBytes {
             throw ProtocolError(.tooLarge, "payload is larger than \(limits.payloadBytes) bytes")
         }
+        try chargeBroadcast(caller, bytes: size + type.utf8.count + Self.eventOverhead, now: now)
         let event = ServerEvent.signal(from: caller.id, type: type, payload: payload)
         switch target {
         case .room:
@@ -44,6 +46,31 @@ extension RoomEngine {
         case .users(let users):
             let present = users.filter { members[$0] != nil }
             if !present.isEmpty { emit(.users(present), event, &out) }
+        }
+    }
+
+    /// An event's bytes besides what a member chose (its name, room, seq, sender).
+    static let eventOverhead = 96
+
+    /// Charges `bytes` of room-wide events to `caller` (`RoomLimits.broadcastBytesPerSecond`);
+    /// `rate_limited` when spent. One larger than the burst costs the whole burst.
+    mutating func chargeBroadcast(_ caller: Caller, bytes: Int, now: Int64) throws(ProtocolError) {
+        guard !caller.grants.admin else { return }
+        let capacity = limits.broadcastBurstBytes
+        var bucket = broadcastBuckets[caller.id] ?? TokenBucket(capacity: capacity, now: now)
+        let allowed = bucket.take(min(bytes, capacity), capacity: capacity, perSecond: Double(limits.broadcastBytesPerSecond), now: now)
+        broadcastBuckets[caller.id] = bucket
+        guard allowed else {
+            throw ProtocolError(.rateLimited, "too much sent to the room: at most \(limits.broadcastBytesPerSecond) bytes of signals and attributes a second")
+        }
+    }
+
+    /// Forgets the budgets of members gone that have refilled (they would start full anyway).
+    mutating func forgetRefilledBudgets(now: Int64) {
+        let capacity = limits.broadcastBurstBytes
+        for (user, var bucket) in broadcastBuckets where members[user] == nil {
+            if !bucket.take(capacity, capacity: capacity, perSecond: Double(limits.broadcastBytesPerSecond), now: now) { continue }
+            broadcastBuckets[user] = nil
         }
     }
 }

@@ -143,9 +143,9 @@ extension RoomEngine {
         case .chatHistory(let before, let limit):
             return .history(before: before, limit: limit)
         case .attributes(let operations, let force, let atomic):
-            return try applyAttributes(caller, operations: operations, force: force, atomic: atomic, out: &out)
+            return try applyAttributes(caller, operations: operations, force: force, atomic: atomic, now: now, out: &out)
         case .sendSignal(let target, let type, let payload):
-            try sendSignal(caller, to: target, type: type, payload: payload, out: &out)
+            try sendSignal(caller, to: target, type: type, payload: payload, now: now, out: &out)
             return .done
         case .offerWebRTC(let sdp):
             return .webrtcOffer(sdp: sdp, seats: seats.count)

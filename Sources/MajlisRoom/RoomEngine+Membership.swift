@@ -124,6 +124,7 @@ extension RoomEngine {
         away[user] = nil
         serverAdmins.remove(user)
         chatBuckets[user] = nil
+        forgetRefilledBudgets(now: now)
         if coalescing {
             if let position = pendingJoined.firstIndex(of: user) {
                 pendingJoined.remove(at: position)  // never announced: nothing to take back

@@ -55,6 +55,9 @@ public struct RoomEngine: Sendable {
     var invites: [String: SeatInvite] = [:]
     var attributes: [String: AttributeRecord] = [:]
     var chatBuckets: [String: TokenBucket] = [:]
+    /// What each member may still cause of room-wide events (`RoomLimits.broadcastBytesPerSecond`);
+    /// kept after it leaves until refilled, so leaving and joining again does not refill it.
+    var broadcastBuckets: [String: TokenBucket] = [:]
     /// Answers to recent `chat.send`s by (user, clientMsgId), oldest first in `sentOrder`.
     var sentChats: [String: (msgId: Int64, ts: Int64)] = [:]
     var sentOrder: [String] = []

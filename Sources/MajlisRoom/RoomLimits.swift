@@ -9,6 +9,13 @@ public struct RoomLimits: Sendable, Equatable {
     /// Chat messages a user may send in a burst, and per second after it.
     public var chatBurst = 10
     public var chatPerSecond = 2.0
+    /// Bytes of room-wide events (signals, attribute changes) one member may cause a second,
+    /// after a burst, each sent to every member it names: one member makes the server send at
+    /// most this much to each other member (a 4 KiB signal four times a second, a value of
+    /// 8 KiB twice). An app's signals (reactions, game moves, cursors) are a few hundred bytes
+    /// a few times a second. A server admin's are not counted.
+    public var broadcastBytesPerSecond = 16_384
+    public var broadcastBurstBytes = 65_536
     /// Attribute keys per room, bytes per key and per value.
     public var attributeKeys = 128
     public var attributeKeyBytes = 128

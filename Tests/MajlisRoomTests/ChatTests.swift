@@ -76,4 +76,46 @@ import Testing
         room.fails("a", .sendSignal(to: .room, type: "big", payload: .string(String(repeating: "x", count: 5000))), .tooLarge)
         room.fails("ghost", .sendSignal(to: .room, type: "x", payload: .null), .notInRoom)
     }
+
+    /// What one member makes the server send to everyone is held to a budget in bytes, signals
+    /// and attribute changes together: 4 KiB signals pass for the burst, then at the budget's
+    /// rate; leaving and joining again does not refill it; a server admin is not counted.
+    /// (Before: 48 signals of 4 KiB a second reached every member.)
+    @Test func roomWideEventsHaveAByteBudgetPerMember() {
+        var room = RoomHarness()
+        room.join("a")
+        room.join("b")
+        let big = JSONValue.string(String(repeating: "x", count: 4_000))
+        func burst() -> Int {
+            (0..<40).count { _ in
+                if case .success = room.run("a", .sendSignal(to: .room, type: "blob", payload: big)).reply { return true }
+                return false
+            }
+        }
+        let limits = RoomLimits()
+        let cost = 4_002 + 4 + 96  // the payload as JSON, the type, an event's own bytes
+        let first = burst()
+        #expect(first == limits.broadcastBurstBytes / cost)
+        room.fails("a", .sendSignal(to: .users(["b"]), type: "blob", payload: big), .rateLimited)
+        room.fails("a", .attributes([.set(["k": String(repeating: "v", count: 4_000)], deleteOnLeave: false, updateOwner: false)], force: false, atomic: false), .rateLimited)
+        // Another member's budget is its own.
+        room.ok("b", .sendSignal(to: .room, type: "blob", payload: big))
+        // Left and back: still spent.
+        room.ok("a", .leave)
+        room.join("a")
+        room.fails("a", .sendSignal(to: .room, type: "blob", payload: big), .rateLimited)
+        // A second later: a second's worth.
+        room.now += 1_000
+        #expect(burst() == (limits.broadcastBurstBytes - first * cost + limits.broadcastBytesPerSecond) / cost)
+        // A small signal a few times a second, as apps send reactions, never runs out.
+        room.join("c")
+        for _ in 0..<600 {
+            room.ok("c", .sendSignal(to: .room, type: "emoji", payload: .string("🎉")))
+            room.now += 100
+        }
+        // The server API's calls (an admin's token) are not counted.
+        room.grants["ops"] = Grants(admin: true)
+        room.join("ops")
+        for _ in 0..<40 { room.ok("ops", .sendSignal(to: .room, type: "blob", payload: big)) }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MajlisLab
 import MajlisProtocol
+import MajlisRoom
 import MajlisServer
 import MajlisTestSupport
 import MajlisTransport
@@ -54,6 +55,38 @@ import Testing
         let many = JSONValue.array((0..<101).map { .string("u\($0)") })
         let refused = try await attacker.request("signal.send", ["room": "r", "to": many, "type": "t"])
         #expect(errorCode(refused) == "bad_request")
+    }
+
+    /// One member's signals and attribute changes, each sent to every member, are held to a
+    /// byte budget: 4 KiB signals as fast as the connection may send pass for the burst only,
+    /// the rest are refused with the reason, and the other member is sent only what passed.
+    /// (Before: 48 signals of 4 KiB a second reached every member of the room.)
+    @Test func roomWideEventsAreHeldToAByteBudget() async throws {
+        // The server's wall time stands still: the budget does not refill while the test runs.
+        let server = try TestServer(clock: TestClock())
+        defer { server.destroy() }
+        let attacker = try await TestClient.signedIn(server, user: "attacker")
+        let victim = try await TestClient.signedIn(server, user: "victim")
+        try await attacker.call("room.create", room: "r")
+        try await victim.call("room.join", room: "r")
+        let payload = JSONValue.string(String(repeating: "y", count: 4_000))
+        var passed = 0
+        for _ in 0..<40 {
+            let answer = try await attacker.request("signal.send", ["room": "r", "to": "room", "type": "blob", "payload": payload])
+            if answer["ok"] == true {
+                passed += 1
+            } else {
+                #expect(errorCode(answer) == "rate_limited", "\(answer)")
+                #expect(answer["error"]?["message"]?.stringValue?.contains("bytes of signals and attributes a second") == true, "\(answer)")
+            }
+        }
+        #expect(passed == RoomLimits().broadcastBurstBytes / (4_002 + 4 + 96))
+        let attribute = try await attacker.request("attr.set", ["room": "r", "attrs": ["k": .string(String(repeating: "v", count: 8_000))]])
+        #expect(errorCode(attribute) == "rate_limited", "\(attribute)")
+        // The victim's own answer comes after every event sent to it before.
+        try await victim.call("room.sync", room: "r")
+        #expect(victim.pendingEvents.filter { $0["ev"] == "signal" }.count == passed)
+        #expect(victim.pendingEvents.filter { $0["ev"] == "attr.updated" }.isEmpty)
     }
 
     /// NACKs asking for the same packets hundreds of times get at most the stream's own rate
