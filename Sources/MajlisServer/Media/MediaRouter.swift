@@ -68,7 +68,7 @@ final class MediaRouter: @unchecked Sendable {
     private let peers = Mutex<[String: KnownPeer]>([:])
     /// The DTLS certificate browsers see (nil: WebRTC is off).
     let identity: DTLSIdentity?
-    private let nextSSRC: Atomic<UInt32>
+    private let ssrcs = Mutex(SSRCAllocator())
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let realtimeNow = Atomic<Bool>(false)
@@ -89,7 +89,6 @@ final class MediaRouter: @unchecked Sendable {
         socket = try UDPSocket(host: host, port: port, receiveTimeoutMilliseconds: 10)
         advertised = advertise ?? "\(host):\(socket.port)"
         output = SocketRouterOutput(socket: socket)
-        nextSSRC = Atomic(UInt32.random(in: 0x1000_0000...0x7FFF_FFFF))
     }
 
     func start() {
@@ -128,21 +127,34 @@ final class MediaRouter: @unchecked Sendable {
     /// Gives `user` a fresh SSRC and key in `room` (a rejoin rotates them).
     @discardableResult
     func join(room: String, user: String) -> (ssrc: UInt32, key: [UInt8]) {
-        let ssrc = nextSSRC.add(1, ordering: .relaxed).newValue
-        let key = HMACSHA256.randomBytes(SRTPSession.keyLength)
-        directory.withLock { $0[room, default: [:]][user] = Credentials(ssrc: ssrc, key: key) }
+        let (ssrc, key) = enter(room: room, user: user)
         post(.join(room: room, user: user, ssrc: ssrc, key: key))
         return (ssrc, key)
     }
 
     func leave(room: String, user: String) {
         peers.withLock { $0["\(room)\u{0}\(user)"] = nil }
-        let known = directory.withLock { directory -> Bool in
-            guard directory[room]?.removeValue(forKey: user) != nil else { return false }
+        let known = directory.withLock { directory -> Credentials? in
+            guard let credentials = directory[room]?.removeValue(forKey: user) else { return nil }
             if directory[room]?.isEmpty == true { directory[room] = nil }
-            return true
+            return credentials
         }
-        if known { post(.leave(room: room, user: user)) }
+        if let known {
+            ssrcs.withLock { $0.release(known.ssrc) }
+            post(.leave(room: room, user: user))
+        }
+    }
+
+    /// Fresh credentials for `user` in `room` (the SSRC of any before it is free again).
+    private func enter(room: String, user: String) -> (ssrc: UInt32, key: [UInt8]) {
+        let ssrc = ssrcs.withLock { $0.allocate() }
+        let key = HMACSHA256.randomBytes(SRTPSession.keyLength)
+        let old = directory.withLock { directory in
+            defer { directory[room, default: [:]][user] = Credentials(ssrc: ssrc, key: key) }
+            return directory[room]?[user]
+        }
+        if let old { ssrcs.withLock { $0.release(old.ssrc) } }
+        return (ssrc, key)
     }
 
     /// What a pre-call test does (docs/protocol.md section 15).
@@ -157,9 +169,7 @@ final class MediaRouter: @unchecked Sendable {
     @discardableResult
     func startPrecall(_ kind: Precall, test: String, user: String) -> UInt32 {
         let room = MediaRouterCore.precallRoom(test)
-        let ssrc = nextSSRC.add(1, ordering: .relaxed).newValue
-        let key = HMACSHA256.randomBytes(SRTPSession.keyLength)
-        directory.withLock { $0[room, default: [:]][user] = Credentials(ssrc: ssrc, key: key) }
+        let (ssrc, key) = enter(room: room, user: user)
         switch kind {
         case .echo(let delay): post(.echoTest(test: test, user: user, ssrc: ssrc, key: key, delay: delay))
         case .probe(let up, let down): post(.probe(test: test, user: user, ssrc: ssrc, key: key, up: up, down: down))
