@@ -61,6 +61,10 @@ public struct ServerConfig: Sendable {
     /// WebRTC offers a connection may send per second, after a burst of `offerBurst`.
     public var offersPerSecond = 1.0
     public var offerBurst = 5
+    /// Bytes of answers to reads a connection may be sent a second, after a burst
+    /// (`SessionState.Limits.answerBytesPerSecond`).
+    public var answerBytesPerSecond = 1 << 20
+    public var answerBurstBytes = 8 << 20
     /// Chat history kept: at most this many messages per room, none older than this many days.
     public var historyMessages = 10_000
     public var historyDays = 90

@@ -89,6 +89,42 @@ import Testing
         #expect(victim.pendingEvents.filter { $0["ev"] == "attr.updated" }.isEmpty)
     }
 
+    /// Reads of a room (its snapshot, members, history) are held to a budget of answer bytes per
+    /// connection: a member syncing a room whose snapshot is large, as fast as its requests
+    /// allow, is refused once the answers before spent it; other members read on. (Before: a
+    /// 1 MiB snapshot read fifty times a second sent 50 MiB a second to one connection.)
+    @Test func readsOfARoomAreHeldToABudgetOfAnswerBytes() async throws {
+        // The budget made small for the test, and the server's wall time stands still.
+        let server = try TestServer(clock: TestClock()) {
+            $0.answerBurstBytes = 64 << 10
+            $0.answerBytesPerSecond = 1
+        }
+        defer { server.destroy() }
+        let owner = try await TestClient.signedIn(server, user: "owner")
+        let reader = try await TestClient.signedIn(server, user: "reader")
+        try await owner.call("room.create", room: "r")
+        try await owner.call("attr.set", room: "r", ["attrs": ["big": .string(String(repeating: "b", count: 8_000))]])
+        try await reader.call("room.join", room: "r")
+        var synced = 0
+        var refusal: JSONValue?
+        for _ in 0..<40 {
+            let answer = try await reader.request("room.sync", ["room": "r"])
+            if answer["ok"] == true {
+                synced += 1
+            } else {
+                refusal = answer
+                break
+            }
+        }
+        // About 8 KiB a snapshot, and the join's: seven or eight fit 64 KiB.
+        #expect((6...8).contains(synced), "\(synced) syncs answered")
+        #expect(refusal.map(errorCode) == "rate_limited", "\(String(describing: refusal))")
+        #expect(refusal?["error"]?["message"]?.stringValue?.contains("too much read") == true)
+        // What is not a read goes on, and another connection has a budget of its own.
+        try await reader.call("chat.send", room: "r", ["text": "still here", "clientMsgId": "m1"])
+        #expect(try await owner.request("room.sync", ["room": "r"])["ok"] == true)
+    }
+
     /// NACKs asking for the same packets hundreds of times get at most the stream's own rate
     /// back (50 packets a second, after a burst of 50).
     @Test func retransmissionsAreBudgetedPerListener() async throws {

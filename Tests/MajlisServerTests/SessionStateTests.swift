@@ -14,6 +14,24 @@ struct SessionStateTests {
         AccessClaims(sub: user, exp: seconds, grants: Grants())
     }
 
+    /// Reads are admitted while the answers before them left budget: a large answer spends it
+    /// (however large, it was sent), and the rate refills it.
+    @Test func readsWaitForTheAnswerBudgetToRefill() {
+        var state = SessionState(openedAt: 0, limits: Self.limits)
+        let burst = Self.limits.answerBurstBytes
+        var admitted: [Bool] = []
+        admitted.append(state.admitRead(now: 0))
+        state.chargeAnswer(burst * 3, now: 0)
+        admitted.append(state.admitRead(now: 0))
+        // A second refills a second's worth, whatever was spent past the burst.
+        admitted.append(state.admitRead(now: 1_000))
+        state.chargeAnswer(Self.limits.answerBytesPerSecond / 2, now: 1_000)
+        admitted.append(state.admitRead(now: 1_000))
+        state.chargeAnswer(Self.limits.answerBytesPerSecond, now: 1_000)
+        admitted.append(state.admitRead(now: 1_000))
+        #expect(admitted == [true, false, true, true, false])
+    }
+
     @Test func aConnectionWithoutHelloIsClosedAtItsDeadline() {
         var state = SessionState(openedAt: 1_000, limits: Self.limits)
         #expect(state.due(now: 11_000, monotonic: 0, lastReceived: 0) == .nothing)

@@ -15,11 +15,22 @@ public struct TokenBucket: Sendable, Equatable {
 
     /// Takes `count` tokens if there are as many (bytes, say), refilling first; none otherwise.
     public mutating func take(_ count: Int, capacity: Int, perSecond: Double, now: Int64) -> Bool {
-        let elapsed = Double(max(0, now - updatedAt)) / 1000
-        tokens = min(Double(capacity), tokens + elapsed * perSecond)
-        updatedAt = now
+        refill(capacity: capacity, perSecond: perSecond, now: now)
         guard tokens >= Double(count) else { return false }
         tokens -= Double(count)
         return true
+    }
+
+    /// Takes `count` tokens, or all there are (what was spent before it could be refused: an
+    /// answer's bytes, say), refilling first.
+    public mutating func drain(_ count: Int, capacity: Int, perSecond: Double, now: Int64) {
+        refill(capacity: capacity, perSecond: perSecond, now: now)
+        tokens = max(0, tokens - Double(count))
+    }
+
+    private mutating func refill(capacity: Int, perSecond: Double, now: Int64) {
+        let elapsed = Double(max(0, now - updatedAt)) / 1000
+        tokens = min(Double(capacity), tokens + elapsed * perSecond)
+        updatedAt = max(updatedAt, now)
     }
 }

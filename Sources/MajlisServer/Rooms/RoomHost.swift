@@ -47,8 +47,10 @@ final class RoomHost: @unchecked Sendable {
     /// `receivedAt`: when the request arrived (monotonic ns); the answer and the events it causes
     /// count their write delay from then.
     func perform(re: Int64, op: String, rid: String?, command: RoomCommand, session: Session, caller: Caller, receivedAt: UInt64? = nil) {
-        perform(command, op: op, caller: caller, rid: rid, receivedAt: receivedAt) { ok, body in
-            session.send(WireEncoder.response(re: re, ok: ok, body: body), since: receivedAt)
+        perform(command, op: op, caller: caller, rid: rid, receivedAt: receivedAt) { [context] ok, body in
+            let answer = WireEncoder.response(re: re, ok: ok, body: body)
+            session.state.withLock { $0.chargeAnswer(answer.count, now: context.now()) }
+            session.send(answer, since: receivedAt)
         }
     }
 

@@ -18,6 +18,11 @@ public struct SessionState: Sendable {
         /// WebRTC offers.
         public var offersPerSecond: Double
         public var offerBurst: Int
+        /// Bytes of answers to reads (`room.join`, `room.sync`, `member.list`, `chat.history`)
+        /// a connection may be sent a second, after a burst: a room's snapshot can pass a
+        /// megabyte (its attributes), and read fifty times a second it would be fifty a second.
+        public var answerBytesPerSecond = 1 << 20
+        public var answerBurstBytes = 8 << 20
         /// Seconds a connection may take to say `hello`.
         public var helloTimeout: Int
         /// The heartbeat in seconds: a connection silent this long is pinged, twice this long closed.
@@ -71,6 +76,7 @@ public struct SessionState: Sendable {
     private var requests: TokenBucket
     private var chat: TokenBucket
     private var offers: TokenBucket
+    private var answers: TokenBucket
     private var refused = 0
     private var refusedSince: Int64
 
@@ -80,6 +86,7 @@ public struct SessionState: Sendable {
         requests = TokenBucket(capacity: limits.requestBurst, now: openedAt)
         chat = TokenBucket(capacity: limits.chatBurst, now: openedAt)
         offers = TokenBucket(capacity: limits.offerBurst, now: openedAt)
+        answers = TokenBucket(capacity: limits.answerBurstBytes, now: openedAt)
         refusedSince = openedAt
     }
 
@@ -107,6 +114,16 @@ public struct SessionState: Sendable {
     /// Takes one WebRTC offer token.
     public mutating func admitOffer(now: Int64) -> Bool {
         offers.take(capacity: limits.offerBurst, perSecond: limits.offersPerSecond, now: now)
+    }
+
+    /// Whether a read may be answered now: not while the answers before it spent the budget.
+    public mutating func admitRead(now: Int64) -> Bool {
+        answers.take(1, capacity: limits.answerBurstBytes, perSecond: Double(limits.answerBytesPerSecond), now: now)
+    }
+
+    /// Charges an answer of `bytes` to the budget reads are admitted by.
+    public mutating func chargeAnswer(_ bytes: Int, now: Int64) {
+        answers.drain(bytes, capacity: limits.answerBurstBytes, perSecond: Double(limits.answerBytesPerSecond), now: now)
     }
 
     /// `hello` with verified `claims` as session `id`: `bad_request` if this connection already said it.

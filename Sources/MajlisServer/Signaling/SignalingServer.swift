@@ -341,10 +341,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// What bounds each session, from the configuration.
     private var sessionLimits: SessionState.Limits {
         let config = context.config
-        return SessionState.Limits(
+        var limits = SessionState.Limits(
             requestsPerSecond: config.requestsPerSecond, requestBurst: config.requestBurst, chatPerSecond: config.roomLimits.chatPerSecond,
             chatBurst: config.roomLimits.chatBurst, offersPerSecond: config.offersPerSecond, offerBurst: config.offerBurst,
             helloTimeout: config.helloTimeout, heartbeat: config.heartbeat)
+        limits.answerBytesPerSecond = config.answerBytesPerSecond
+        limits.answerBurstBytes = config.answerBurstBytes
+        return limits
     }
 
     public func webSocketDidOpen(_ connection: WebSocketConnection) {
@@ -636,6 +639,16 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         if case .offerWebRTC = command, !session.state.withLock({ $0.admitOffer(now: context.now()) }) {
             fail(tooManyOffers)
             return
+        }
+        switch command {
+        case .join, .sync, .listMembers, .chatHistory:
+            guard session.state.withLock({ $0.admitRead(now: context.now()) }) else {
+                let limits = session.state.withLock { $0.limits }
+                return fail(ProtocolError(
+                    .rateLimited, "too much read: answers to joins, syncs, member lists and history of at most \(limits.answerBytesPerSecond) bytes a second"))
+            }
+        default:
+            break
         }
         switch command {
         case .create, .join:
