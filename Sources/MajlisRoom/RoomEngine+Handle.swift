@@ -114,6 +114,10 @@ extension RoomEngine {
             return listMembers(after: after, limit: limit, now: now)
         case .updateMember(let name, let avatar, let refusesOwnership):
             guard var record = members[caller.id] else { return .done }
+            // Sent to every member: what the caller chose is charged to its budget.
+            if name != nil || avatar != nil {
+                try chargeBroadcast(caller, bytes: (name?.utf8.count ?? 0) + (avatar?.utf8.count ?? 0) + Self.eventOverhead, now: now)
+            }
             if let name { record.name = claimName(name, for: caller.id, releasing: record.name) }
             if let avatar { record.avatar = avatar }
             if let refusesOwnership { record.refusesOwnership = refusesOwnership }

@@ -178,6 +178,9 @@ extension RoomEngine {
         out: inout RoomOutcome
     ) throws(ProtocolError) {
         try requireModerator(caller)
+        if title != nil || announcement != nil {
+            try chargeBroadcast(caller, bytes: (title?.utf8.count ?? 0) + (announcement?.utf8.count ?? 0) + Self.eventOverhead, now: now)
+        }
         if let seatCount, seatCount < seats.count,
             let taken = seats[seatCount...].first(where: { $0.state == .occupied })
         {

@@ -9,7 +9,8 @@ public struct RoomLimits: Sendable, Equatable {
     /// Chat messages a user may send in a burst, and per second after it.
     public var chatBurst = 10
     public var chatPerSecond = 2.0
-    /// Bytes of room-wide events (signals, attribute changes) one member may cause a second,
+    /// Bytes of room-wide events (signals, attribute changes, names, avatars, titles and
+    /// announcements: what a member chose the server sends everyone) one member may cause a second,
     /// after a burst, each sent to every member it names: one member makes the server send at
     /// most this much to each other member (a 4 KiB signal four times a second, a value of
     /// 8 KiB twice). An app's signals (reactions, game moves, cursors) are a few hundred bytes

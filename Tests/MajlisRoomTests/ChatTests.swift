@@ -98,6 +98,15 @@ import Testing
         #expect(first == limits.broadcastBurstBytes / cost)
         room.fails("a", .sendSignal(to: .users(["b"]), type: "blob", payload: big), .rateLimited)
         room.fails("a", .attributes([.set(["k": String(repeating: "v", count: 4_000)], deleteOnLeave: false, updateOwner: false)], force: false, atomic: false), .rateLimited)
+        room.fails("a", .updateMember(name: nil, avatar: String(repeating: "a", count: 4_000), refusesOwnership: nil), .rateLimited)
+        // The owner's announcements are sent to everyone too: a thousand characters each, the
+        // burst passes 59 of them (1,096 bytes each).
+        let announced = (0..<80).count { index in
+            let text = String(repeating: "n", count: 999) + String(index % 10)
+            if case .success = room.run("owner", .update(title: nil, announcement: text, mode: nil, seatCount: nil)).reply { return true }
+            return false
+        }
+        #expect(announced == limits.broadcastBurstBytes / (1_000 + 96))
         // Another member's budget is its own.
         room.ok("b", .sendSignal(to: .room, type: "blob", payload: big))
         // Left and back: still spent.
