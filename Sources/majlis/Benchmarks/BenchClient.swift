@@ -30,6 +30,8 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     private let nextId = Atomic<Int64>(10)
     /// How many clients of this process have joined their room.
     static let joinedCount = Atomic<Int>(0)
+    /// Bytes of every frame received, answers and events.
+    let bytesReceived = Atomic<Int>(0)
 
     init(user: String, token: String, joinRoom: String? = nil) {
         self.user = user
@@ -56,6 +58,7 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
         let arrived = MonotonicClock.nanoseconds()
+        bytesReceived.add(message.count, ordering: .relaxed)
         // Cheap checks first: most messages are events for everyone.
         if message.starts(with: Self.answerPrefix) {
             // The server writes an answer's head as `{"re":N,"ok":true,`: read that much, and

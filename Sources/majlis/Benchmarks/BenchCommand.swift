@@ -3,7 +3,7 @@ import Foundation
 /// `majlis bench`: benchmarks that print figures.
 enum BenchCommand {
     static let help = """
-        usage: majlis bench signaling|media|mouth-to-ear|quality|webhooks|cluster|audio [flags]   (each has --help)
+        usage: majlis bench signaling|media|mouth-to-ear|quality|webhooks|cluster|audio|attacks [flags]   (each has --help)
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -19,6 +19,7 @@ enum BenchCommand {
         case "webhooks": return try WebhookBenchmark.run(Array(arguments.dropFirst()))
         case "cluster": return try ClusterBenchmark.run(Array(arguments.dropFirst()))
         case "audio": return try AudioBenchmark.run(Array(arguments.dropFirst()))
+        case "attacks": return try AttackBenchmark.run(Array(arguments.dropFirst()))
         default: throw Arguments.Failure(description: "unknown benchmark '\(which)'\n\(help)")
         }
     }
