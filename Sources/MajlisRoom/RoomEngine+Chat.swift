@@ -61,15 +61,15 @@ extension RoomEngine {
         let allowed = bucket.take(min(bytes, capacity), capacity: capacity, perSecond: Double(limits.broadcastBytesPerSecond), now: now)
         broadcastBuckets[caller.id] = bucket
         guard allowed else {
-            throw ProtocolError(.rateLimited, "too much sent to the room: at most \(limits.broadcastBytesPerSecond) bytes of signals and attributes a second")
+            throw ProtocolError(
+                .rateLimited, "too much sent to the room: at most \(limits.broadcastBytesPerSecond) bytes a second of signals, attributes, names and announcements")
         }
     }
 
     /// Forgets the budgets of members gone that have refilled (they would start full anyway).
     mutating func forgetRefilledBudgets(now: Int64) {
         let capacity = limits.broadcastBurstBytes
-        for (user, var bucket) in broadcastBuckets where members[user] == nil {
-            if !bucket.take(capacity, capacity: capacity, perSecond: Double(limits.broadcastBytesPerSecond), now: now) { continue }
+        for (user, bucket) in broadcastBuckets where members[user] == nil && bucket.isFull(capacity: capacity, perSecond: Double(limits.broadcastBytesPerSecond), now: now) {
             broadcastBuckets[user] = nil
         }
     }

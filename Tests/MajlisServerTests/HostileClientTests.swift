@@ -77,7 +77,7 @@ import Testing
                 passed += 1
             } else {
                 #expect(errorCode(answer) == "rate_limited", "\(answer)")
-                #expect(answer["error"]?["message"]?.stringValue?.contains("bytes of signals and attributes a second") == true, "\(answer)")
+                #expect(answer["error"]?["message"]?.stringValue?.contains("bytes a second of signals, attributes, names and announcements") == true, "\(answer)")
             }
         }
         #expect(passed == RoomLimits().broadcastBurstBytes / (4_002 + 4 + 96))

@@ -216,12 +216,13 @@ public final class MediaRouterCore {
         // A gap in the stream is real only if the timestamps moved on by at least a frame for
         // each packet in it: otherwise nothing in it is asked for or rebuilt (a client that
         // skips sequence numbers to have the router rebuild "lost" frames from its RED copies).
-        if !retransmission, let before = sender.newest, Int16(bitPattern: sequence &- before.sequence) > 1,
-            Int64(Int32(bitPattern: timestamp &- before.timestamp)) < Int64(Int16(bitPattern: sequence &- before.sequence)) * Int64(Self.frameSamples)
-        {
-            sender.uplinkNack.giveUp(between: before.sequence, and: sequence)
+        if !retransmission {
+            let advance = sender.newest.map { Int(Int16(bitPattern: sequence &- $0.sequence)) } ?? 1
+            if advance > 1, let before = sender.newest, Int(Int32(bitPattern: timestamp &- before.timestamp)) < advance * Self.frameSamples {
+                sender.uplinkNack.giveUp(between: before.sequence, and: sequence)
+            }
+            if advance > 0 { sender.newest = (sequence, timestamp) }
         }
-        if !retransmission, sender.newest.map({ Int16(bitPattern: sequence &- $0.sequence) > 0 }) ?? true { sender.newest = (sequence, timestamp) }
         if sender.forwarding == nil { sender.forwarding = ForwardingBudget(now: now) }
         guard sender.forwarding!.take(plainLength, now: now) else {
             counters.droppedOverBudget += 1

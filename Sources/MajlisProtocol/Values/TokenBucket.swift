@@ -28,6 +28,11 @@ public struct TokenBucket: Sendable, Equatable {
         tokens = max(0, tokens - Double(count))
     }
 
+    /// Whether the bucket would be full at `now`.
+    public func isFull(capacity: Int, perSecond: Double, now: Int64) -> Bool {
+        tokens + Double(max(0, now - updatedAt)) / 1000 * perSecond >= Double(capacity)
+    }
+
     private mutating func refill(capacity: Int, perSecond: Double, now: Int64) {
         let elapsed = Double(max(0, now - updatedAt)) / 1000
         tokens = min(Double(capacity), tokens + elapsed * perSecond)

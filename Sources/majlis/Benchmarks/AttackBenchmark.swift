@@ -57,13 +57,7 @@ enum AttackBenchmark {
         defer { signaling.stop() }
         let url = server.url
         let pid = server.pid
-        /// The server's resident memory in KiB (Linux /proc).
-        @Sendable func resident() -> Int {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-            else { return 0 }
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
-        }
+        @Sendable func resident() -> Int { ServerProcess.residentKiB(pid: pid) }
         let clients = Mutex<[BenchClient]>([])
         defer { withExtendedLifetime(clients) {} }
         @Sendable func signIn(_ user: String) throws -> BenchClient {

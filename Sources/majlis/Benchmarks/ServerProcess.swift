@@ -70,7 +70,10 @@ final class ServerProcess {
     }
 
     /// The child's resident set size in KiB (Linux /proc).
-    func residentKiB() -> Int {
+    func residentKiB() -> Int { Self.residentKiB(pid: pid) }
+
+    /// Process `pid`'s resident set size in KiB (Linux /proc).
+    static func residentKiB(pid: Int32) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return 0 }
