@@ -1,4 +1,5 @@
 import Foundation
+import MajlisForwarding
 import MajlisLab
 import MajlisProtocol
 import MajlisTransport
@@ -22,7 +23,8 @@ enum AttackBenchmark {
         sending SRTP under 150,000 SSRCs; 49 KB SDP offers of 10,000 formats. For each, R runs (default 3): the live
         room's send-to-receive p99 in the quiet spell and under the attack (receivers poll every millisecond), and what
         the server sent (to the arena, the attacker and its probes) beside what the attacker sent. The server's
-        resident memory is printed before and after the SSRC spray.
+        resident memory is printed before and after the SSRC spray. First, the time to read WebRTC offers that grow
+        (more sections; one section with more formats and attributes), per kilobyte: constant where reading is linear.
         """
 
     /// One attack's run: it goes on while `running`, counting the bytes it sends in `sent`
@@ -39,6 +41,39 @@ enum AttackBenchmark {
         var body: @Sendable (Run, _ round: Int) -> Void
     }
 
+    /// Times `WebRTCOffer(sdp:)` on offers growing in two ways: a browser's offer with more
+    /// receive sections, and one section listing more formats with an rtpmap and an fmtp line
+    /// each (the product of the two once made reading quadratic). The fastest of 30 readings of
+    /// each, per kilobyte: the same figure at every size is linear.
+    static func sdpReading() throws {
+        let browser = try WebRTCClient()
+        func time(_ sdp: String) -> Double {
+            var best = Double.infinity
+            for _ in 0..<30 {
+                let start = MediaBenchmark.now()
+                _ = try? WebRTCOffer(sdp: sdp)
+                best = min(best, Double(MediaBenchmark.now() - start) / 1_000)
+            }
+            return best
+        }
+        func line(_ what: String, _ offers: [(String, String)]) {
+            let figures = offers.map { label, sdp in (label, Double(sdp.utf8.count) / 1000, time(sdp)) }
+            let perKB = figures.map { $0.2 / $0.1 }
+            say("reading offers, \(what): " + figures.map { String(format: "%@ %.1f KB %.0f µs", $0.0, $0.1, $0.2) }.joined(separator: ", ")
+                + String(format: "; per KB %.1f to %.1f µs (largest / smallest %.2f)", perKB.min() ?? 0, perKB.max() ?? 0, (perKB.last ?? 0) / max(perKB.first ?? 1, 0.001)))
+        }
+        line("more sections", [4, 8, 16, 32, 64].map { ("\($0) seats", browser.offer(seats: $0)) })
+        let base = browser.offer(seats: 1)
+        line("one section, more formats and attributes", [16, 32, 64, 125].map { count -> (String, String) in
+            let formats = (0..<count).map { String($0) }
+            var lines = base.components(separatedBy: "\r\n")
+            guard let first = lines.firstIndex(where: { $0.hasPrefix("m=audio") }) else { return ("\(count) formats", base) }
+            lines[first] = "m=audio 9 UDP/TLS/RTP/SAVPF " + formats.joined(separator: " ")
+            lines.insert(contentsOf: formats.flatMap { ["a=rtpmap:\($0) opus/48000/2", "a=fmtp:\($0) minptime=10;useinbandfec=1"] }, at: first + 1)
+            return ("\(count) formats", lines.joined(separator: "\r\n"))
+        })
+    }
+
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = try Arguments(arguments)
         if args.wantsHelp {
@@ -51,6 +86,7 @@ enum AttackBenchmark {
         try args.rejectPositional("bench attacks")
         raiseFileLimit()
         say(HostNoise.measure().summary)
+        try sdpReading()
         let server = try ServerProcess()
         defer { server.stop() }
         let signaling = try WebSocketClient()
