@@ -41,8 +41,8 @@ let package = Package(
         // pkg-config: its -pthread and -D_REENTRANT flags are refused by SwiftPM.
         .systemLibrary(name: "CPulse"),
         // The client's audio pipeline: Speex's DSP library (echo cancellation), WebRTC's audio
-        // processing 0.3 (noise suppression, gain, voice detection; C++, wrapped by
-        // CVoiceProcessing) and SoundTouch's C interface (pitch).
+        // processing 0.3 (voice detection; C++, wrapped by CVoiceProcessing) and SoundTouch's C
+        // interface (pitch).
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
         // Music and sound-effect files: WAV, FLAC, Ogg (Opus, Vorbis) and MP3 through libsndfile.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]),

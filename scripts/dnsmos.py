@@ -25,7 +25,7 @@ def main(paths):
         samples = np.frombuffer(data, dtype='<i2').astype(np.float32).reshape(-1, channels).mean(axis=1) / 32768
         if rate != 16000:
             samples = librosa.resample(samples, orig_sr=rate, target_sr=16000)
-        scores = dnsmos.run(samples, sr=16000)
+        scores = dnsmos.run(np.clip(samples, -1, 1), sr=16000)
         print(json.dumps({'file': path, 'sig': round(float(scores['sig_mos']), 3), 'bak': round(float(scores['bak_mos']), 3),
                           'ovrl': round(float(scores['ovrl_mos']), 3)}))
 

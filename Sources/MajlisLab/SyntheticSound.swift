@@ -37,9 +37,9 @@ public enum SyntheticSound {
         return (active.reduce(0, +) / Double(active.count)).squareRoot()
     }
 
-    /// `speech` with pink noise `snr` dB below its active level.
-    public static func noisy(_ speech: [Int16], snr: Double, seed: UInt64) -> [Int16] {
-        let noise = pinkNoise(count: speech.count, seed: seed)
+    /// `speech` with `noise` (RMS 1; pink noise if none given) `snr` dB below its active level.
+    public static func noisy(_ speech: [Int16], snr: Double, seed: UInt64, noise: [Double]? = nil) -> [Int16] {
+        let noise = noise ?? pinkNoise(count: speech.count, seed: seed)
         let level = activeLevel(speech) / pow(10, snr / 20)
         return zip(speech, noise).map { clip(Double($0) + $1 * level) }
     }
@@ -72,58 +72,15 @@ public enum SyntheticSound {
         var b = a
         for index in signal.indices { a.real[index] = Double(signal[index]) }
         for index in response.indices { b.real[index] = response[index] }
-        fft(&a.real, &a.imaginary, inverse: false)
-        fft(&b.real, &b.imaginary, inverse: false)
+        FFT.transform(&a.real, &a.imaginary, inverse: false)
+        FFT.transform(&b.real, &b.imaginary, inverse: false)
         for index in 0..<size {
             let real = a.real[index] * b.real[index] - a.imaginary[index] * b.imaginary[index]
             a.imaginary[index] = a.real[index] * b.imaginary[index] + a.imaginary[index] * b.real[index]
             a.real[index] = real
         }
-        fft(&a.real, &a.imaginary, inverse: true)
+        FFT.transform(&a.real, &a.imaginary, inverse: true)
         return (0..<signal.count).map { a.real[$0] / Double(size) }
-    }
-
-    /// An in-place radix-2 FFT (the inverse unscaled); the count is a power of two.
-    static func fft(_ real: inout [Double], _ imaginary: inout [Double], inverse: Bool) {
-        let count = real.count
-        real.withUnsafeMutableBufferPointer { re in
-            imaginary.withUnsafeMutableBufferPointer { im in
-                var j = 0
-                for i in 1..<count {
-                    var bit = count >> 1
-                    while j & bit != 0 {
-                        j ^= bit
-                        bit >>= 1
-                    }
-                    j |= bit
-                    if i < j {
-                        re.swapAt(i, j)
-                        im.swapAt(i, j)
-                    }
-                }
-                var length = 2
-                while length <= count {
-                    let angle = (inverse ? 2 : -2) * Double.pi / Double(length)
-                    let (stepReal, stepImaginary) = (cos(angle), sin(angle))
-                    var start = 0
-                    while start < count {
-                        var (wReal, wImaginary) = (1.0, 0.0)
-                        for k in 0..<length / 2 {
-                            let (p, q) = (start + k, start + k + length / 2)
-                            let tReal = re[q] * wReal - im[q] * wImaginary
-                            let tImaginary = re[q] * wImaginary + im[q] * wReal
-                            re[q] = re[p] - tReal
-                            im[q] = im[p] - tImaginary
-                            re[p] += tReal
-                            im[p] += tImaginary
-                            (wReal, wImaginary) = (wReal * stepReal - wImaginary * stepImaginary, wReal * stepImaginary + wImaginary * stepReal)
-                        }
-                        start += length
-                    }
-                    length *= 2
-                }
-            }
-        }
     }
 
     public static func clip(_ value: Double) -> Int16 { Int16(max(-32_768, min(32_767, value.rounded()))) }

@@ -7,56 +7,89 @@ import MajlisProtocol
 /// shifting on a voiced tone, the equalizer's band gains. The tests assert on it;
 /// `majlis bench audio` prints it.
 public enum ToolboxTrial {
-    /// Noise suppression's effect, PESQ-WB.
+    /// Noise suppression's effect, PESQ-WB, as the room hears it (through Opus at the voice
+    /// profile's 32 kb/s): speech in noise sent as it is and through the standard processing,
+    /// clean speech both ways.
     public struct NoiseFigures: Sendable {
         public var noisy: Double
         public var suppressed: Double
-        /// Clean speech through the processor, and the clean reference against itself.
+        /// Clean speech through the processing, and sent as it is.
         public var clean: Double
         public var reference: Double
-        /// The sounds judged, by name (`noisy`, `suppressed`; 48 kHz mono), to listen to.
+        /// How much louder the processing made clean speech, dB (its active level).
+        public var cleanLevelChange: Double
+        /// The sounds judged, by name (`noisy`, `suppressed`, `clean-processed`; 48 kHz mono).
         public var sounds: [String: [Int16]] = [:]
         public var improvement: Double { suppressed - noisy }
         public var cleanLoss: Double { reference - clean }
     }
 
-    /// `frames` (20 ms each) through `processor`'s capture side, the far end (if any) rendered first.
+    /// What the noise is.
+    public enum Noise: String, Sendable, CaseIterable {
+        /// Stationary: a fan, an air conditioner, a road.
+        case pink
+        /// Six people talking.
+        case babble
+    }
+
+    /// `frames` (20 ms each) through `processor`'s capture side, then the far end's frame (silence
+    /// if none) rendered, as a client's tick does: it sends, then plays what it heard.
     static func process(_ processor: VoiceProcessor, microphone: [Int16], farEnd: [Int16]? = nil) -> [Int16] {
         var output: [Int16] = []
         output.reserveCapacity(microphone.count)
+        let silence = [Int16](repeating: 0, count: AudioFormat.frameSamples)
         var start = 0
         while start + AudioFormat.frameSamples <= microphone.count {
-            if let farEnd { processor.render(Array(farEnd[start..<start + AudioFormat.frameSamples])) }
             var frame = Array(microphone[start..<start + AudioFormat.frameSamples])
             processor.capture(&frame)
+            processor.render(farEnd.map { Array($0[start..<start + AudioFormat.frameSamples]) } ?? silence)
             output += frame
             start += AudioFormat.frameSamples
         }
         return output
     }
 
-    /// Speech with pink noise `snr` dB under it, through noise suppression at `level` (no echo
-    /// cancellation, no gain: what is judged is the suppressor alone).
-    public static func noiseSuppression(speech: [Int16], snr: Double = 10, level: VoiceProcessing.Level = .veryHigh, seed: UInt64 = 1) throws -> NoiseFigures {
-        let settings = VoiceProcessing(echoCancellation: false, noiseSuppression: level, automaticGain: false)
+    /// `signal` as the room hears it: encoded and decoded with Opus as the voice profile sends it.
+    static func throughOpus(_ signal: [Int16]) throws -> [Int16] {
+        let encoder = try OpusEncoder()
+        let decoder = try OpusDecoder()
+        var output: [Int16] = []
+        var start = 0
+        while start + AudioFormat.frameSamples <= signal.count {
+            output += try decoder.decode(encoder.encode(Array(signal[start..<start + AudioFormat.frameSamples])))
+            start += AudioFormat.frameSamples
+        }
+        return output
+    }
+
+    /// Speech with `noise` `snr` dB under it, sent with the standard processing (echo
+    /// cancellation, noise suppression at `level`, gain) and without; and clean speech both ways.
+    public static func noiseSuppression(speech: [Int16], noise kind: Noise = .pink, snr: Double = 10, level: VoiceProcessing.Level = VoiceProcessing.standard.noiseSuppression, seed: UInt64 = 1) throws -> NoiseFigures {
+        let settings = VoiceProcessing(echoCancellation: true, noiseSuppression: level, automaticGain: true)
         // A second of noise first, as a microphone hears the room before anyone speaks.
         let lead = [Int16](repeating: 0, count: AudioFormat.sampleRate)
         let reference = lead + speech
-        let noisy = SyntheticSound.noisy(reference, snr: snr, seed: seed)
+        let noise = kind == .babble ? try SpeechSample.babble(count: reference.count, seed: seed) : nil
+        let noisy = SyntheticSound.noisy(reference, snr: snr, seed: seed, noise: noise)
         let suppressed = process(try VoiceProcessor(settings: settings), microphone: noisy)
         let clean = process(try VoiceProcessor(settings: settings), microphone: reference)
-        let trim = { (signal: [Int16]) in Array(signal.dropFirst(lead.count)) }
-        let scores = try PESQJudge.scores(reference: speech, degraded: [trim(noisy), trim(suppressed), trim(clean), speech])
-        var figures = NoiseFigures(noisy: scores[0], suppressed: scores[1], clean: scores[2], reference: scores[3])
-        figures.sounds = ["noisy": trim(noisy), "suppressed": trim(suppressed)]
+        let trim = { (signal: [Int16]) in try throughOpus(Array(signal.dropFirst(lead.count))) }
+        let sent = try [noisy, suppressed, clean, reference].map(trim)
+        let scores = try PESQJudge.scores(reference: speech, degraded: sent)
+        var figures = NoiseFigures(
+            noisy: scores[0], suppressed: scores[1], clean: scores[2], reference: scores[3],
+            cleanLevelChange: 20 * log10(max(1, SyntheticSound.activeLevel(sent[2])) / max(1, SyntheticSound.activeLevel(sent[3]))))
+        figures.sounds = ["\(kind.rawValue)-noisy": sent[0], "\(kind.rawValue)-suppressed": sent[1], "clean-processed": sent[2]]
         return figures
     }
 
     /// Echo cancellation's figures.
     public struct EchoFigures: Sendable {
-        /// Echo return loss enhancement after `settle` seconds of far-end speech alone, dB: the
-        /// echo's power in the microphone over what is left of it in the output.
+        /// Echo return loss enhancement, dB (the echo's power in the microphone over what is left
+        /// of it in what is sent), over 3 s once the far end spoke alone for `settle` seconds,
+        /// and over 3 s from 5 s after the double talk ended.
         public var erle: Double
+        public var erleAfterDoubleTalk: Double
         /// The near end's speech during double talk (both speaking), PESQ-WB against the near
         /// speech alone; and without cancellation (the echo left in) for comparison.
         public var doubleTalk: Double
@@ -65,36 +98,47 @@ public enum ToolboxTrial {
         public var sounds: [String: [Int16]] = [:]
     }
 
-    /// Far-end speech (looped) played into a room whose echo path carries it to the microphone;
-    /// after `settle` seconds the near end speaks too. The processor has the far end as its
-    /// render stream.
-    public static func echoCancellation(farEnd: [Int16], nearEnd: [Int16], settle: Double = 5, seed: UInt64 = 1) throws -> EchoFigures {
+    /// Far-end speech (looped) played by the client (`playbackDelay` ms after it is rendered, as
+    /// its playout buffer holds it, and `deviceLatency` ms later again, which the client is not
+    /// told: the sound server's and the device's buffers) into a room (reverberation time `reverberation` ms, the echo
+    /// `echoLoss` dB under what is played) whose echo reaches the microphone; after `settle` + 3
+    /// seconds the near end speaks too, then the far end goes on alone for 8 s. The standard
+    /// processing (echo cancellation, noise suppression, gain) does what a user's client does.
+    public static func echoCancellation(farEnd: [Int16], nearEnd: [Int16], settle: Double = 5, playbackDelay: Int = 60, deviceLatency: Int = 40, reverberation: Double = 280, echoLoss: Double = 6, seed: UInt64 = 1) throws -> EchoFigures {
         let rate = AudioFormat.sampleRate
-        let settleSamples = Int(settle * Double(rate)) / AudioFormat.frameSamples * AudioFormat.frameSamples
-        let erleWindow = 3 * rate
-        let total = settleSamples + erleWindow + nearEnd.count
+        let frame = AudioFormat.frameSamples
+        let settleSamples = Int(settle * Double(rate)) / frame * frame
+        let window = 3 * rate
+        let nearStart = settleSamples + window
+        let talkCount = nearEnd.count / frame * frame
+        let afterStart = nearStart + talkCount + 5 * rate
+        let total = afterStart + window
         var far: [Int16] = []
         while far.count < total { far += farEnd + [Int16](repeating: 0, count: rate / 4) }
         far = Array(far.prefix(total))
-        let echo = SyntheticSound.convolve(far, SyntheticSound.echoPath(seed: seed))
-        // The near end speaks once the echo canceller had `settle` seconds and the ERLE window.
-        let nearStart = settleSamples + erleWindow
+        // The loudspeaker plays each frame `playbackDelay` + `deviceLatency` after it was
+        // rendered; the room takes 5 ms more (1.7 m) and rings for 1.5 reverberation times.
+        let heard = Double(playbackDelay + deviceLatency) + 5
+        let path = SyntheticSound.echoPath(delay: heard, decay: reverberation, length: heard + 1.5 * reverberation, loss: echoLoss, seed: seed)
+        let echo = SyntheticSound.convolve(far, path)
         var microphone = echo.map(SyntheticSound.clip)
-        for (index, sample) in nearEnd.enumerated() {
+        for (index, sample) in nearEnd.prefix(talkCount).enumerated() {
             microphone[nearStart + index] = SyntheticSound.clip(echo[nearStart + index] + Double(sample))
         }
-        let settings = VoiceProcessing(echoCancellation: true, noiseSuppression: .off, automaticGain: false)
-        let processor = try VoiceProcessor(settings: settings)
+        let processor = try VoiceProcessor(settings: .standard)
+        processor.playbackDelay = playbackDelay
         let output = process(processor, microphone: microphone, farEnd: far)
-        // ERLE over the window after settling, where only the far end speaks.
-        let window = settleSamples..<nearStart
-        let echoPower = window.reduce(0.0) { $0 + echo[$1] * echo[$1] }
-        let leftPower = window.reduce(0.0) { $0 + Double(output[$1]) * Double(output[$1]) }
-        let erle = 10 * log10(echoPower / max(1, leftPower))
-        let talk = nearStart..<(nearStart + nearEnd.count / AudioFormat.frameSamples * AudioFormat.frameSamples)
-        let reference = Array(nearEnd.prefix(talk.count))
+        func erle(_ range: Range<Int>) -> Double {
+            let echoPower = range.reduce(0.0) { $0 + echo[$1] * echo[$1] }
+            let leftPower = range.reduce(0.0) { $0 + Double(output[$1]) * Double(output[$1]) }
+            return 10 * log10(echoPower / max(1, leftPower))
+        }
+        let talk = nearStart..<(nearStart + talkCount)
+        let reference = Array(nearEnd.prefix(talkCount))
         let scores = try PESQJudge.scores(reference: reference, degraded: [Array(output[talk]), Array(microphone[talk])])
-        return EchoFigures(erle: erle, doubleTalk: scores[0], doubleTalkUncancelled: scores[1], sounds: ["echo-microphone": microphone, "echo-cancelled": output])
+        return EchoFigures(
+            erle: erle(settleSamples..<nearStart), erleAfterDoubleTalk: erle(afterStart..<total),
+            doubleTalk: scores[0], doubleTalkUncancelled: scores[1], sounds: ["echo-microphone": microphone, "echo-cancelled": output])
     }
 
     /// `input` through `effect`, 20 ms at a time (the whole frames of it).

@@ -8,9 +8,11 @@ extern "C" {
 #endif
 
 /// WebRTC's audio processing module (libwebrtc-audio-processing 0.3, the one PulseAudio uses)
-/// behind a C interface: noise suppression, automatic gain and voice detection (and its echo
-/// canceller, which Majlis leaves off: Speex's keeps more of a voice over an echo) on 10 ms
-/// frames of 16-bit mono audio.
+/// behind a C interface: echo cancellation (extended filter, delay-agnostic), noise suppression,
+/// automatic gain and voice detection on 10 ms frames of 16-bit mono audio. Majlis uses its voice
+/// detection only: its echo canceller took the near end of double talk with the echo (PESQ-WB 1.2
+/// against Speex's 2.8), its compressing gain cost clean speech 0.1-0.14, its noise suppressor
+/// engaged on fluent speech.
 typedef struct majlis_voice_processor majlis_voice_processor;
 
 /// Noise suppression: -1 off, 0 low, 1 moderate, 2 high, 3 very high. Echo cancellation: -1 off,

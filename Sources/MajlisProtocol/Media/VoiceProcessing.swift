@@ -1,7 +1,7 @@
 /// What the voice processor does to the microphone: echo cancellation, noise suppression and
-/// automatic gain (WebRTC's audio processing, the library PulseAudio's echo-cancel module uses).
+/// automatic gain (MajlisAudio's `VoiceProcessor`).
 public struct VoiceProcessing: Sendable, Equatable, Codable {
-    /// How hard noise is suppressed.
+    /// How hard noise is suppressed: the deepest cut, 12, 18, 25 or 32 dB.
     public enum Level: String, Sendable, CaseIterable, Codable {
         case off, low, moderate, high, veryHigh
     }
@@ -9,7 +9,7 @@ public struct VoiceProcessing: Sendable, Equatable, Codable {
     /// Removes what the speaker plays from what the microphone hears.
     public var echoCancellation: Bool
     public var noiseSuppression: Level
-    /// Brings quiet and loud voices to the same level (digital, towards -3 dBFS, with a limiter).
+    /// Brings quiet and loud voices to the same level (one slow gain, towards -20 dBFS).
     public var automaticGain: Bool
 
     public init(echoCancellation: Bool = true, noiseSuppression: Level = .high, automaticGain: Bool = true) {

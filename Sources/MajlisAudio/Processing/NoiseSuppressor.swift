@@ -1,0 +1,189 @@
+import Foundation
+
+/// Takes stationary noise out of a voice, 20 ms frames of 48 kHz mono, 10 ms later than they come.
+///
+/// A spectral suppressor: 20 ms square-root Hann windows every 10 ms, each frequency's gain from
+/// its signal-to-noise ratio (Ephraim and Malah's log-spectral amplitude estimator, the a priori
+/// ratio decided from the last frame), never under `floor`. What decides is the noise's estimate
+/// per frequency, not the loudness: it falls at once to the quietest smoothed power of the last
+/// second, and rises to it at once only where that frequency and most of its neighbours stayed
+/// within 6 dB for a whole second (noise does, a voice does not); elsewhere it creeps up by
+/// 3 dB a second. On clean speech the estimate stays at the pauses' silence and every gain at 1.
+///
+/// The constants were chosen on espeak-ng voices (female and male, three sentences) with pink noise
+/// and six-talker babble at 10 dB SNR, judged by PESQ-WB: clean speech loses 0.02-0.03; pink noise
+/// gains 0.54-0.75; babble 0.06-0.16. Creeping at 10 dB a second instead of 3 cost clean speech
+/// 0.57; letting one frequency rise alone (no neighbours asked) cost a male voice 0.20, whose
+/// fundamental held steady for a second. Noise that starts mid-sentence is followed within 1.5 s.
+/// Through the whole processing and Opus (`majlis bench audio`): pink +0.44 to +0.48, babble +0.03
+/// to +0.05 (babble is not steady, so it is hardly followed), clean speech -0.03.
+public struct NoiseSuppressor: Sendable {
+    /// The deepest cut, dB (a gain of `floor` at most, where only noise is).
+    public var floor: Double
+
+    static let window = 960
+    static let hop = 480
+    static let size = 1_024
+    static let bins = size / 2 + 1
+    /// Smoothing of the power over time (per 10 ms) before its minimum is taken.
+    static let smoothing = 0.85
+    /// The minimum is taken over `subwindows` of `subwindowHops` (1 s in all).
+    static let subwindows = 4
+    static let subwindowHops = 25
+    /// The smoothed minimum's bias: noise is this many times its minimum (3 dB).
+    static let bias = 2.0
+    /// Stationary: the smoothed power's largest over its smallest within a second, at most 6 dB,
+    /// and so for at least 60% of the frequencies within 500 Hz.
+    static let spread = pow(10, 6.0 / 10)
+    static let neighbourhood = 10
+    static let neighbourShare = 0.6
+    /// Elsewhere the estimate rises by 3 dB a second at most.
+    static let creep = pow(10, 3.0 / 10 / 100)
+    /// The decision-directed a priori ratio's memory, and its least value (-25 dB).
+    static let memory = 0.98
+    static let leastRatio = pow(10, -2.5)
+    /// The power that stands for silence: -96 dBFS white noise's, per frequency.
+    static let silence = pow(pow(10, -96.0 / 20) * 32_768, 2) * Double(window / 2)
+
+    private let analysis: [Double]
+    private var history = [Double](repeating: 0, count: window)
+    private var overlap = [Double](repeating: 0, count: hop)
+    private var smoothed: [Double] = []
+    private var noise: [Double] = []
+    /// This sub-window's smallest and largest smoothed power, and the finished sub-windows'.
+    private var low: [Double] = []
+    private var high: [Double] = []
+    private var lows: [[Double]] = []
+    private var highs: [[Double]] = []
+    private var hopsInSubwindow = 0
+    private var lastGain = [Double](repeating: 1, count: bins)
+    private var lastRatio = [Double](repeating: 1, count: bins)
+
+    public init(floor: Double = -25) {
+        self.floor = floor
+        analysis = (0..<Self.window).map { (0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(Self.window))).squareRoot() }
+    }
+
+    /// The noise's estimated level, dBFS of white noise (about -96 where there is none), from
+    /// the median of its frequencies: a voice's harmonic held in a few of them is no noise.
+    public var noiseLevel: Double {
+        guard !noise.isEmpty else { return -96 }
+        let median = noise.sorted()[noise.count / 2]
+        return 10 * log10(median / Double(Self.window / 2) / (32_768.0 * 32_768.0))
+    }
+
+    /// One frame, in place (what comes out is 10 ms older than what went in).
+    public mutating func process(_ frame: inout [Int16]) {
+        var start = 0
+        while start + Self.hop <= frame.count {
+            let output = step(frame[start..<start + Self.hop])
+            for index in 0..<Self.hop { frame[start + index] = Int16(max(-32_768, min(32_767, output[index].rounded()))) }
+            start += Self.hop
+        }
+    }
+
+    /// 10 ms in, 10 ms out.
+    private mutating func step(_ samples: ArraySlice<Int16>) -> [Double] {
+        history.removeFirst(Self.hop)
+        history.append(contentsOf: samples.lazy.map(Double.init))
+        var real = [Double](repeating: 0, count: Self.size)
+        var imaginary = [Double](repeating: 0, count: Self.size)
+        for index in 0..<Self.window { real[index] = history[index] * analysis[index] }
+        FFT.transform(&real, &imaginary, inverse: false)
+        let power = (0..<Self.bins).map { real[$0] * real[$0] + imaginary[$0] * imaginary[$0] + Self.silence }
+        let gains = self.gains(power)
+        for bin in 0..<Self.bins {
+            real[bin] *= gains[bin]
+            imaginary[bin] *= gains[bin]
+            if bin > 0 && bin < Self.size / 2 {
+                real[Self.size - bin] = real[bin]
+                imaginary[Self.size - bin] = -imaginary[bin]
+            }
+        }
+        FFT.transform(&real, &imaginary, inverse: true)
+        let scale = 1 / Double(Self.size)
+        var output = [Double](repeating: 0, count: Self.hop)
+        for index in 0..<Self.hop {
+            output[index] = overlap[index] + real[index] * scale * analysis[index]
+            overlap[index] = real[Self.hop + index] * scale * analysis[Self.hop + index]
+        }
+        return output
+    }
+
+    /// Each frequency's gain for this power spectrum; the noise's estimate moves on.
+    private mutating func gains(_ power: [Double]) -> [Double] {
+        let bins = Self.bins
+        var local = power
+        for bin in 1..<bins - 1 { local[bin] = 0.25 * power[bin - 1] + 0.5 * power[bin] + 0.25 * power[bin + 1] }
+        if smoothed.isEmpty {
+            // The noise starts as the first sound heard; it falls to the quietest at once.
+            smoothed = local
+            noise = local
+            low = local
+            high = local
+        }
+        for bin in 0..<bins {
+            smoothed[bin] = Self.smoothing * smoothed[bin] + (1 - Self.smoothing) * local[bin]
+            low[bin] = min(low[bin], smoothed[bin])
+            high[bin] = max(high[bin], smoothed[bin])
+        }
+        hopsInSubwindow += 1
+        if hopsInSubwindow == Self.subwindowHops {
+            lows.append(low)
+            highs.append(high)
+            if lows.count > Self.subwindows {
+                lows.removeFirst()
+                highs.removeFirst()
+            }
+            low = smoothed
+            high = smoothed
+            hopsInSubwindow = 0
+        }
+        // The last second's smallest and largest, and which frequencies held steady through it.
+        var minimum = low
+        var steady = [Bool](repeating: false, count: bins)
+        for bin in 0..<bins {
+            var largest = high[bin]
+            for index in lows.indices {
+                minimum[bin] = min(minimum[bin], lows[index][bin])
+                largest = max(largest, highs[index][bin])
+            }
+            steady[bin] = lows.count == Self.subwindows && largest < minimum[bin] * Self.spread
+        }
+        var steadyAround = 0
+        for bin in 0...min(Self.neighbourhood, bins - 1) where steady[bin] { steadyAround += 1 }
+        let floorGain = pow(10, floor / 20)
+        var gains = [Double](repeating: 1, count: bins)
+        for bin in 0..<bins {
+            // The neighbourhood's count, moved along: bin - n ... bin + n.
+            let span = Double(min(bin + Self.neighbourhood, bins - 1) - max(bin - Self.neighbourhood, 0) + 1)
+            let rise = steady[bin] && Double(steadyAround) >= Self.neighbourShare * span
+            if minimum[bin] < noise[bin] || rise {
+                noise[bin] = minimum[bin]
+            } else {
+                noise[bin] = min(minimum[bin], noise[bin] * Self.creep)
+            }
+            let entering = bin + Self.neighbourhood + 1
+            let leaving = bin - Self.neighbourhood
+            if entering < bins && steady[entering] { steadyAround += 1 }
+            if leaving >= 0 && steady[leaving] { steadyAround -= 1 }
+
+            let posterior = power[bin] / (Self.bias * noise[bin])
+            let prior = max(Self.memory * lastGain[bin] * lastGain[bin] * lastRatio[bin] + (1 - Self.memory) * max(posterior - 1, 0), Self.leastRatio)
+            let wiener = prior / (1 + prior)
+            let gain = min(1, wiener * exp(0.5 * Self.exponentialIntegral(max(wiener * posterior, 1e-8))))
+            lastGain[bin] = gain
+            lastRatio[bin] = posterior
+            gains[bin] = max(gain, floorGain)
+        }
+        return gains
+    }
+
+    /// E1(x) for x > 0 (Abramowitz and Stegun 5.1.53 and 5.1.56; within 5e-5).
+    static func exponentialIntegral(_ x: Double) -> Double {
+        if x < 1 {
+            return -0.57721566 - log(x) + x * (0.99999193 + x * (-0.24991055 + x * (0.05519968 + x * (-0.00976004 + x * 0.00107857))))
+        }
+        return exp(-x) / x * (x * x + 2.334733 * x + 0.250621) / (x * x + 3.330657 * x + 1.681534)
+    }
+}
