@@ -44,8 +44,13 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-not-music-\(UUID().uuidString).mp3").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data("this is not music".utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: AudioError.self) { try MusicTrack(path: path) }
-        #expect(throws: AudioError.self) { try MusicTrack(path: "/nonexistent/file.wav") }
+        // Each says what is wrong in its own words, on one line.
+        let damaged = #expect(throws: AudioError.self) { try MusicTrack(path: path) }
+        #expect(damaged.map { "\($0)" } == "audio file: \(path): not a sound file that can be decoded (WAV, FLAC, Ogg Opus or Vorbis, MP3), or damaged")
+        let missing = #expect(throws: AudioError.self) { try MusicTrack(path: "/nonexistent/file.wav") }
+        #expect(missing.map { "\($0)" } == "audio file: /nonexistent/file.wav: no such file")
+        let folder = #expect(throws: AudioError.self) { try MusicTrack(path: FileManager.default.temporaryDirectory.path) }
+        #expect(folder.map { "\($0)" }?.hasSuffix("a directory, not a sound file") == true)
     }
 
     @Test func aTrackLoopsPausesSeeksAndStops() {

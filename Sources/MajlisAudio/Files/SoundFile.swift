@@ -1,3 +1,4 @@
+import Foundation
 import CSndFile
 
 /// Audio files of any common kind through libsndfile: WAV, FLAC, Ogg (Opus, Vorbis), MP3, AIFF
@@ -24,9 +25,15 @@ public enum SoundFile {
 
     /// The whole file, as it is (its rate and channels).
     public static func read(_ path: String) throws(AudioError) -> PCMBuffer {
+        var directory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &directory) else { throw AudioError.badFile("\(path): no such file") }
+        guard !directory.boolValue else { throw AudioError.badFile("\(path): a directory, not a sound file") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw AudioError.badFile("\(path): not readable (permissions)") }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw AudioError.badFile("\(path): \(String(cString: sf_strerror(nil)))")
+            // libsndfile's own words for a file it cannot decode are often of another error
+            // ("File does not exist or is not a regular file" for a damaged MP3).
+            throw AudioError.badFile("\(path): not a sound file that can be decoded (WAV, FLAC, Ogg Opus or Vorbis, MP3), or damaged")
         }
         defer { sf_close(file) }
         guard info.channels > 0, info.samplerate > 0 else { throw AudioError.badFile("\(path): no audio in it") }
