@@ -53,6 +53,34 @@ import Testing
         #expect(folder.map { "\($0)" }?.hasSuffix("a directory, not a sound file") == true)
     }
 
+    @Test func aStereoRecordingIsSentInStereoWhereWhatIsSentIsStereo() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-stereo-mic-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // Left a loud 440 Hz tone, right silent, at 48 kHz.
+        var tone = ToneGenerator(frequency: 440, amplitude: 0.5)
+        let left = (0..<5).flatMap { _ in tone.next() }
+        let pairs: [Float] = left.flatMap { sample -> [Float] in [Float(sample) / 32_768, 0] }
+        try WAVFile.write(PCMBuffer(sampleRate: AudioFormat.sampleRate, channels: 2, samples: pairs), to: path)
+
+        let stereo = try FileSource(path: path, stereo: true)
+        #expect(stereo.channels == 2)
+        let pipeline = try VoicePipeline()
+        pipeline.sendChannels = 2
+        let sent = try #require(pipeline.send(stereo.nextFrame(), channels: stereo.channels))
+        #expect(sent.count == 2 * AudioFormat.frameSamples)
+        let peak = { (channel: Int) in stride(from: channel, to: sent.count, by: 2).map { abs(Int(sent[$0])) }.max() ?? 0 }
+        #expect(peak(0) > 15_000 && peak(1) == 0, "left \(peak(0)), right \(peak(1))")
+
+        // Mono where mono is asked for or sent: the channels' mean.
+        let mono = try FileSource(path: path)
+        #expect(mono.channels == 1)
+        let voice = try VoicePipeline()
+        let once = try #require(voice.send(try FileSource(path: path, stereo: true).nextFrame(), channels: 2))
+        #expect(once.count == AudioFormat.frameSamples)
+        // (Within a step of rounding: one halves integers, the other averages before rounding.)
+        #expect(zip(once, mono.nextFrame()).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+    }
+
     @Test func aTrackLoopsPausesSeeksAndStops() {
         let track = MusicTrack(samples: Self.tone(440, seconds: 0.1))  // five frames
         let pipeline = try! VoicePipeline()

@@ -74,8 +74,10 @@ public final class VoicePipeline {
 
     /// One tick's way out: the tracks move on by a frame (whether or not anything is sent), and
     /// the microphone's frame (nil: it is not heard now) is processed and gets the music sent to
-    /// the room. Returns what to encode.
-    public func send(_ microphone: [Int16]?) -> [Int16]? {
+    /// the room. Returns what to encode. A stereo microphone (`channels` 2: a recording) is sent
+    /// as it is where what is sent is stereo (voice processing and effects are for one voice),
+    /// and as one channel otherwise.
+    public func send(_ microphone: [Int16]?, channels: Int = 1) -> [Int16]? {
         musicSent = []
         musicHere = []
         tracks.removeAll { !$0.isPlaying }
@@ -88,10 +90,18 @@ public final class VoicePipeline {
             monitored = nil
             return nil
         }
-        capture(&frame)
-        taps[.recording]?.process(&frame, channels: 1)
-        monitored = monitorVolume > 0 ? Gain.apply(monitorVolume, to: frame) : nil
-        let voice = Channels.convert(frame, from: 1, to: sendChannels)
+        let voice: [Int16]
+        if channels == 2 && sendChannels == 2 {
+            taps[.recording]?.process(&frame, channels: 2)
+            monitored = monitorVolume > 0 ? Channels.convert(Gain.apply(monitorVolume, to: frame), from: 2, to: 1) : nil
+            voice = frame
+        } else {
+            frame = Channels.convert(frame, from: channels, to: 1)
+            capture(&frame)
+            taps[.recording]?.process(&frame, channels: 1)
+            monitored = monitorVolume > 0 ? Gain.apply(monitorVolume, to: frame) : nil
+            voice = Channels.convert(frame, from: 1, to: sendChannels)
+        }
         var sent = musicSent.isEmpty ? voice : sendMixer.mix([voice] + musicSent)
         taps[.sent]?.process(&sent, channels: sendChannels)
         return sent

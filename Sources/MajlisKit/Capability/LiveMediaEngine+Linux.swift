@@ -265,7 +265,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
             applyPending()
             // The microphone is read only while publishing; a recording (a file) only once the
             // path to the server is bound too, so none of it is spoken into a path being set up.
-            let microphone = pipeline.send(withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil)
+            let microphone = pipeline.send(withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil, channels: source.channels)
             let now = MonotonicClock.milliseconds()
             let tick = withCore { $0.tick(now: now, microphone: microphone) }
             if let reason = tick.rebind {

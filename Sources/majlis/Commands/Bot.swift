@@ -110,7 +110,7 @@ final class Bot: Sendable {
             source = ToneSource(frequency: frequency)
         case let path?:
             do {
-                source = try FileSource(path: path)
+                source = try FileSource(path: path, stereo: options.profile.channels == 2)
             } catch {
                 throw JoinCommand.Failure(description: "--mic \(path): \(error)")
             }
