@@ -18,7 +18,8 @@ public enum ToolboxTrial {
         public var reference: Double
         /// How much louder the processing made clean speech, dB (its active level).
         public var cleanLevelChange: Double
-        /// The sounds judged, by name (`noisy`, `suppressed`, `clean-processed`; 48 kHz mono).
+        /// The sounds judged, by name (`pink-noisy` or `babble-noisy`, `pink-suppressed` or
+        /// `babble-suppressed`, `clean-processed`; 48 kHz mono).
         public var sounds: [String: [Int16]] = [:]
         public var improvement: Double { suppressed - noisy }
         public var cleanLoss: Double { reference - clean }
@@ -49,19 +50,6 @@ public enum ToolboxTrial {
         return output
     }
 
-    /// `signal` as the room hears it: encoded and decoded with Opus as the voice profile sends it.
-    static func throughOpus(_ signal: [Int16]) throws -> [Int16] {
-        let encoder = try OpusEncoder()
-        let decoder = try OpusDecoder()
-        var output: [Int16] = []
-        var start = 0
-        while start + AudioFormat.frameSamples <= signal.count {
-            output += try decoder.decode(encoder.encode(Array(signal[start..<start + AudioFormat.frameSamples])))
-            start += AudioFormat.frameSamples
-        }
-        return output
-    }
-
     /// Speech with `noise` `snr` dB under it, sent with the standard processing (echo
     /// cancellation, noise suppression at `level`, gain) and without; and clean speech both ways.
     public static func noiseSuppression(speech: [Int16], noise kind: Noise = .pink, snr: Double = 10, level: VoiceProcessing.Level = VoiceProcessing.standard.noiseSuppression, seed: UInt64 = 1) throws -> NoiseFigures {
@@ -73,7 +61,8 @@ public enum ToolboxTrial {
         let noisy = SyntheticSound.noisy(reference, snr: snr, seed: seed, noise: noise)
         let suppressed = process(try VoiceProcessor(settings: settings), microphone: noisy)
         let clean = process(try VoiceProcessor(settings: settings), microphone: reference)
-        let trim = { (signal: [Int16]) in try throughOpus(Array(signal.dropFirst(lead.count))) }
+        // As the room hears it: through Opus as the voice profile sends it, on a perfect path.
+        let trim = { (signal: [Int16]) in try PlainOpusBaseline.run(Array(signal.dropFirst(lead.count)), impairment: nil).pcm }
         let sent = try [noisy, suppressed, clean, reference].map(trim)
         let scores = try PESQJudge.scores(reference: speech, degraded: sent)
         var figures = NoiseFigures(
