@@ -46,6 +46,9 @@ let package = Package(
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
         // Music and sound-effect files: WAV, FLAC, Ogg (Opus, Vorbis) and MP3 through libsndfile.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]),
+        // MP3 decoded by libmpg123 itself (libsndfile's own use of it prints its notes on a
+        // damaged file to standard error, with no way to quiet them).
+        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"]), .brew(["mpg123"])]),
         // Spatial sound: head-related transfer functions from SOFA files (libmysofa; Debian's
         // libmysofa1 ships MIT's KEMAR set).
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
@@ -79,7 +82,7 @@ let package = Package(
         .target(
             name: "MajlisAudio",
             dependencies: [
-                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch", "CSndFile", "CMySofa",
+                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch", "CSndFile", "CMPG123", "CMySofa",
                 .target(name: "CPulse", condition: .when(platforms: [.linux])),
             ]),
         .target(

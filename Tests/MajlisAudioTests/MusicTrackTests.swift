@@ -1,6 +1,7 @@
 import Foundation
 import MajlisAudio
 import MajlisLab
+import MajlisProtocol
 import MajlisTestSupport
 import Testing
 
@@ -47,6 +48,12 @@ import Testing
         // Each says what is wrong in its own words, on one line.
         let damaged = #expect(throws: AudioError.self) { try MusicTrack(path: path) }
         #expect(damaged.map { "\($0)" } == "audio file: \(path): not a sound file that can be decoded (WAV, FLAC, Ogg Opus or Vorbis, MP3), or damaged")
+        // Random bytes named .mp3 (libmpg123 finds false frame headers in them and, through
+        // libsndfile, printed its resync notes).
+        var generator = SplitMix64(seed: 7)
+        try Data((0..<3_000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: path))
+        let random = #expect(throws: AudioError.self) { try MusicTrack(path: path) }
+        #expect(random.map { "\($0)" }?.hasSuffix("or damaged") == true)
         let missing = #expect(throws: AudioError.self) { try MusicTrack(path: "/nonexistent/file.wav") }
         #expect(missing.map { "\($0)" } == "audio file: /nonexistent/file.wav: no such file")
         let folder = #expect(throws: AudioError.self) { try MusicTrack(path: FileManager.default.temporaryDirectory.path) }

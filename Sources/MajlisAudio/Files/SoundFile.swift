@@ -23,12 +23,20 @@ public enum SoundFile {
     /// Files longer than this are refused (a decoded hour of stereo is 1.4 GB of floats).
     public static let longest = 30.0 * 60
 
+    /// The first four bytes of the kinds libsndfile reads: WAV (RIFF, RIFX, RF64, Wave64), AIFF,
+    /// FLAC, Ogg, AU, CAF, VOC and NIST.
+    static let libsndfileHeaders: Set<Data> = Set(["RIFF", "RIFX", "RF64", "riff", "FORM", "fLaC", "OggS", ".snd", "dns.", "caff", "Crea", "NIST"].map { Data($0.utf8) })
+
     /// The whole file, as it is (its rate and channels).
     public static func read(_ path: String) throws(AudioError) -> PCMBuffer {
         var directory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &directory) else { throw AudioError.badFile("\(path): no such file") }
         guard !directory.boolValue else { throw AudioError.badFile("\(path): a directory, not a sound file") }
         guard FileManager.default.isReadableFile(atPath: path) else { throw AudioError.badFile("\(path): not readable (permissions)") }
+        // libsndfile takes what starts with a header of its own; everything else is MP3 or
+        // nothing, which libmpg123 tells quietly.
+        let start = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) } ?? Data()
+        guard libsndfileHeaders.contains(start) else { return try MP3File.read(path, longest: longest) }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             // libsndfile's own words for a file it cannot decode are often of another error
