@@ -102,7 +102,7 @@ import Testing
         let bound = harness.bind(member)
         #expect(bound)
         // The uplink train, every packet on time, over the whole probe; the downlink train
-        // collected tick by tick.
+        // collected tick by tick, on a path that adds no delay.
         var uplink = ProbeSchedule(bitrate: 400_000)
         let outbound = member.outbound
         var downlink = ProbeMeter(bitrate: 200_000)
@@ -121,9 +121,12 @@ import Testing
                 let phase = try #require(ProbeSchedule.Phase(rawValue: rtp.payload[0]))
                 downlink.arrived(index: Int(rtp.sequenceNumber), phase: phase, sentAt: Double(rtp.timestamp) / 48, bytes: bytes.count + 28, at: harness.now)
             }
-            harness.now += 1
+            // The server's media loop ticks every 10 ms.
+            harness.now += 10
         }
         let down = downlink.figures
+        // A perfect path shows no jitter, though the steady phase's packets are due every 5 ms.
+        #expect(down.jitter < 0.5, "downlink jitter \(down.jitter) ms")
         #expect(down.received == ProbeSchedule(bitrate: 200_000).steadyCount + ProbeSchedule(bitrate: 200_000).capacityCount)
         #expect(down.loss == 0 && down.bandwidth == 200_000)
         let up = try #require(harness.core.probeFigures[member.ssrc])

@@ -82,12 +82,15 @@ extension MediaRouterCore {
             case .probe(let run):
                 let begun = run.downlinkStarted ?? now
                 run.downlinkStarted = begun
+                // Stamped with when it goes, not when it was due: this tick runs every 10 ms and
+                // the steady phase's packets are due every 5, so planned times made a clean path
+                // read 6-7 ms of jitter.
                 for (index, packet) in run.downlink.due(elapsed: now - begun) {
                     var payload = [UInt8](repeating: 0, count: packet.size)
                     payload[0] = packet.phase.rawValue
                     let rtp = RTPPacket(
                         payloadType: ProbeSchedule.payloadType, sequenceNumber: UInt16(truncatingIfNeeded: index),
-                        timestamp: UInt32(packet.at * 48), ssrc: MediaSettings.serverSSRC, payload: payload)
+                        timestamp: UInt32((now - begun) * 48), ssrc: MediaSettings.serverSSRC, payload: payload)
                     if let secured = try? outbound.protect(rtp: rtp.serialized()) { output.send(secured, to: address) }
                 }
             }

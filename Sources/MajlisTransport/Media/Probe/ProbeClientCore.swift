@@ -60,7 +60,8 @@ public final class ProbeClientCore {
             payload[0] = packet.phase.rawValue
             let rtp = RTPPacket(
                 payloadType: ProbeSchedule.payloadType, sequenceNumber: UInt16(truncatingIfNeeded: index),
-                timestamp: UInt32(packet.at * 48), ssrc: settings.ssrc, payload: payload)
+                // When it goes (the host's tick may be coarser than the train's interval).
+                timestamp: UInt32((now - boundAt) * 48), ssrc: settings.ssrc, payload: payload)
             if let secured = try? outbound.protect(rtp: rtp.serialized()) { out.append(secured) }
         }
         if uplink.finished && uplinkDone == nil { uplinkDone = now }
