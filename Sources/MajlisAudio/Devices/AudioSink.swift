@@ -6,10 +6,14 @@ public protocol AudioSink: AnyObject, Sendable {
     func play(_ frame: [Int16])
     /// 1 (mono) or 2 (stereo: frames of 960 left-right pairs).
     var channels: Int { get }
+    /// How long a frame played here takes to be heard, milliseconds (a device's buffers; 0 for a
+    /// recording). Read from any thread.
+    var latency: Double { get }
 }
 
 extension AudioSink {
     public var channels: Int { 1 }
+    public var latency: Double { 0 }
 }
 
 /// Keeps everything heard, to write as a 48 kHz WAV (mono, or stereo with `channels` 2).

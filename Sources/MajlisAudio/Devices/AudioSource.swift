@@ -9,10 +9,14 @@ public protocol AudioSource: AnyObject {
     /// nobody can hear it is gone), or waits to be read (a recording: it is read only while the
     /// call can carry it, so its start is not spoken into a path that is still being set up).
     var isLive: Bool { get }
+    /// How long a sound takes to become a frame here, milliseconds (a device's buffers; 0 for a
+    /// file). Read from any thread.
+    var latency: Double { get }
 }
 
 extension AudioSource {
     public var isLive: Bool { true }
+    public var latency: Double { 0 }
     public var channels: Int { 1 }
 }
 

@@ -20,6 +20,9 @@ public final class PulledSink: AudioSink, Sendable {
         }
     }
 
+    /// What waits, milliseconds (the app's own device buffers are its to add).
+    public var latency: Double { Double(queue.withLock { $0.count } / channels) * 1_000 / Double(AudioFormat.sampleRate) }
+
     /// The next `count` samples (interleaved when stereo), silence where none wait.
     public func pull(_ count: Int) -> [Int16] {
         queue.withLock { queue in

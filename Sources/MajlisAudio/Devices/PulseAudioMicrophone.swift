@@ -8,6 +8,8 @@ public final class PulseAudioMicrophone: AudioSource, Sendable {
     /// The oldest captured frame; silence while the device has not delivered one.
     public func nextFrame() -> [Int16] { stream.pop() ?? [Int16](repeating: 0, count: AudioFormat.frameSamples) }
 
+    public var latency: Double { stream.latency }
+
     public func close() { stream.close() }
 }
 #endif

@@ -12,6 +12,8 @@ public final class PulseAudioSpeaker: AudioSink {
 
     public func play(_ frame: [Int16]) { stream.push(frame) }
 
+    public var latency: Double { stream.latency }
+
     public func close() { stream.close() }
 }
 #endif

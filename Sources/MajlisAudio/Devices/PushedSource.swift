@@ -20,6 +20,9 @@ public final class PushedSource: AudioSource, Sendable {
     /// How many samples wait.
     public var waiting: Int { queue.withLock { $0.count } }
 
+    /// What waits, milliseconds (the app's own device buffers are its to add).
+    public var latency: Double { Double(waiting) * 1_000 / Double(AudioFormat.sampleRate) }
+
     public func nextFrame() -> [Int16] {
         queue.withLock { queue in
             let count = min(AudioFormat.frameSamples, queue.count)

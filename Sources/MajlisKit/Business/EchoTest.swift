@@ -18,7 +18,10 @@ public final class EchoTest: Sendable {
     public func start(delay: Duration = .seconds(3)) async throws(MajlisError) {
         let milliseconds = Int(delay.components.seconds * 1_000 + delay.components.attoseconds / 1_000_000_000_000_000)
         guard (2_000...10_000).contains(milliseconds) else { throw MajlisError.misuse("the echo test's delay is 2 to 10 seconds") }
-        let answer = try await signaling.request("echo.start", ["delay": .int(Int64(milliseconds))])
+        // What the user hears comes the devices' buffers later than the server sends it back
+        // (through a sound server 75-140 ms): those are asked for less.
+        let asked = max(1_000, milliseconds - Int(media.deviceLatency.rounded()))
+        let answer = try await signaling.request("echo.start", ["delay": .int(Int64(asked))])
         await media.configure(answer["media"])
         await media.setPublishing(true)
     }

@@ -21,7 +21,7 @@ import MajlisTransport
 /// so an engine stopped and configured again never runs two. The core is behind `lock`.
 public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
     // Audited: `core`, `socket`, `running` and `ended` are used under `lock` only; `source` and
-    // `sink` on the engine's thread only.
+    // `sink` on the engine's thread only, but for their `latency` (read from any thread).
     /// What the engine counted since it started.
     public struct Statistics: Sendable, Equatable {
         public var sent = 0
@@ -126,6 +126,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
 
     /// What the engine counted.
     public var statistics: Statistics { withCore { $0.statistics } }
+
+    public var deviceLatency: Double { source.latency + sink.latency }
 
     // MARK: MediaEngine
 

@@ -25,6 +25,9 @@ public protocol MediaEngine: AnyObject, Sendable {
     func setVoiceProcessing(_ processing: VoiceProcessing) async
     /// How the voice is changed before it is sent (pitch, equalizer, reverb; `VoiceEffect.Preset`).
     func setVoiceEffect(_ effect: VoiceEffect) async
+    /// How long the microphone's and the speaker's own buffers hold the sound, milliseconds,
+    /// together (0 without devices): what the echo test leaves out of the delay it asks for.
+    var deviceLatency: Double { get }
 }
 
 extension MediaEngine {
@@ -36,6 +39,7 @@ extension MediaEngine {
     public func setSpatialSound(_ positions: [UInt32: SpatialPosition]?) async {}
     public func setVoiceProcessing(_ processing: VoiceProcessing) async {}
     public func setVoiceEffect(_ effect: VoiceEffect) async {}
+    public var deviceLatency: Double { 0 }
 }
 
 /// A media engine that does nothing (signaling-only apps and bots).

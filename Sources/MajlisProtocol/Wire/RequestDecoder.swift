@@ -156,7 +156,7 @@ public enum RequestDecoder {
         "session.renew": { args throws(ProtocolError) in .renew(token: try args.string("token", maxLength: 8192)) },
         "bye": { _ in .bye },
         "echo.start": { args throws(ProtocolError) in
-            .echoStart(delay: try args.optionalInt("delay", in: 2_000...10_000) ?? 3_000, sdp: try args.optionalString("sdp", maxLength: 65_536))
+            .echoStart(delay: try args.optionalInt("delay", in: 1_000...10_000) ?? 3_000, sdp: try args.optionalString("sdp", maxLength: 65_536))
         },
         "echo.stop": { _ in .echoStop },
         "probe.start": { args throws(ProtocolError) in
