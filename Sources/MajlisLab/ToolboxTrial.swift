@@ -166,6 +166,49 @@ public enum ToolboxTrial {
         }
     }
 
+    /// Each band's gain as the room hears it: pink noise through the equalizer set to `gains`
+    /// and then Opus as `profile` sends it, against the same noise through Opus alone, over a
+    /// third of an octave around each band's centre (Welch's average of 4096-point spectra).
+    /// A codec carries a band's energy, not every shape within it: where its bands are wide and
+    /// its bits few, a cut narrower than its band is partly filled in.
+    public static func equalizerBandsHeard(gains: [Double], profile: AudioProfile?, seed: UInt64 = 1) throws -> [Double] {
+        let noise = SyntheticSound.pinkNoise(count: 4 * AudioFormat.sampleRate, seed: seed).map { SyntheticSound.clip($0 * 3_000) }
+        func heard(_ input: [Int16]) throws -> [Double] {
+            guard let profile else { return averageSpectrum(Array(input.dropFirst(AudioFormat.sampleRate / 2))) }
+            let encoder = try OpusEncoder(bitrate: profile.bitrate, music: profile != .speech)
+            let decoder = try OpusDecoder()
+            var output: [Int16] = []
+            for start in stride(from: 0, through: input.count - AudioFormat.frameSamples, by: AudioFormat.frameSamples) {
+                output += try decoder.decode(try encoder.encode(Array(input[start..<start + AudioFormat.frameSamples])))
+            }
+            return averageSpectrum(Array(output.dropFirst(AudioFormat.sampleRate / 2)))
+        }
+        let flat = try heard(applied(VoiceEffect(), to: noise))
+        let equalized = try heard(applied(VoiceEffect(equalizer: gains), to: noise))
+        let binWidth = Double(AudioFormat.sampleRate) / 4_096
+        return Equalizer.frequencies.map { centre in
+            let lowest = Int((centre / pow(2, 1.0 / 6) / binWidth).rounded())
+            let bins = lowest...max(lowest, Int((centre * pow(2, 1.0 / 6) / binWidth).rounded()))
+            let energy = { (spectrum: [Double]) in bins.reduce(0.0) { $0 + spectrum[$1] } }
+            return 10 * log10(max(1e-12, energy(equalized)) / max(1e-12, energy(flat)))
+        }
+    }
+
+    /// The mean power spectrum of `samples`: Hann-windowed 4096-point transforms, half
+    /// overlapping.
+    static func averageSpectrum(_ samples: [Int16]) -> [Double] {
+        let size = 4_096
+        var sum = [Double](repeating: 0, count: size / 2)
+        let window = (0..<size).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size)) }
+        for start in stride(from: 0, through: samples.count - size, by: size / 2) {
+            var real = (0..<size).map { Double(samples[start + $0]) * window[$0] }
+            var imaginary = [Double](repeating: 0, count: size)
+            FFT.transform(&real, &imaginary, inverse: false)
+            for bin in 0..<size / 2 { sum[bin] += real[bin] * real[bin] + imaginary[bin] * imaginary[bin] }
+        }
+        return sum
+    }
+
     /// What a spatialized source sounds like at the ears.
     public struct SpatialFigures: Sendable {
         /// How much earlier the left ear hears it than the right, ms (negative: the right ear

@@ -49,6 +49,23 @@ import Testing
         }
     }
 
+    /// What the room hears of the equalizer through Opus is what docs/sdk.md says: with the
+    /// music profile every band to 8 kHz within 1 dB of the equalizer alone and the 16 kHz band
+    /// at least half of it (Opus codes 15.6-20 kHz as one band, by its energy); with the speech
+    /// profile 2 to 8 kHz within 1 dB, the lower bands within 3 dB, 16 kHz at least 40%.
+    @Test func theRoomHearsTheEqualizerThroughOpusAsDocumented() async throws {
+        let gains = (0..<10).map { $0 % 2 == 0 ? 9.0 : -9 }
+        let alone = try await offPoolInPairs { try ToolboxTrial.equalizerBandsHeard(gains: gains, profile: nil) }
+        for profile in [AudioProfile.music, .speech] {
+            let heard = try await offPoolInPairs { try ToolboxTrial.equalizerBandsHeard(gains: gains, profile: profile) }
+            for band in 0..<9 {
+                let allowed = profile == .music || band >= 6 ? 1.0 : 3.0
+                #expect(abs(heard[band] - alone[band]) <= allowed, "\(profile) \(Equalizer.frequencies[band]) Hz: \(heard[band]) dB of \(alone[band])")
+            }
+            #expect(heard[9] / alone[9] >= (profile == .music ? 0.5 : 0.4) && heard[9] / alone[9] <= 1.1, "\(profile) 16 kHz: \(heard[9]) dB of \(alone[9])")
+        }
+    }
+
     @Test func gainsOutsideTheRangeAreClamped() {
         let effect = VoiceEffect(pitch: 30, equalizer: [40, -40])
         #expect(effect.pitch == 12)

@@ -15,6 +15,16 @@ import Testing
         #expect(effect.reverb == ReverbSettings(roomSize: 0.9, damping: 0.1, wet: 0.5))
     }
 
+    /// What Opus does not carry of the equalizer is said where it matters.
+    @Test func theEqualizerNoteSaysWhatTheCodecDoesNotCarry() {
+        let flat = [Double](repeating: 0, count: 10)
+        #expect(JoinCommand.equalizerNote(flat, profile: .speech) == nil)
+        #expect(JoinCommand.equalizerNote([0, 0, 0, 0, 0, 0, 3, 3, 3, 0], profile: .speech) == nil)
+        #expect(JoinCommand.equalizerNote([3, 0, 0, 0, 0, 0, 0, 0, 0, 0], profile: .music) == nil)
+        #expect(JoinCommand.equalizerNote([0, 0, 0, 0, 0, 0, 0, 0, 0, -12], profile: .music) == "equalizer: through Opus the room hears 16 kHz at about half its gain")
+        #expect(JoinCommand.equalizerNote(VoiceEffect.Preset.deeper.effect.equalizer, profile: .speech)?.contains("under 2 kHz within 3 dB") == true)
+    }
+
     @Test(arguments: [
         ("shout", nil, nil, nil, "--effect must be one of"), (nil, "13", nil, nil, "--pitch"), (nil, "up", nil, nil, "--pitch"),
         (nil, nil, "1,2,3", nil, "--eq"), (nil, nil, "1,2,3,4,5,6,7,8,9,16", nil, "--eq"), (nil, nil, nil, "0.5,0.5", "--reverb"),

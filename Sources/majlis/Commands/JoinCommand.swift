@@ -28,7 +28,9 @@ enum JoinCommand {
         gain on the microphone on or off: on by default for the sound server's microphone, off for --mic;
         --noise-suppression sets its level (low, moderate, high: the default, veryHigh, off). --effect changes
         the voice sent: deeper, brighter, child, elder, robot, ktv, studio, hall, none; --pitch (-12 to 12
-        semitones), --eq (ten gains, -15 to 15 dB, at 31, 62, 125, 250, 500 Hz, 1, 2, 4, 8, 16 kHz) and --reverb
+        semitones), --eq (ten gains, -15 to 15 dB, at 31, 62, 125, 250, 500 Hz, 1, 2, 4, 8, 16 kHz; through
+        Opus the room hears 16 kHz at about half its gain, and with the speech profile the bands under 2 kHz
+        within 3 dB, the rest within 1) and --reverb
         (three numbers from 0 to 1) set or override its parts. --music plays a file (WAV, FLAC, Ogg Opus or
         Vorbis, MP3) into what the room hears while seated and here too (--music-local: here only), --music-loops
         times (default 1; 0 until the end of the run), at --music-volume percent for the room and here (0 to
@@ -87,6 +89,7 @@ enum JoinCommand {
             throw Arguments.Failure(description: "--profile must be speech, music or stereo-music")
         }
         try args.rejectPositional("join")
+        if let note = Self.equalizerNote(effect.equalizer, profile: profile) { say(note) }
         if let music {
             guard FileManager.default.isReadableFile(atPath: music) else { throw Arguments.Failure(description: "--music \(music): cannot read it") }
         } else if musicLocal || musicVolumes != nil {
@@ -153,6 +156,16 @@ extension JoinCommand {
             throw Arguments.Failure(description: "--music-volume must be SEND,LOCAL (or one number for both), each 0 to 400")
         }
         return (parts[0]!, parts.last!!)
+    }
+
+    /// What Opus at `profile` does not carry of `gains` (docs/sdk.md; measured by `majlis bench
+    /// audio`), or nil when it carries them all within 1 dB.
+    static func equalizerNote(_ gains: [Double], profile: AudioProfile) -> String? {
+        let low = profile == .speech && gains.prefix(6).contains { $0 != 0 }
+        let top = gains.count == 10 && gains[9] != 0
+        guard low || top else { return nil }
+        let parts = (top ? ["16 kHz at about half its gain"] : []) + (low ? ["the bands under 2 kHz within 3 dB (--profile music: within 1)"] : [])
+        return "equalizer: through Opus the room hears " + parts.joined(separator: " and ")
     }
 
     /// The voice effect of `--effect`, `--pitch`, `--eq` and `--reverb` (the parts given override
