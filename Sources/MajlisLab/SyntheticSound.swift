@@ -126,6 +126,25 @@ public enum SyntheticSound {
         return Double(sampleRate) / lag
     }
 
+    /// Where `pattern` lines up best in `signal`: the index in `signal` at which it starts
+    /// (cross-correlation through the FFT), for finding one pass of a looped recording.
+    public static func bestOffset(of pattern: [Int16], in signal: [Int16]) -> Int {
+        guard signal.count >= pattern.count, !pattern.isEmpty else { return 0 }
+        var size = 1
+        while size < signal.count + pattern.count { size <<= 1 }
+        var signalReal = signal.map(Double.init) + [Double](repeating: 0, count: size - signal.count)
+        var signalImaginary = [Double](repeating: 0, count: size)
+        var patternReal = pattern.map(Double.init) + [Double](repeating: 0, count: size - pattern.count)
+        var patternImaginary = [Double](repeating: 0, count: size)
+        FFT.transform(&signalReal, &signalImaginary, inverse: false)
+        FFT.transform(&patternReal, &patternImaginary, inverse: false)
+        // signal times the pattern's conjugate: the correlation at each lag.
+        var real = (0..<size).map { signalReal[$0] * patternReal[$0] + signalImaginary[$0] * patternImaginary[$0] }
+        var imaginary = (0..<size).map { signalImaginary[$0] * patternReal[$0] - signalReal[$0] * patternImaginary[$0] }
+        FFT.transform(&real, &imaginary, inverse: true)
+        return (0...(signal.count - pattern.count)).max { real[$0] < real[$1] } ?? 0
+    }
+
     /// The level of `frequency` in `samples`, dB (a single-bin DFT over whole periods).
     public static func level(of frequency: Double, in samples: [Int16], sampleRate: Int = AudioFormat.sampleRate) -> Double {
         let periods = (Double(samples.count) * frequency / Double(sampleRate)).rounded(.down)
