@@ -5,8 +5,9 @@ import MajlisTransport
 /// makes of speech over the same two impaired legs: the yardstick Majlis is measured against.
 public enum PlainOpusBaseline {
     /// Decoded speech and the fraction of packets lost end to end (either leg dropping it).
-    public static func run(_ speech: [Int16], impairment: NetworkSimulator.Settings?, bitrate: Int = 32_000, seed: UInt64 = 7) throws -> (pcm: [Int16], loss: Double) {
-        let encoder = try OpusEncoder(bitrate: bitrate)
+    /// `music`: Opus's general audio application (the music profiles), not its voice one.
+    public static func run(_ speech: [Int16], impairment: NetworkSimulator.Settings?, bitrate: Int = 32_000, music: Bool = false, seed: UInt64 = 7) throws -> (pcm: [Int16], loss: Double) {
+        let encoder = try OpusEncoder(bitrate: bitrate, music: music)
         let decoder = try OpusDecoder()
         func leg(_ salt: UInt64) -> PathImpairment? {
             impairment.map {

@@ -174,13 +174,7 @@ public enum ToolboxTrial {
     public static func equalizerBandsHeard(gains: [Double], profile: AudioProfile?, seed: UInt64 = 1) throws -> [Double] {
         let noise = SyntheticSound.pinkNoise(count: 4 * AudioFormat.sampleRate, seed: seed).map { SyntheticSound.clip($0 * 3_000) }
         func heard(_ input: [Int16]) throws -> [Double] {
-            guard let profile else { return averageSpectrum(Array(input.dropFirst(AudioFormat.sampleRate / 2))) }
-            let encoder = try OpusEncoder(bitrate: profile.bitrate, music: profile != .speech)
-            let decoder = try OpusDecoder()
-            var output: [Int16] = []
-            for start in stride(from: 0, through: input.count - AudioFormat.frameSamples, by: AudioFormat.frameSamples) {
-                output += try decoder.decode(try encoder.encode(Array(input[start..<start + AudioFormat.frameSamples])))
-            }
+            let output = try profile.map { try PlainOpusBaseline.run(input, impairment: nil, bitrate: $0.bitrate, music: $0 != .speech).pcm } ?? input
             return averageSpectrum(Array(output.dropFirst(AudioFormat.sampleRate / 2)))
         }
         let flat = try heard(applied(VoiceEffect(), to: noise))
