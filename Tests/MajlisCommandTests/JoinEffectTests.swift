@@ -1,3 +1,4 @@
+import MajlisKit
 import MajlisProtocol
 import Testing
 
@@ -21,8 +22,11 @@ import Testing
         #expect(JoinCommand.equalizerNote(flat, profile: .speech) == nil)
         #expect(JoinCommand.equalizerNote([0, 0, 0, 0, 0, 0, 3, 3, 3, 0], profile: .speech) == nil)
         #expect(JoinCommand.equalizerNote([3, 0, 0, 0, 0, 0, 0, 0, 0, 0], profile: .music) == nil)
-        #expect(JoinCommand.equalizerNote([0, 0, 0, 0, 0, 0, 0, 0, 0, -12], profile: .music) == "equalizer: through Opus the room hears 16 kHz at about half its gain")
-        #expect(JoinCommand.equalizerNote(VoiceEffect.Preset.deeper.effect.equalizer, profile: .speech)?.contains("under 2 kHz within 3 dB") == true)
+        #expect(JoinCommand.equalizerNote([0, 0, 0, 0, 0, 0, 0, 0, 0, -12], profile: .music) == .equalizerThroughOpus(top: true, low: false))
+        #expect(JoinCommand.equalizerNote(VoiceEffect.Preset.deeper.effect.equalizer, profile: .speech) == .equalizerThroughOpus(top: false, low: true))
+        let english = VoiceRoomPresenter(language: .english)
+        #expect(english.text(.equalizerThroughOpus(top: true, low: false)) == "Equalizer: through Opus the room hears 16 kHz at about half its gain")
+        #expect(english.text(.equalizerThroughOpus(top: true, low: true)).contains("half its gain and the bands under 2 kHz within 3 dB"))
     }
 
     @Test(arguments: [

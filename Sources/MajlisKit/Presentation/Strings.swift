@@ -57,6 +57,9 @@ public enum Strings {
         case pressToQuit
         case sound(String)
         case noSound
+        /// What Opus does not carry of the equalizer set: the 16 kHz band (`top`), and with the
+        /// speech profile the bands under 2 kHz (`low`).
+        case equalizerThroughOpus(top: Bool, low: Bool)
         case voiceProcessing(Bool)
         case voiceEffect(String)
         /// A voice effect preset's name.
@@ -125,6 +128,9 @@ public enum Strings {
         case .pressToQuit: return "press q to quit"
         case .sound(let device): return "Sound: \(device)  (p clean-up, e effect, k music, h seats around)"
         case .noSound: return "No sound server (PulseAudio or PipeWire): you hear nothing and nobody hears you; use --mic and --record"
+        case .equalizerThroughOpus(let top, let low):
+            let parts = (top ? ["16 kHz at about half its gain"] : []) + (low ? ["the bands under 2 kHz within 3 dB (--profile music: within 1)"] : [])
+            return "Equalizer: through Opus the room hears " + parts.joined(separator: " and ")
         case .voiceProcessing(let on): return on ? "Echo cancellation and noise suppression on" : "Echo cancellation and noise suppression off"
         case .voiceEffect(let name): return "Voice effect: \(name)"
         case .effectPreset(let preset):
@@ -224,6 +230,9 @@ public enum Strings {
         case .pressToQuit: return "按 q 退出"
         case .sound(let device): return "声音：\(device)（p 降噪，e 音效，k 音乐，h 环绕）"
         case .noSound: return "没有声音服务（PulseAudio 或 PipeWire）：听不到也说不出；可用 --mic 和 --record"
+        case .equalizerThroughOpus(let top, let low):
+            let parts = (top ? ["16 kHz 约为所设增益的一半"] : []) + (low ? ["2 kHz 以下各段误差在 3 dB 内（--profile music：1 dB 内）"] : [])
+            return "均衡器：经 Opus 编码后房间听到的" + parts.joined(separator: "，")
         case .voiceProcessing(let on): return on ? "回声消除与降噪：开" : "回声消除与降噪：关"
         case .voiceEffect(let name): return "音效：\(name)"
         case .effectPreset(let preset):
@@ -340,6 +349,9 @@ public enum Strings {
         case .pressToQuit: return "اضغط q للخروج"
         case .sound(let device): return "الصوت: \(device)  (p التنقية، e المؤثر، k الموسيقى، h المقاعد حولك)"
         case .noSound: return "لا يوجد خادم صوت (PulseAudio أو PipeWire): لن تسمع ولن يسمعك أحد؛ استخدم ‎--mic و ‎--record"
+        case .equalizerThroughOpus(let top, let low):
+            let parts = (top ? ["نطاق 16 كيلوهرتز بنحو نصف كسبه"] : []) + (low ? ["النطاقات دون 2 كيلوهرتز بفارق 3 ديسيبل (‎--profile music: بفارق 1)"] : [])
+            return "المعادل: عبر Opus تسمع الغرفة " + parts.joined(separator: " و")
         case .voiceProcessing(let on): return on ? "إلغاء الصدى وكتم الضوضاء: مفعّل" : "إلغاء الصدى وكتم الضوضاء: متوقف"
         case .voiceEffect(let name): return "مؤثر الصوت: \(name)"
         case .effectPreset(let preset):
@@ -439,6 +451,9 @@ public enum Strings {
         case .pressToQuit: return "q で終了"
         case .sound(let device): return "サウンド：\(device)（p 処理、e 効果、k 音楽、h 席の配置）"
         case .noSound: return "サウンドサーバーがありません（PulseAudio か PipeWire）：音は聞こえず、声も届きません。--mic と --record を使ってください"
+        case .equalizerThroughOpus(let top, let low):
+            let parts = (top ? ["16 kHz は設定の約半分"] : []) + (low ? ["2 kHz 未満の帯域は 3 dB 以内（--profile music なら 1 dB 以内）"] : [])
+            return "イコライザー：Opus を通すと部屋に届くのは " + parts.joined(separator: "、")
         case .voiceProcessing(let on): return on ? "エコー除去とノイズ抑制：オン" : "エコー除去とノイズ抑制：オフ"
         case .voiceEffect(let name): return "ボイスエフェクト：\(name)"
         case .effectPreset(let preset):

@@ -89,7 +89,6 @@ enum JoinCommand {
             throw Arguments.Failure(description: "--profile must be speech, music or stereo-music")
         }
         try args.rejectPositional("join")
-        if let note = Self.equalizerNote(effect.equalizer, profile: profile) { say(note) }
         if let music {
             guard FileManager.default.isReadableFile(atPath: music) else { throw Arguments.Failure(description: "--music \(music): cannot read it") }
         } else if musicLocal || musicVolumes != nil {
@@ -143,6 +142,7 @@ enum JoinCommand {
             music: music.map { JoinOptions.Music(path: $0, loops: musicLoops, local: musicLocal, volumes: musicVolumes ?? (100, 100)) }, monitor: monitor,
             spatial: spatial, stereo: stereo, profile: profile)
         if tui { return try TerminalUI.run(options) }
+        if let note = Self.equalizerNote(effect.equalizer, profile: profile) { say(VoiceRoomPresenter(language: .english).text(note)) }
         return Bot(options: options).runBlocking()
     }
 }
@@ -160,12 +160,10 @@ extension JoinCommand {
 
     /// What Opus at `profile` does not carry of `gains` (docs/sdk.md; measured by `majlis bench
     /// audio`), or nil when it carries them all within 1 dB.
-    static func equalizerNote(_ gains: [Double], profile: AudioProfile) -> String? {
+    static func equalizerNote(_ gains: [Double], profile: AudioProfile) -> Strings.Key? {
         let low = profile == .speech && gains.prefix(6).contains { $0 != 0 }
         let top = gains.count == 10 && gains[9] != 0
-        guard low || top else { return nil }
-        let parts = (top ? ["16 kHz at about half its gain"] : []) + (low ? ["the bands under 2 kHz within 3 dB (--profile music: within 1)"] : [])
-        return "equalizer: through Opus the room hears " + parts.joined(separator: " and ")
+        return low || top ? .equalizerThroughOpus(top: top, low: low) : nil
     }
 
     /// The voice effect of `--effect`, `--pitch`, `--eq` and `--reverb` (the parts given override

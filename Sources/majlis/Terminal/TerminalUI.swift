@@ -85,6 +85,7 @@ final class TerminalUI: Sendable {
 
     private func start() async {
         if options.spatial { await room.setSpatialSound(true) }
+        if let note = JoinCommand.equalizerNote(options.effect.equalizer, profile: options.profile) { show(presenter.text(note)) }
         let states = await room.states()
         Task {
             for await state in states {
