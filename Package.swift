@@ -40,10 +40,6 @@ let package = Package(
         // terminal client's microphone and speakers. Headers in /usr/include (libpulse-dev); no
         // pkg-config: its -pthread and -D_REENTRANT flags are refused by SwiftPM.
         .systemLibrary(name: "CPulse"),
-        // The client's audio pipeline: Speex's DSP library (echo cancellation), WebRTC's audio
-        // processing 0.3 (voice detection; C++, wrapped by CVoiceProcessing) and SoundTouch's C
-        // interface (pitch).
-        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
         // Music and sound-effect files: WAV, FLAC, Ogg (Opus, Vorbis) and MP3 through libsndfile.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]),
         // MP3 decoded by libmpg123 itself (libsndfile's own use of it prints its notes on a
@@ -52,6 +48,8 @@ let package = Package(
         // Spatial sound: head-related transfer functions from SOFA files (libmysofa; Debian's
         // libmysofa1 ships MIT's KEMAR set).
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
+        // The client's audio pipeline: SoundTouch's C interface (pitch); WebRTC's audio
+        // processing 0.3 (voice detection; C++) is wrapped by the target CVoiceProcessing below.
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"]), .brew(["sound-touch"])]),
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
@@ -82,7 +80,7 @@ let package = Package(
         .target(
             name: "MajlisAudio",
             dependencies: [
-                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CSpeexDSP", "CVoiceProcessing", "CSoundTouch", "CSndFile", "CMPG123", "CMySofa",
+                "MajlisProtocol", "COpus", "COpusShim", "CSampleRate", "CVoiceProcessing", "CSoundTouch", "CSndFile", "CMPG123", "CMySofa",
                 .target(name: "CPulse", condition: .when(platforms: [.linux])),
             ]),
         .target(

@@ -1,25 +1,24 @@
-import CSpeexDSP
 import Foundation
 
-/// Takes what the speaker played out of what the microphone heard: Speex's multi-delay block
-/// frequency-domain adaptive filter (150 ms of echo path), then its preprocessor's residual echo
-/// suppression (40 dB while only the far end speaks, 15 dB while both do, so a voice over the
-/// echo is kept). 20 ms frames of 48 kHz mono. Not thread-safe: one pipeline owns it.
+/// Takes what the speaker played out of what the microphone heard: `EchoFilter`, a 300 ms
+/// adaptive filter (foreground and background), given what was played as it reaches the
+/// microphone. What the filter leaves of the echo is the noise suppressor's to take out: the
+/// canceller hands it the filter's echo estimate (`NoiseSuppressor.process(_:echo:)`). 20 ms
+/// frames of 48 kHz mono. Not thread-safe: one pipeline owns it.
 ///
 /// The filter is given what was played as it reaches the microphone: `EchoDelayEstimator` finds
 /// how long after it was handed over that is (the playout buffer, the sound server, the air), and
 /// the filter starts `lead` before it. With the delay left to the filter, the playout buffer
-/// alone (60 ms) took a third of its 150 ms, and a sound server's buffers could take it all.
+/// alone (60 ms) took a fifth of it, and a sound server's buffers could take it all.
 /// Measured (`majlis bench audio`) through a room ringing for 280 ms with the echo 6 dB under the
-/// playback, heard 105 ms after it was handed over: ERLE 31-39 dB, the near end of double talk
-/// PESQ-WB 2.8. A 200 ms filter: 32 dB and 2.75; 300 ms, 35 dB and 2.9 and 450 ms, 33 dB and 2.8
-/// (with the delay known); 10 ms blocks instead of 20, 28 dB and 2.6. WebRTC 0.3's canceller
+/// playback, heard 105 ms after it was handed over, with the noise suppressor after it: ERLE
+/// 5 s into far-end speech, after double talk, and the near end of double talk PESQ-WB are in
+/// CHANGELOG.md. Speex's canceller (its 150 ms filter and residual echo suppressor) left the near
+/// end of double talk at 2.75-2.87: its filter alone took 20 dB of echo where this one takes
+/// 22-25, and the near end through it alone scored 2.4 against 3.6-3.7. WebRTC 0.3's canceller
 /// reached 46 dB but left the near end at 1.2: its nonlinear stage takes the voice with the echo.
 final class EchoCanceller {
-    // Audited: both states are used by the owner's thread only.
-    private let echo: OpaquePointer
-    private let preprocess: OpaquePointer
-    private let frame: Int
+    private var filter: EchoFilter
     private var estimator: EchoDelayEstimator
     /// What was played, the last `Self.memory` samples.
     private var history: [Int16] = []
@@ -29,10 +28,16 @@ final class EchoCanceller {
     /// How far ahead of the echo's estimated arrival the filter's reference starts, ms (its
     /// estimate is 10 ms blocks of a smeared loudness: the direct sound can come sooner).
     static let lead = 20
+    /// The filter's partitions, ms, and how far the measured delay must be from the alignment
+    /// for the filter to be realigned, ms, with what it learnt moved along. A first delay measured
+    /// 40 ms after the guess (100 against 60, 0.8 s in), ERLE 5 s into far-end speech: starting
+    /// the filter over, 25.8-27.4 dB; keeping the guess (the echo 65 ms into the filter),
+    /// 27.6-30.6 dB; realigning what was learnt, 29.4-34.1 dB.
+    static let partition = EchoFilter.block * 1_000 / AudioFormat.sampleRate
+    static let realignment = 10
     static let memory = AudioFormat.sampleRate
-    /// Played frames quieter than -60 dBFS are silence; the residual echo suppressor stays on for
-    /// 2 s of it (beyond the delay): switched off and on in the pauses of a far end's speech, it
-    /// cost the near end of double talk 0.4 PESQ-WB (2.4 against 2.8).
+    /// Played frames quieter than -60 dBFS are silence; an echo can be heard for 2 s of it
+    /// (beyond the delay).
     static let quiet = pow(32_768 * pow(10, -60.0 / 20), 2)
     static let ringing = 2_000
     /// Played frames in a row that were silent (counted up to a minute; from the start: nothing
@@ -43,34 +48,16 @@ final class EchoCanceller {
     /// The delay the filter is aligned for now, ms, and whether it was measured.
     var delay: (milliseconds: Int, measured: Bool) { (estimator.delay, estimator.measured) }
 
-    init(sampleRate: Int = AudioFormat.sampleRate, frameSamples: Int = AudioFormat.frameSamples, tail: Int = 150, delayGuess: Int = 60) throws(AudioError) {
-        guard let echo = speex_echo_state_init(Int32(frameSamples), Int32(sampleRate * tail / 1_000)) else {
-            throw AudioError.processing("the echo canceller could not start")
-        }
-        guard let preprocess = speex_preprocess_state_init(Int32(frameSamples), Int32(sampleRate)) else {
-            speex_echo_state_destroy(echo)
-            throw AudioError.processing("the echo suppressor could not start")
-        }
-        self.echo = echo
-        self.preprocess = preprocess
+    init(tail: Int = 300, delayGuess: Int = 60) {
+        filter = EchoFilter(milliseconds: tail)
         estimator = EchoDelayEstimator(guess: delayGuess)
         aligned = delayGuess
-        frame = frameSamples
-        var rate = Int32(sampleRate)
-        speex_echo_ctl(echo, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
-        // The residual echo is suppressed through the preprocessor's spectral gain, which is its
-        // denoiser: on, but holding noise back by 1 dB only (noise is the noise suppressor's job).
-        var on: Int32 = 1, noise: Int32 = -1, alone: Int32 = -40, together: Int32 = -15
-        speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_DENOISE, &on)
-        speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &noise)
-        speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, &alone)
-        speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, &together)
-        speex_preprocess_ctl(preprocess, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(echo))
     }
 
-    deinit {
-        speex_preprocess_state_destroy(preprocess)
-        speex_echo_state_destroy(echo)
+    /// How many samples back from the end of what was played the reference of a `frame`-sample
+    /// frame begins: `lead` before the echo, and not later than what was played.
+    private func offset(_ frame: Int) -> Int {
+        min(Self.memory, max(frame, (aligned - Self.lead) * AudioFormat.sampleRate / 1_000))
     }
 
     /// A frame handed to the speaker.
@@ -85,30 +72,39 @@ final class EchoCanceller {
     /// Whether an echo of what was played may be in what the microphone hears now.
     var isEchoing: Bool { quietFrames * AudioFormat.frameMilliseconds < aligned + Self.ringing }
 
-    /// One frame of the microphone, heard before the frame played in the same moment.
-    func process(_ microphone: inout [Int16]) {
-        guard microphone.count == frame else { return }
+    /// One frame of the microphone, heard before the frame played in the same moment, in place.
+    /// Returns the filter's estimate of the echo in it (what it took out).
+    func process(_ microphone: inout [Int16]) -> [Double] {
+        let frame = microphone.count
         estimator.heard(microphone)
-        if estimator.delay < aligned - Self.lead || estimator.delay > aligned + Self.lead {
-            // The echo begins before the filter's reference, or too much of the filter is spent
-            // before it begins: what it learnt is of another alignment.
-            speex_echo_state_reset(echo)
-            aligned = estimator.delay
+        let drift = estimator.delay - aligned
+        if abs(drift) >= Self.realignment {
+            // The echo moved (or was first measured): the reference moves by whole partitions,
+            // and what the filter learnt moves with it.
+            let before = offset(frame)
+            aligned += Int((Double(drift) / Double(Self.partition)).rounded()) * Self.partition
+            let shift = Int((Double(offset(frame) - before) / Double(EchoFilter.block)).rounded())
+            let end = history.count - offset(frame)
+            filter.realign(by: shift, past: history[max(0, end - Self.memory)..<max(0, end)].map(Double.init))
         }
         // The reference starts `lead` before the echo; it cannot start later than what was played.
-        let back = min(Self.memory, max(frame, (aligned - Self.lead) * AudioFormat.sampleRate / 1_000))
-        var reference = [Int16](repeating: 0, count: frame)
-        let start = history.count - back
+        let start = history.count - offset(frame)
+        var reference = [Double](repeating: 0, count: frame)
         for index in 0..<frame where start + index >= 0 && start + index < history.count {
-            reference[index] = history[start + index]
+            reference[index] = Double(history[start + index])
         }
-        // The residual echo suppressor's output only where an echo can be: its spectral gain,
-        // used in silence from the far end, cost speech in pink noise 0.4 of the noise
-        // suppressor's 0.5 PESQ-WB gain. It runs all the same, so its estimates stay current.
-        var cancelled = [Int16](repeating: 0, count: frame)
-        speex_echo_cancellation(echo, microphone, reference, &cancelled)
-        var suppressed = cancelled
-        speex_preprocess_run(preprocess, &suppressed)
-        microphone = isEchoing ? suppressed : cancelled
+        let heard = microphone.map(Double.init)
+        var echo = [Double](repeating: 0, count: frame)
+        var block = 0
+        while block + EchoFilter.block <= frame {
+            let range = block..<block + EchoFilter.block
+            let (output, estimate) = filter.process(reference: reference[range], microphone: heard[range])
+            for index in range {
+                microphone[index] = Int16(max(-32_768, min(32_767, output[index - block].rounded())))
+                echo[index] = estimate[index - block]
+            }
+            block += EchoFilter.block
+        }
+        return echo
     }
 }

@@ -3,9 +3,9 @@ import CVoiceProcessing
 import MajlisProtocol
 
 /// The microphone's voice processing, 20 ms frames of 48 kHz mono: echo cancellation
-/// (`EchoCanceller`: Speex's adaptive filter, given what was played as it reaches the
-/// microphone), then noise suppression (`NoiseSuppressor`, which follows the noise, not the
-/// loudness), then voice detection (WebRTC's audio processing 0.3) and automatic gain
+/// (`EchoCanceller`: an adaptive filter given what was played as it reaches the microphone), then
+/// noise suppression (`NoiseSuppressor`, which follows the noise, not the loudness, and takes out
+/// what the canceller left of the echo), then voice detection (WebRTC's audio processing 0.3) and automatic gain
 /// (`AutomaticGain`, one slow gain for the voice). What is about to be played goes to `render`, so
 /// the echo canceller knows what to take out of what `capture` then hears. Not thread-safe: one
 /// pipeline owns it.
@@ -47,13 +47,17 @@ public final class VoiceProcessor {
     /// Changes what is done, from the next frame on.
     public func apply(_ settings: VoiceProcessing) throws(AudioError) {
         if settings.echoCancellation && echoCanceller == nil {
-            echoCanceller = try EchoCanceller(delayGuess: playbackDelay)
+            echoCanceller = EchoCanceller(delayGuess: playbackDelay)
         } else if !settings.echoCancellation {
             echoCanceller = nil
         }
-        if let floor = Self.floors[settings.noiseSuppression] {
+        // The suppressor also takes out what the echo canceller leaves; without noise
+        // suppression it does only that, as deep as `high` would.
+        let floor = Self.floors[settings.noiseSuppression] ?? (settings.echoCancellation ? Self.floors[.high] : nil)
+        if let floor {
             if suppressor == nil { suppressor = NoiseSuppressor(floor: floor) }
             suppressor?.floor = floor
+            suppressor?.followsNoise = settings.noiseSuppression != .off
         } else {
             suppressor = nil
         }
@@ -74,8 +78,8 @@ public final class VoiceProcessor {
     /// The near end: a frame of the microphone, processed in place.
     public func capture(_ frame: inout [Int16]) {
         guard frame.count == AudioFormat.frameSamples else { return }
-        echoCanceller?.process(&frame)
-        suppressor?.process(&frame)
+        let echo = echoCanceller?.process(&frame)
+        suppressor?.process(&frame, echo: echo)
         var voiced = false
         frame.withUnsafeMutableBufferPointer { buffer in
             var start = 0
@@ -90,7 +94,7 @@ public final class VoiceProcessor {
     }
 
     /// Whether the noise suppressor is at work now (there is noise to take out).
-    public var isSuppressingNoise: Bool { (suppressor?.noiseLevel ?? -96) >= Self.audibleNoise }
+    public var isSuppressingNoise: Bool { suppressor?.followsNoise == true && (suppressor?.noiseLevel ?? -96) >= Self.audibleNoise }
 
     /// The echo's delay the canceller works with (ms), and whether it measured it (nil: off).
     public var echoDelay: (milliseconds: Int, measured: Bool)? { echoCanceller?.delay }

@@ -53,7 +53,11 @@ enum AudioBenchmark {
             let seed = UInt64(run + 1)
             let noise = try ToolboxTrial.noiseSuppression(speech: speech, level: level, seed: seed)
             let babble = try ToolboxTrial.noiseSuppression(speech: speech, noise: .babble, level: level, seed: seed)
-            let echo = try ToolboxTrial.echoCancellation(farEnd: speech, nearEnd: other, seed: seed)
+            // Another room each run, as the outside judges' runs: how long it rings, and how late
+            // the sound server plays.
+            let rooms: [(reverberation: Double, deviceLatency: Int)] = [(280, 40), (250, 80), (300, 20)]
+            let room = rooms[run % rooms.count]
+            let echo = try ToolboxTrial.echoCancellation(farEnd: speech, nearEnd: other, deviceLatency: room.deviceLatency, reverberation: room.reverberation, seed: seed)
             let pitches = try [-12.0, -5, 4, 12].map { ($0, try ToolboxTrial.pitchShift(semitones: $0)) }
             let pitchError = pitches.map { abs($0.1 - $0.0) }.max() ?? 0
             let settings: [[Double]] = [
@@ -81,10 +85,10 @@ enum AudioBenchmark {
                     run + 1, scores[0].bak, scores[1].bak, scores[0].sig, scores[1].sig, scores[0].ovrl, scores[1].ovrl))
             }
             say(String(
-                format: "run %d: pink noise PESQ %.2f -> %.2f (%+.2f), babble %.2f -> %.2f (%+.2f), clean %.2f of %.2f (-%.2f, level %+.1f dB) | echo ERLE %.1f dB, %.1f dB after double talk, double talk PESQ %.2f (uncancelled %.2f) | pitch %@ (worst error %.2f st) | equalizer worst band error %.2f dB",
+                format: "run %d: pink noise PESQ %.2f -> %.2f (%+.2f), babble %.2f -> %.2f (%+.2f), clean %.2f of %.2f (-%.2f, level %+.1f dB) | echo (room ringing %.0f ms, sound server %d ms) ERLE %.1f dB, %.1f dB after double talk, double talk PESQ %.2f (uncancelled %.2f) | pitch %@ (worst error %.2f st) | equalizer worst band error %.2f dB",
                 run + 1, noise.noisy, noise.suppressed, noise.improvement, babble.noisy, babble.suppressed, babble.improvement,
                 noise.clean, noise.reference, noise.cleanLoss, noise.cleanLevelChange,
-                echo.erle, echo.erleAfterDoubleTalk, echo.doubleTalk, echo.doubleTalkUncancelled,
+                room.reverberation, room.deviceLatency, echo.erle, echo.erleAfterDoubleTalk, echo.doubleTalk, echo.doubleTalkUncancelled,
                 pitches.map { String(format: "%+.0f->%+.2f", $0.0, $0.1) }.joined(separator: " "), pitchError, equalizerError))
             let precall = try MediaBenchmark.blocking { () async throws -> (EchoTrial.Figures, ProbeReport) in
                 let server = try LabServer()

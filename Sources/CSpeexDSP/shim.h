@@ -1,2 +1,0 @@
-#include <speex/speex_echo.h>
-#include <speex/speex_preprocess.h>
