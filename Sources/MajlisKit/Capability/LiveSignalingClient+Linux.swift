@@ -511,30 +511,25 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
 
     public func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
         guard state.withLock({ $0.connection === connection }) else { return }
-        guard let value = try? JSONParser().parse(message) else {
+        guard let frame = ServerFrame(parsing: message) else {
             logger.warning("unreadable frame from the server")
             return
         }
-        if value["ev"] != nil {
-            guard let frame = try? JSONValueDecoder().decode(EventFrame.self, from: value) else {
-                logger.warning("unreadable event \(value["ev"]?.stringValue ?? "")")
+        switch frame {
+        case .event(let name, let value):
+            guard let event = try? JSONValueDecoder().decode(EventFrame.self, from: value) else {
+                logger.warning("unreadable event \(name)")
                 return
             }
-            broadcast(.event(frame))
-            return
-        }
-        guard let re = value["re"]?.intValue else { return }
-        let answer: Answer
-        if value["ok"] == true {
-            answer = .data(value["data"] ?? .object([:]))
-        } else {
-            let code = ErrorCode(rawValue: value["error"]?["code"]?.stringValue ?? "") ?? .internal
-            let host = value["error"]?["host"].flatMap { host in
-                host["node"]?.stringValue.map { ProtocolError.Host(node: $0, signaling: host["signaling"]?.stringValue) }
+            broadcast(.event(event))
+        case .answer(let re, let outcome):
+            let answer: Answer
+            switch outcome {
+            case .success(let data): answer = .data(data)
+            case .failure(let error): answer = .failure(.server(error))
             }
-            answer = .failure(.server(ProtocolError(code, value["error"]?["message"]?.stringValue ?? "", host: host)))
+            state.withLock { $0.pending.removeValue(forKey: re) }?.resume(returning: answer)
         }
-        state.withLock { $0.pending.removeValue(forKey: re) }?.resume(returning: answer)
     }
 
     public func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String) {

@@ -137,15 +137,16 @@ final class RelayLink: WebSocketDelegate, Sendable {
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
-        guard let re = Self.answerId(message) else {
-            // An event: the client has its own `token.expiring` from this node.
-            if !message.starts(with: Self.tokenExpiring) { session.send(message, urgent: false) }
-            return
-        }
-        switch re {
-        case Self.helloId:
-            guard message.starts(with: Self.succeeded(re)) else {
-                if message.starts(with: Self.failed(re, ErrorCode.rateLimited.rawValue)) {
+        switch ServerFrame(parsing: message) {
+        case .none:
+            // Not the protocol's: passed on as it came, for the client to judge.
+            session.send(message, urgent: false)
+        case .event(let name, _):
+            // The client has its own `token.expiring` from this node.
+            if name != Self.tokenExpiring { session.send(message, urgent: false) }
+        case .answer(Self.helloId, let outcome):
+            if case .failure(let error) = outcome {
+                if error.code == .rateLimited {
                     let refusal = ProtocolError(.rateLimited, "too many connections from your address on node \(node), which hosts the room")
                     state.withLock { $0.refusal = refusal }
                 }
@@ -159,12 +160,12 @@ final class RelayLink: WebSocketDelegate, Sendable {
                 return state.queued
             }
             for frame in queued { connection.send(frame) }
-        case Self.renewId, Self.byeId:
+        case .answer(Self.renewId, _), .answer(Self.byeId, _):
             break
-        default:
+        case .answer(let re, let outcome):
             let room = state.withLock { $0.pending.removeValue(forKey: re) }
             // The node no longer hosts the room: its next op finds where it is now.
-            if let room, message.starts(with: Self.failed(re, "conflict")) {
+            if let room, case .failure(let error) = outcome, error.code == .conflict {
                 session.relays.withLock { table in if table.rooms[room] == node { table.rooms[room] = nil } }
             }
             session.send(message)
@@ -205,33 +206,5 @@ final class RelayLink: WebSocketDelegate, Sendable {
         return frame
     }
 
-    private static let tokenExpiring = Data(#"{"ev":"token.expiring""#.utf8)
-
-    private static func succeeded(_ re: Int64) -> Data { Data(#"{"re":\#(re),"ok":true"#.utf8) }
-
-    private static func failed(_ re: Int64, _ code: String) -> Data { Data(#"{"re":\#(re),"ok":false,"error":{"code":"\#(code)""#.utf8) }
-
-    /// The `re` of an answer as this server writes them (`{"re":N,...`); nil for an event.
-    static func answerId(_ frame: Data) -> Int64? {
-        let prefix = #"{"re":"#.utf8
-        guard frame.starts(with: prefix) else { return nil }
-        var value: Int64 = 0
-        var negative = false
-        var digits = 0
-        for byte in frame.dropFirst(prefix.count) {
-            if byte == UInt8(ascii: "-"), digits == 0, !negative {
-                negative = true
-                continue
-            }
-            guard (0x30...0x39).contains(byte) else { break }
-            let digit = Int64(byte - 0x30)
-            // Int64.min's digits would overflow the positive side: build it negative.
-            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflowAgain) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
-            guard !overflow, !overflowAgain else { return nil }
-            value = next
-            digits += 1
-        }
-        return digits > 0 ? value : nil
-    }
+    private static let tokenExpiring = ServerEvent.tokenExpiring(expiresAt: 0).name
 }
