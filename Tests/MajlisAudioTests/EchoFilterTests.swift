@@ -39,13 +39,21 @@ import Testing
         return left
     }
 
-    @Test func aVoiceOverTheEchoIsNotLearntAsEcho() {
-        let delay = 4_800
-        let (played, heard) = Self.scene(seconds: 4, delay: delay, seed: 5)
+    static let delay = 4_800
+    static let learnt = 2 * AudioFormat.sampleRate
+
+    /// A 100 ms filter after 2 s of the scene, its reference 40 ms ahead of the echo, and the
+    /// ERLE it reached over the last 200 ms.
+    static func learning(seconds: Double, seed: UInt64) -> (filter: EchoFilter, played: [Double], heard: [Double], converged: Double) {
+        let (played, heard) = scene(seconds: seconds, delay: delay, seed: seed)
         var filter = EchoFilter(milliseconds: 100)
-        let learnt = 2 * AudioFormat.sampleRate
-        let before = Self.run(&filter, played: played, heard: heard, offset: delay - 1_920, from: 0, to: learnt)
-        let converged = Self.erle(heard, before, learnt - 9_600..<learnt)
+        let before = run(&filter, played: played, heard: heard, offset: delay - 1_920, from: 0, to: learnt)
+        return (filter, played, heard, erle(heard, before, learnt - 9_600..<learnt))
+    }
+
+    @Test func aVoiceOverTheEchoIsNotLearntAsEcho() {
+        var (filter, played, heard, converged) = Self.learning(seconds: 4, seed: 5)
+        let (delay, learnt) = (Self.delay, Self.learnt)
         // Then a near end 6 dB louder than the echo, for 2 s, with the echo.
         var random = SplitMix64(seed: 6)
         let voice = (0..<heard.count).map { $0 >= learnt ? (random.unit() * 2 - 1) * 8_000 : 0 }
@@ -59,13 +67,9 @@ import Testing
     }
 
     @Test func theFilterLearnsAnEchoPathAndKeepsItThroughARealignment() {
-        let delay = 4_800
-        let (played, heard) = Self.scene(seconds: 3, delay: delay, seed: 4)
-        var filter = EchoFilter(milliseconds: 100)
         // The reference 40 ms ahead of the echo at first: 2 s to learn.
-        let learnt = 2 * AudioFormat.sampleRate
-        let before = Self.run(&filter, played: played, heard: heard, offset: delay - 1_920, from: 0, to: learnt)
-        let converged = Self.erle(heard, before, learnt - 9_600..<learnt)
+        var (filter, played, heard, converged) = Self.learning(seconds: 3, seed: 4)
+        let (delay, learnt) = (Self.delay, Self.learnt)
         #expect(converged > 30, "ERLE \(converged) dB after 2 s of noise")
         // Then 10 ms ahead: the reference moves 6 blocks later, and so does what was learnt.
         let offset = delay - 480
