@@ -33,9 +33,9 @@ import Foundation
 /// six-talker babble at 10 dB SNR, judged by PESQ-WB on the suppressor alone. The anchor alone:
 /// clean speech -0.04, pink +0.42 to +0.71, babble +0.04 to +0.11; with the average and the pause
 /// cap: clean speech -0.04, pink +0.49 to +0.71, babble +0.09 to +0.21. Through the whole
-/// processing and Opus (`majlis bench audio`): pink +0.51 to +0.53 (+0.44 to +0.48 with the anchor
-/// alone), DNSMOS background 3.76 to 3.86 (3.67), babble +0.07 to +0.12 (+0.03 to +0.05), clean
-/// speech -0.04. A cap of -15 dB in the pauses: background 3.64 to 3.71. With the noise's true
+/// processing and Opus (`majlis bench audio`): pink +0.52 to +0.53 (+0.44 to +0.48 with the anchor
+/// alone), DNSMOS background 3.74 to 3.79 (3.67), babble +0.07 to +0.12 (+0.03 to +0.05), clean
+/// speech -0.05. A cap of -15 dB in the pauses: background 3.64 to 3.71. With the noise's true
 /// mean spectrum known in advance babble gains +0.26: a suppressor of steady noise can do little
 /// more for talk behind a voice. Pink noise that starts mid-sentence: +0.07 with the anchor
 /// alone, +0.26 with the 2 s floor (which needs its 2 s: a 1 s floor took the quiet parts of
