@@ -86,3 +86,15 @@ public struct ServerConfig: Sendable {
 
     public init() {}
 }
+
+extension ServerConfig {
+    /// What bounds each session.
+    var sessionLimits: SessionState.Limits {
+        var limits = SessionState.Limits(
+            requestsPerSecond: requestsPerSecond, requestBurst: requestBurst, chatPerSecond: roomLimits.chatPerSecond, chatBurst: roomLimits.chatBurst,
+            offersPerSecond: offersPerSecond, offerBurst: offerBurst, helloTimeout: helloTimeout, heartbeat: heartbeat)
+        limits.answerBytesPerSecond = answerBytesPerSecond
+        limits.answerBurstBytes = answerBurstBytes
+        return limits
+    }
+}

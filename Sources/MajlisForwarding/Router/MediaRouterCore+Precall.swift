@@ -8,6 +8,9 @@ extension MediaRouterCore {
     /// The pseudo-room a member's pre-call test is kept under: no room id can be like it.
     public static func precallRoom(_ key: String) -> String { "\u{0}precall\u{0}\(key)" }
 
+    /// The SSRC an echo test's echo comes back with, for a member sending with `ssrc`.
+    public static func echoSSRC(of ssrc: UInt32) -> UInt32 { EchoLoop.echoSSRC(of: ssrc) }
+
     /// A packet from a member running a pre-call test (plain RTP in `buffer[0..<plainLength]`).
     func precallPacket(_ buffer: [UInt8], plainLength: Int, from sender: MediaParticipant, test: PrecallTest, now: Double) {
         switch test {

@@ -1,3 +1,4 @@
+import MajlisProtocol
 import MajlisTransport
 /// What a browser's SDP offer asks for, as Majlis reads it: the ICE credentials, the DTLS
 /// fingerprint and role, and per audio section its direction and the payload types and header
@@ -64,6 +65,20 @@ public struct WebRTCOffer: Sendable, Equatable {
         icePassword = password
         self.fingerprint = bytes
         self.sections = sections
+    }
+
+    /// Reads a client's offer for `op` (`webrtc.offer`, `echo.start`), which may hold at most
+    /// `most` media sections (`why` says what they are for): more is refused before any parsing,
+    /// so that an offer's reading cost is bounded by what the op can use. Refusals are
+    /// `bad_request` naming the op.
+    public init(admitting sdp: String, op: String, mostSections most: Int, why: String) throws(ProtocolError) {
+        let sections = sdp.utf8.split(separator: UInt8(ascii: "\n")).count { $0.starts(with: "m=".utf8) }
+        guard sections <= most else { throw ProtocolError(.badRequest, "\(op): \(sections) media sections; \(why)") }
+        do {
+            try self.init(sdp: sdp)
+        } catch {
+            throw ProtocolError(.badRequest, "\(op): \(error)")
+        }
     }
 
     static func isICEChar(_ character: Character) -> Bool {

@@ -393,17 +393,13 @@ final class RoomHost: @unchecked Sendable {
             var tracks: [WebRTCAnswer.Track]
             var uplink: String?
         }
-        // One section for the microphone and one per seat is all a member can use: more is
-        // refused before any parsing.
-        let sections = sdp.utf8.split(separator: UInt8(ascii: "\n")).count { $0.starts(with: "m=".utf8) }
-        guard sections <= seats + 1 else {
-            return (false, WireEncoder.encode(ProtocolError(.badRequest, "webrtc.offer: \(sections) media sections; this room takes at most \(seats + 1) (the microphone and one per seat)")))
-        }
         let offer: WebRTCOffer
         do {
-            offer = try WebRTCOffer(sdp: sdp)
+            // One section for the microphone and one per seat is all a member can use.
+            offer = try WebRTCOffer(
+                admitting: sdp, op: "webrtc.offer", mostSections: seats + 1, why: "this room takes at most \(seats + 1) (the microphone and one per seat)")
         } catch {
-            return (false, WireEncoder.encode(ProtocolError(.badRequest, "webrtc.offer: \(error)")))
+            return (false, WireEncoder.encode(error))
         }
         guard let answer = context.media.negotiate(room: id, user: user, offer: offer, seats: seats) else {
             return (false, WireEncoder.encode(ProtocolError(.internal, "WebRTC media is not available on this server")))

@@ -12,7 +12,7 @@ import Synchronization
 /// `host` and `create`.)
 final class RoomRegistry: Sendable {
     /// How a request may create the room it names when the room does not exist.
-    struct Creation: Sendable {
+    struct Creation: Sendable, Equatable {
         var settings: RoomSettings
         var owner: String
         /// Rooms `owner` may own at most (nil: no limit).
