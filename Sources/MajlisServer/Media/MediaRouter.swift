@@ -11,12 +11,11 @@ import Synchronization
 /// counters in an outbox for the sweeper and health checks. The forwarding path takes no lock
 /// that anything else holds for long.
 ///
-/// Thread rules: the router thread alone touches `core` and `output`; room executors call
-/// `join`, `leave`, `setSpeakers`, `ssrcs` and `mediaInfo`; the sweeper calls `takeLevels` and
-/// `takeQuality`; anyone may read `counted` and `forwardingLatency`.
-final class MediaRouter: @unchecked Sendable {
-    // Audited: `core`, `output`, `received` and the tick times are touched only by the router
-    // thread (between `start` and `stop`); everything else is a Mutex or an Atomic.
+/// Thread rules: the core, its output and the receive buffer are the router thread's own (made
+/// by `run`, so nothing else can reach them); room executors call `join`, `leave`,
+/// `setSpeakers`, `ssrcs` and `mediaInfo`; the sweeper calls `takeLevels` and `takeQuality`;
+/// anyone may read `counted` and `forwardingLatency`. Everything shared is a Mutex or an Atomic.
+final class MediaRouter: Sendable {
 
     /// What is published from the router thread.
     private struct Outbox {
@@ -50,9 +49,6 @@ final class MediaRouter: @unchecked Sendable {
     let socket: UDPSocket
     /// What clients are told to send to.
     let advertised: String
-    private let core: MediaRouterCore
-    private let output: SocketRouterOutput
-    private var received = [UInt8](repeating: 0, count: 2048)
     private let inbox = Mutex<[RouterCommand]>([])
     private let inboxFilled = Atomic<Bool>(false)
     private let outbox = Mutex(Outbox())
@@ -85,10 +81,8 @@ final class MediaRouter: @unchecked Sendable {
         self.identity = identity
         self.realtime = realtime
         self.clock = clock
-        core = MediaRouterCore(identity: identity)
         socket = try UDPSocket(host: host, port: port, receiveTimeoutMilliseconds: 10)
         advertised = advertise ?? "\(host):\(socket.port)"
-        output = SocketRouterOutput(socket: socket)
     }
 
     func start() {
@@ -263,6 +257,9 @@ final class MediaRouter: @unchecked Sendable {
     // MARK: Router thread
 
     private func run() {
+        let core = MediaRouterCore(identity: identity)
+        let output = SocketRouterOutput(socket: socket)
+        var received = [UInt8](repeating: 0, count: 2048)
         // A copy that waits for a core reaches its listener late, and on a busy machine (a
         // fan-out of chat to thousands on the service thread, other processes) that wait is most
         // of a packet's time here. So, when configured, the thread asks to be real-time, given a

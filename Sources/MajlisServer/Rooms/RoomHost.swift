@@ -10,33 +10,40 @@ import Synchronization
 /// `queue`, and carries out what the engine asks (store, answer, fan out). Because all changes
 /// go through one queue, every race (two users, one seat) has exactly one winner.
 final class RoomHost: @unchecked Sendable {
-    // Audited: `engine`, `ended`, `unloaded` and `emptySince` are read and written only on `queue`
-    // (checked in debug builds by `assertOnQueue`). `deadline` has its own lock.
+    // Unchecked: the engine and what goes with it belong to `queue` (`QueueOwned` checks every
+    // use); everything else is a constant, a Mutex or an Atomic.
     let id: String
     let queue: DispatchQueue
-    private var engine: RoomEngine
-    private var ended = false
+    @QueueOwned var engine: RoomEngine
+    @QueueOwned var ended: Bool
     /// Unloaded while idle: requests that still reach this host go to the registry's new one.
-    private var unloaded = false
+    @QueueOwned var unloaded: Bool
     /// When the room last became empty (nil while it has members).
-    private var emptySince: Int64?
-    private let context: ServerContext
+    @QueueOwned var emptySince: Int64?
+    /// The members' connections as last looked up, for broadcasts to the whole room: valid while
+    /// the member list and the presence generation are the ones it was made from.
+    @QueueOwned var audience: (members: [String], generation: UInt64, connections: [WebSocketConnection])?
+    let context: ServerContext
     private let deadline = Mutex<Int64?>(nil)
     private let members = Atomic<Int>(0)
-    /// The members' connections as last looked up, for broadcasts to the whole room: valid while
-    /// the member list and the presence generation are the ones it was made from (queue only).
-    private var audience: (members: [String], generation: UInt64, connections: [WebSocketConnection])?
     private let seated = Atomic<Int>(0)
     /// In a cluster, the fence this node took for the room: every write carries it.
     private let fence: Int64?
+    /// Renders answers and the seats' SSRCs.
+    let replies: RoomReplies
 
     init(engine: RoomEngine, fence: Int64? = nil, context: ServerContext) {
+        let queue = DispatchQueue(label: "majlis.room.\(engine.id)")
         self.id = engine.id
+        self.queue = queue
         self.fence = fence
-        self.engine = engine
         self.context = context
-        self.queue = DispatchQueue(label: "majlis.room.\(engine.id)")
-        self.emptySince = engine.memberIds.isEmpty ? context.now() : nil
+        _engine = QueueOwned(wrappedValue: engine, queue: queue)
+        _ended = QueueOwned(wrappedValue: false, queue: queue)
+        _unloaded = QueueOwned(wrappedValue: false, queue: queue)
+        _emptySince = QueueOwned(wrappedValue: engine.memberIds.isEmpty ? context.now() : nil, queue: queue)
+        _audience = QueueOwned(wrappedValue: nil, queue: queue)
+        replies = RoomReplies(room: engine.id, context: context)
         members.store(engine.memberIds.count, ordering: .relaxed)
     }
 
@@ -96,70 +103,17 @@ final class RoomHost: @unchecked Sendable {
                 answer(remembered.ok, remembered.body)
                 return
             }
-            // A change the store must hold is made on a copy, kept only once the store has it:
-            // a failed write changes nothing, is answered `internal`, and is never acknowledged
-            // later. (Other ops need no copy: the engine changes nothing when an op fails.)
-            // With webhooks, the events the change caused are written in the same transaction.
-            var outcome: RoomOutcome
-            var failure: ProtocolError?
-            let seatsBefore = webhooksOn ? engine.seats : []
-            let wasMember = engine.isMember(caller.id)
-            do {
-                if command.mayStore {
-                    var next = engine
-                    outcome = next.handle(command, from: caller, now: now)
-                    if let refusal = receiverOwnsTooMany(command, caller: caller, outcome: outcome) {
-                        answer(false, WireEncoder.encode(refusal))
-                        return
-                    }
-                    try persist(outcome, of: next, seatsBefore: seatsBefore, unbanned: Self.unbanned(command, outcome))
-                    engine = next
-                } else {
-                    outcome = engine.handle(command, from: caller, now: now)
-                    var joined: Member?
-                    if case .join = command, !wasMember, case .success = outcome.reply { joined = engine.member(caller.id, now: now) }
-                    persistOrLog(outcome, seatsBefore: seatsBefore, joined: joined)
-                }
-            } catch {
-                context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
-                failure = ProtocolError(.internal, "the server could not store the change")
-                outcome = RoomOutcome()
-                if error is Store.Fenced { context.leases?.fenced(id) }
+            // What the op comes to (`RoomStep`), then what it asks done: the store first for a
+            // change the store must hold, with the webhook events it caused in the same transaction.
+            let step = RoomStep(command, from: caller, on: &engine, now: now, webhooks: webhooks)
+            if let receiver = step.handover, let refusal = ownsTooMany(receiver) {
+                answer(false, WireEncoder.encode(refusal))
+                return
             }
-            var body: Data
-            var ok = true
-            switch outcome.reply {
-            case _ where failure != nil:
-                ok = false
-                body = WireEncoder.encode(failure!)
-            case .success(.history(let before, let limit)):
-                do {
-                    body = WireEncoder.encode(["messages": try context.store.history(room: id, before: before, limit: limit)])
-                } catch {
-                    ok = false
-                    body = WireEncoder.encode(ProtocolError(.internal, "the server could not read chat history"))
-                }
-            case .success(.webrtcOffer(let sdp, let seats)):
-                (ok, body) = negotiate(sdp, seats: seats, user: caller.id)
-            case .success(.snapshot(var snapshot)):
-                // A join gets new media keys; so does a member that has none on this process: one
-                // restored from the store after a restart, or with its room from another node,
-                // which only syncs when it comes back.
-                var media = context.media.mediaInfo(room: id, user: caller.id)
-                if case .join = command { media = nil }
-                if media == nil, engine.isMember(caller.id) {
-                    context.media.join(room: id, user: caller.id)
-                    media = context.media.mediaInfo(room: id, user: caller.id)
-                }
-                snapshot.media = media
-                snapshot.seats = withSSRCs(snapshot.seats)
-                body = WireEncoder.encode(RoomReply.snapshot(snapshot))
-            case .success(let reply):
-                body = WireEncoder.encode(reply)
-            case .failure(let error):
-                ok = false
-                body = WireEncoder.encode(error)
-            }
+            let failure = keep(step)
+            let outcome = failure == nil ? step.outcome : RoomOutcome()
+            let (ok, body) =
+                failure.map { (false, WireEncoder.encode($0)) } ?? replies.answer(outcome.reply, to: command, from: caller, member: engine.isMember(caller.id))
             if let replyKey, failure == nil {
                 try? context.store.rememberReply(user: replyKey.owner, rid: replyKey.rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
             }
@@ -171,13 +125,26 @@ final class RoomHost: @unchecked Sendable {
         }
     }
 
+    /// Does what `step` asks of the store and the engine. A change the store must hold first is
+    /// kept only once committed: when the commit fails, nothing changed and the error says why.
+    private func keep(_ step: RoomStep) -> ProtocolError? {
+        guard let next = step.storeFirst else {
+            if let write = step.write { commitOrLog(write) }
+            return nil
+        }
+        do {
+            if let write = step.write { try commit(write) }
+            engine = next
+            return nil
+        } catch {
+            return storeFailed(error)
+        }
+    }
+
     /// A room handed over counts against the receiver's rooms, as one it created would; asked
     /// once the engine has allowed the handover, so a caller who may not make it hears why.
-    private func receiverOwnsTooMany(_ command: RoomCommand, caller: Caller, outcome: RoomOutcome) -> ProtocolError? {
-        guard case .transferOwner(let receiver) = command, !caller.grants.admin, receiver != engine.owner,
-            case .success = outcome.reply, let owned = try? context.store.roomCount(ownedBy: receiver),
-            owned >= context.config.maxRoomsPerUser
-        else { return nil }
+    private func ownsTooMany(_ receiver: String) -> ProtocolError? {
+        guard let owned = try? context.store.roomCount(ownedBy: receiver), owned >= context.config.maxRoomsPerUser else { return nil }
         return ProtocolError(.forbidden, "\(receiver) already owns \(owned) rooms, the most one user may")
     }
 
@@ -199,7 +166,6 @@ final class RoomHost: @unchecked Sendable {
     /// lapsed while the node was paused and another node holds the room now. The room is given
     /// up here at once, so nothing queued behind is answered from it either.
     private func leaseRefusal() -> ProtocolError? {
-        assertOnQueue()
         guard fence != nil, !unloaded, let refusal = context.leases?.confirm(id) else { return nil }
         giveUp()
         return refusal
@@ -230,9 +196,11 @@ final class RoomHost: @unchecked Sendable {
     func drop(_ user: String, reason: String) {
         queue.async { [self] in
             guard !ended else { return }
-            let seatsBefore = webhooksOn ? engine.seats : []
+            let seatsBefore = webhooks.on ? engine.seats : []
             let outcome = engine.drop(user, reason: reason, now: context.now())
-            persistOrLog(outcome, seatsBefore: seatsBefore)
+            if let write = RoomWrite(room: id, outcome: outcome, after: engine, seatsBefore: seatsBefore, now: context.now(), webhooks: webhooks) {
+                commitOrLog(write)
+            }
             finish(outcome)
         }
     }
@@ -241,9 +209,11 @@ final class RoomHost: @unchecked Sendable {
     func terminate(reason: String) {
         queue.async { [self] in
             guard !ended else { return }
-            let seatsBefore = webhooksOn ? engine.seats : []
+            let seatsBefore = webhooks.on ? engine.seats : []
             let outcome = engine.terminate(reason: reason)
-            persistOrLog(outcome, seatsBefore: seatsBefore)
+            if let write = RoomWrite(room: id, outcome: outcome, after: engine, seatsBefore: seatsBefore, now: context.now(), webhooks: webhooks) {
+                commitOrLog(write)
+            }
             finish(outcome)
         }
     }
@@ -253,9 +223,11 @@ final class RoomHost: @unchecked Sendable {
         guard let due = deadline.withLock({ $0 }), due <= now else { return }
         queue.async { [self] in
             guard !ended else { return }
-            let seatsBefore = webhooksOn ? engine.seats : []
+            let seatsBefore = webhooks.on ? engine.seats : []
             let outcome = engine.tick(now: context.now())
-            persistOrLog(outcome, seatsBefore: seatsBefore)
+            if let write = RoomWrite(room: id, outcome: outcome, after: engine, seatsBefore: seatsBefore, now: context.now(), webhooks: webhooks) {
+                commitOrLog(write)
+            }
             finish(outcome)
         }
     }
@@ -290,7 +262,6 @@ final class RoomHost: @unchecked Sendable {
     /// Stops serving the room here (queue only): out of the registry, its members' media let go
     /// and their connections closed with 1001, so they reconnect to the room where it is now.
     private func giveUp() {
-        assertOnQueue()
         unloaded = true
         // Closed before the room leaves this node's registry: a frame of theirs read from now
         // on is not carried out (it would be relayed to the room's new node), so what they sent
@@ -306,73 +277,36 @@ final class RoomHost: @unchecked Sendable {
         }
     }
 
-    /// Sends an ephemeral event (no seq) to every member.
-    func broadcast(_ event: ServerEvent) {
-        queue.async { [self] in
-            guard !ended else { return }
-            let frame = WireEncoder.event(EventFrame(room: id, seq: nil, event: event))
-            WebSocketConnection.send(frame, to: roomConnections(), urgent: false)
-        }
-    }
-
-    /// Tells each member how well its network carries audio (`network.quality`), and the whole
-    /// room how a seated member's does. A listener's quality matters to the listener alone:
-    /// sent to everyone, a room's reports would grow with the square of its size (2,000 members
-    /// with voice: two million writes a second).
-    func reportQuality(_ qualities: [MemberQuality]) {
-        queue.async { [self] in
-            guard !ended else { return }
-            let seated = Set(engine.seats.compactMap(\.user))
-            for quality in qualities where engine.isMember(quality.user) {
-                let event = ServerEvent.networkQuality(user: quality.user, up: quality.up, down: quality.down)
-                let connections = seated.contains(quality.user) ? roomConnections() : context.presence.connections(of: [quality.user])
-                WebSocketConnection.send(WireEncoder.event(EventFrame(room: id, seq: nil, event: event)), to: connections, urgent: false)
-            }
-        }
-    }
-
     /// Waits until everything queued so far has run.
     func drain() { queue.sync {} }
 
     // MARK: On the queue
 
-    private var webhooksOn: Bool { context.webhooks != nil }
+    /// Whether the room's changes are written with their webhook events.
+    private var webhooks: RoomWrite.Webhooks { .init(on: context.webhooks != nil, includeChat: context.config.webhooks.includeChat) }
 
-    /// Checks (in debug builds) that the caller runs on the room's queue, as everything that
-    /// touches `engine` must.
-    private func assertOnQueue() {
-        #if DEBUG
-        dispatchPrecondition(condition: .onQueue(queue))
-        #endif
+    /// Commits `write`, with the lease's fence in a cluster.
+    private func commit(_ write: RoomWrite) throws {
+        try context.store.commit(room: id, effects: write.effects, state: write.state, events: write.events, endpoints: context.webhookEndpoints, fence: fence)
+        if !write.events.isEmpty { context.webhooks?.poke() }
     }
 
-    /// Writes what the outcome asks of the store, from `state` (the engine as it will be), and
-    /// the webhook events it caused, in one transaction.
-    private func persist(_ outcome: RoomOutcome, of state: RoomEngine, seatsBefore: [Seat], joined: Member? = nil, unbanned: String? = nil) throws {
-        assertOnQueue()
-        var events: [WebhookEvent] = []
-        if webhooksOn {
-            events = RoomWebhooks.events(
-                .init(
-                    room: id, now: context.now(), joined: joined, seatsBefore: seatsBefore, seatsAfter: state.seats, outcome: outcome,
-                    unbanned: unbanned), includeChat: context.config.webhooks.includeChat)
-        }
-        let stores = outcome.effects.contains { if case .memberRemoved = $0 { false } else { true } }
-        guard stores || !events.isEmpty else { return }
-        try context.store.commit(room: id, effects: outcome.effects, state: state.stored, events: events, endpoints: context.webhookEndpoints, fence: fence)
-        if !events.isEmpty { context.webhooks?.poke() }
-    }
-
-    /// `persist` for a change already made in memory (it cannot be taken back): a failed write
+    /// `commit` for a change already made in memory (it cannot be taken back): a failed write
     /// is logged, and lost webhook events are counted.
-    private func persistOrLog(_ outcome: RoomOutcome, seatsBefore: [Seat], joined: Member? = nil) {
+    private func commitOrLog(_ write: RoomWrite) {
         do {
-            try persist(outcome, of: engine, seatsBefore: seatsBefore, joined: joined)
+            try commit(write)
         } catch {
-            context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
-            if webhooksOn { context.metrics.count(.webhooksLost) }
-            if error is Store.Fenced { context.leases?.fenced(id) }
+            _ = storeFailed(error)
+            if !write.events.isEmpty { context.metrics.count(.webhooksLost) }
         }
+    }
+
+    /// Logs a failed write (a fenced one tells the leases this node lost the room) and says so.
+    private func storeFailed(_ error: any Error) -> ProtocolError {
+        context.logger.log(.error, "room \(id): store failed: \(error)", event: "store.error", fields: ["room": id, "error": "\(error)"])
+        if error is Store.Fenced { context.leases?.fenced(id) }
+        return ProtocolError(.internal, "the server could not store the change")
     }
 
     private func logRejectedJoin(_ user: String, _ body: Data) {
@@ -380,129 +314,8 @@ final class RoomHost: @unchecked Sendable {
         context.logger.log(.info, "room \(id): \(user) may not join (\(code))", event: "join.rejected", fields: ["room": id, "user": user, "code": code])
     }
 
-    /// The user a successful `member.unban` lifted.
-    private static func unbanned(_ command: RoomCommand, _ outcome: RoomOutcome) -> String? {
-        if case .unban(let user) = command, outcome.effects.contains(.saveBan(user: user, until: 0)) { return user }
-        return nil
-    }
-
-    /// Answers a browser's SDP offer (`webrtc.offer`): the answer, and which track is which seat.
-    private func negotiate(_ sdp: String, seats: Int, user: String) -> (ok: Bool, body: Data) {
-        struct Answer: Encodable {
-            var sdp: String
-            var tracks: [WebRTCAnswer.Track]
-            var uplink: String?
-        }
-        let offer: WebRTCOffer
-        do {
-            // One section for the microphone and one per seat is all a member can use.
-            offer = try WebRTCOffer(
-                admitting: sdp, op: "webrtc.offer", mostSections: seats + 1, why: "this room takes at most \(seats + 1) (the microphone and one per seat)")
-        } catch {
-            return (false, WireEncoder.encode(error))
-        }
-        guard let answer = context.media.negotiate(room: id, user: user, offer: offer, seats: seats) else {
-            return (false, WireEncoder.encode(ProtocolError(.internal, "WebRTC media is not available on this server")))
-        }
-        return (true, WireEncoder.encode(Answer(sdp: answer.sdp, tracks: answer.tracks, uplink: answer.uplink)))
-    }
-
-    /// Tells the media router who may be heard now.
-    private func applySpeakingRights() {
-        assertOnQueue()
-        var seats: [String: Int] = [:]
-        for seat in engine.seats {
-            if let user = seat.user, engine.mayPublish(user) { seats[user] = seat.index }
-        }
-        context.media.setSpeakers(room: id, seats: seats)
-    }
-
-    /// Sends the events, then updates presence (and closes kicked connections) and deadlines.
-    private func finish(_ outcome: RoomOutcome, since: UInt64? = nil) {
-        assertOnQueue()
-        // Speaking rights change before anyone hears of the change that caused it.
-        applySpeakingRights()
-        let removed = outcome.effects.compactMap { effect -> String? in
-            if case .memberRemoved(let user, _, _) = effect { return user }
-            return nil
-        }
-        for delivery in outcome.deliveries {
-            let connections: [WebSocketConnection]
-            if case .room = delivery.audience, removed.isEmpty {
-                connections = roomConnections()
-            } else {
-                let users = recipients(delivery.audience, alsoRemoved: removed)
-                guard !users.isEmpty else { continue }
-                connections = context.presence.connections(of: users)
-            }
-            guard !connections.isEmpty else { continue }
-            var event = delivery.event
-            if case .seatUpdated(let seats) = event { event = .seatUpdated(withSSRCs(seats)) }
-            let frame = WireEncoder.event(EventFrame(room: id, seq: delivery.seq, event: event))
-            WebSocketConnection.send(frame, to: connections, urgent: false, since: since)
-        }
-        for delivery in outcome.deliveries {
-            if case .youKicked(let by, let until) = delivery.event, case .user(let user) = delivery.audience {
-                var fields = ["room": id, "user": user, "by": by]
-                if let until { fields["until"] = String(until) }
-                context.logger.log(
-                    .info, "room \(id): \(user) removed by \(by)" + (until.map { ", banned until \($0)" } ?? ""),
-                    event: until == nil ? "member.kicked" : "member.banned", fields: fields)
-            }
-        }
-        for effect in outcome.effects {
-            switch effect {
-            case .storeChat: context.metrics.count(.chatMessages)
-            case .saveBan(_, let until) where until > 0: context.metrics.count(.bans)
-            case .memberRemoved(_, true, _): context.metrics.count(.kicks)
-            default: break
-            }
-        }
-        for effect in outcome.effects {
-            switch effect {
-            case .memberRemoved(let user, let kicked, _):
-                context.media.leave(room: id, user: user)
-                let (session, remaining) = context.presence.left(user, room: id)
-                if kicked, remaining == 0, let session {
-                    session.connection.close(code: CloseCode.kicked.rawValue, reason: "kicked from room \(id)")
-                }
-            case .deleteRoom:
-                ended = true
-                context.rooms.remove(id, host: self)
-                context.leases?.release(id)
-            default:
-                break
-            }
-        }
-        updateDeadline()
-    }
-
-    /// The connections of every member: the list made for the last broadcast while no one has
-    /// joined, left or changed connection since (a broadcast to thousands then looks up no one).
-    private func roomConnections() -> [WebSocketConnection] {
-        assertOnQueue()
-        let members = engine.memberIds
-        let cached = audience.flatMap { $0.members == members ? $0 : nil }
-        let (found, generation) = context.presence.connections(of: members, unlessStillAt: cached?.generation)
-        if let found {
-            audience = (members, generation, found)
-            return found
-        }
-        return cached!.connections
-    }
-
-    private func recipients(_ audience: Audience, alsoRemoved removed: [String]) -> [String] {
-        switch audience {
-        case .room: return engine.memberIds + removed
-        case .roomExcept(let user): return (engine.memberIds + removed).filter { $0 != user }
-        case .user(let user): return [user]
-        case .users(let users): return users
-        case .moderators: return engine.moderatorIds
-        }
-    }
-
-    private func updateDeadline() {
-        assertOnQueue()
+    /// Publishes the room's counts and next deadline, and whether the sweeper visits it.
+    func updateDeadline() {
         let next = engine.nextDeadline
         deadline.withLock { $0 = next }
         members.store(engine.memberIds.count, ordering: .relaxed)
@@ -513,15 +326,5 @@ final class RoomHost: @unchecked Sendable {
             emptySince = nil
         }
         if !ended { context.rooms.sweep(id, host: self, needed: next != nil || emptySince != nil) }
-    }
-
-    /// Seats with the SSRC of whoever sits there.
-    private func withSSRCs(_ seats: [Seat]) -> [Seat] {
-        let ssrcs = context.media.ssrcs(room: id, users: seats.compactMap(\.user))
-        return seats.map { seat in
-            var seat = seat
-            seat.ssrc = seat.user.flatMap { ssrcs[$0] }
-            return seat
-        }
     }
 }
