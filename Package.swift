@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "majlis", targets: ["majlis"]),
+        .executable(name: "majlis-bench", targets: ["majlis-bench"]),
         .library(name: "MajlisProtocol", targets: ["MajlisProtocol"]),
         .library(name: "MajlisRoom", targets: ["MajlisRoom"]),
         .library(name: "MajlisServer", targets: ["MajlisServer"]),
@@ -113,7 +114,14 @@ let package = Package(
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisForwarding", "MajlisKit", "MajlisAudio"]),
         .executableTarget(
             name: "majlis",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisForwarding", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab", "CHTTPShim"]),
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisForwarding", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisCommandLine"]),
+        // What the command line's programs share: flags, output, the server API's client.
+        .target(name: "MajlisCommandLine", dependencies: ["MajlisProtocol", "CHTTPShim", "CWebSocketsShim"]),
+        // The benchmarks, a program of their own (`majlis bench` runs it) so that `majlis` does
+        // not link the harness they drive.
+        .executableTarget(
+            name: "majlis-bench",
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisForwarding", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab", "MajlisCommandLine"]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         // docs/sdk.md's examples, built as an app builds them: MajlisKit alone.

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisServer
 import MajlisTransport
 
@@ -43,7 +44,7 @@ do {
     case "join": status = try JoinCommand.run(rest)
     case "probe": status = try ProbeCommand.run(rest)
     case "echo-test": status = try EchoTestCommand.run(rest)
-    case "bench": status = try BenchCommand.run(rest)
+    case "bench": status = BenchLauncher.run(rest)
     case "netsim": status = try NetsimCommand.run(rest)
     case "backup": status = try BackupCommand.run(rest)
     case "migrate": status = try MigrateCommand.run(rest)

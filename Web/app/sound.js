@@ -5,6 +5,9 @@
 // AudioWorklet (pitch-worklet.js), which browsers offer only to secure pages (https, or this
 // machine); elsewhere the effects that change pitch are not offered.
 
+import { effects, equalizer } from './presets.js';
+import { reverbResponse } from './reverb.js';
+
 // The level (0..1, RMS) an AnalyserNode hears now; 0 without one.
 export function levelOf(analyser) {
   if (!analyser) return 0;
@@ -15,22 +18,9 @@ export function levelOf(analyser) {
   return Math.sqrt(sum / samples.length);
 }
 
-// Ten bands, as the apps' equalizer: 31 Hz to 16 kHz.
-export const bands = [31, 62, 125, 250, 500, 1000, 2000, 4000, 8000, 16000];
-
-// The voice effects: pitch (semitones), equalizer gains (dB), a reverb (seconds of tail, wet
-// share) and a ring modulator (Hz), as the apps' presets of the same names.
-export const effects = {
-  none: null,
-  deeper: { pitch: -4, eq: [0, 3, 4, 2, 0, 0, -1, -2, -2, 0] },
-  brighter: { pitch: 2, eq: [0, -2, -2, -1, 0, 1, 3, 4, 4, 3] },
-  child: { pitch: 7, eq: [-6, -6, -4, -2, 0, 1, 2, 3, 2, 0] },
-  elder: { pitch: -2, eq: [-4, -3, -1, 0, 1, 2, 0, -3, -5, -6], reverb: { seconds: 0.5, wet: 0.1 } },
-  robot: { eq: [-6, -4, -2, 0, 2, 3, 3, 2, 0, -2], reverb: { seconds: 0.3, wet: 0.15 }, ring: 60 },
-  ktv: { eq: [0, 1, 2, 1, 0, 1, 2, 2, 1, 0], reverb: { seconds: 2.2, wet: 0.35 } },
-  studio: { eq: [-2, 0, 2, 1, 0, 0, 1, 2, 2, 1], reverb: { seconds: 0.8, wet: 0.12 } },
-  hall: { reverb: { seconds: 3.5, wet: 0.45 } },
-};
+// The voice effects and the stages' constants, generated from the SDK's (presets.js).
+export { effects };
+export const bands = equalizer.bands;
 
 // Where seat `index` of `count` is heard from: on an arc in front of the listener, the first seat
 // on the left, the last on the right, 1.5 m away (the apps' layout). Web Audio's axes: x to the
@@ -41,14 +31,11 @@ export function seatPosition(index, count) {
   return { x: -Math.sin(radians) * 1.5, y: 0, z: -Math.cos(radians) * 1.5, azimuth };
 }
 
-// A decaying noise tail `seconds` long (both channels), as a reverb's impulse response.
-function roomResponse(context, seconds) {
-  const length = Math.max(1, Math.round(context.sampleRate * seconds));
-  const buffer = context.createBuffer(2, length, context.sampleRate);
-  for (let channel = 0; channel < 2; channel++) {
-    const data = buffer.getChannelData(channel);
-    for (let index = 0; index < length; index++) data[index] = (Math.random() * 2 - 1) * Math.pow(1 - index / length, 3);
-  }
+// The reverb's impulse response as a buffer (reverb.js: the SDK's model, played by a convolver).
+function roomResponse(context, reverb) {
+  const response = reverbResponse(context.sampleRate, reverb, reverb.tail);
+  const buffer = context.createBuffer(1, response.length, context.sampleRate);
+  buffer.getChannelData(0).set(response);
   return buffer;
 }
 
@@ -122,12 +109,13 @@ export class Sound {
       shifter.parameters.get('semitones').value = effect.pitch;
       add(shifter);
     }
-    if (effect?.eq) {
-      effect.eq.forEach((gain, index) => {
+    if (effect?.filters) {
+      // The filter gains the SDK's equalizer solved for the preset's curve.
+      effect.filters.forEach((gain, index) => {
         const filter = this.context.createBiquadFilter();
         filter.type = 'peaking';
         filter.frequency.value = bands[index];
-        filter.Q.value = 1.6;
+        filter.Q.value = equalizer.q;
         filter.gain.value = gain;
         add(filter);
       });
@@ -145,8 +133,10 @@ export class Sound {
     if (effect?.reverb) {
       const dry = this.context.createGain();
       dry.gain.value = 1 - effect.reverb.wet / 2;
+      // Not normalized: the response carries the model's own gain, as the SDK plays it.
       const convolver = this.context.createConvolver();
-      convolver.buffer = roomResponse(this.context, effect.reverb.seconds);
+      convolver.normalize = false;
+      convolver.buffer = roomResponse(this.context, effect.reverb);
       const wet = this.context.createGain();
       wet.gain.value = effect.reverb.wet;
       last.connect(dry);

@@ -9,7 +9,7 @@ public struct Equalizer: Sendable {
     /// The gain range of a band, dB.
     public static let range = -15.0...15.0
     /// The filters' width: an octave's bands overlap enough for a smooth curve.
-    static let q = 1.6
+    public static let q = 1.6
 
     private let sampleRate: Double
     private var filters: [Biquad]
@@ -41,23 +41,26 @@ public struct Equalizer: Sendable {
         filters.reduce(0) { $0 + $1.response(at: frequency, sampleRate: sampleRate) }
     }
 
-    /// Filters whose summed response meets `targets` at the centres: the filter gains are
-    /// corrected by what is still missing at each centre, a few times over (the response in dB
-    /// is nearly linear in the gains, so this converges in a handful of rounds).
+    /// Filters whose summed response meets `targets` at the centres (see `filterGains`).
     static func design(_ targets: [Double], sampleRate: Double) -> [Biquad] {
+        zip(frequencies, filterGains(for: targets, sampleRate: sampleRate)).map { Biquad.peaking(frequency: $0, q: q, gain: $1, sampleRate: sampleRate) }
+    }
+
+    /// The gains of the peaking filters (width `q`, at `frequencies`) whose summed response
+    /// meets `targets` at the centres: each is corrected by what is still missing at its centre, a
+    /// few times over (the response in dB is nearly linear in the gains, so this converges in a
+    /// handful of rounds). The web app's equalizer is built from them.
+    public static func filterGains(for targets: [Double], sampleRate: Double) -> [Double] {
         var settings = targets
-        func filters() -> [Biquad] {
-            zip(frequencies, settings).map { Biquad.peaking(frequency: $0, q: q, gain: $1, sampleRate: sampleRate) }
-        }
-        guard targets.contains(where: { $0 != 0 }) else { return filters() }
+        guard targets.contains(where: { $0 != 0 }) else { return settings }
         for _ in 0..<12 {
-            let current = filters()
+            let current = zip(frequencies, settings).map { Biquad.peaking(frequency: $0, q: q, gain: $1, sampleRate: sampleRate) }
             for (index, frequency) in frequencies.enumerated() {
                 let measured = current.reduce(0) { $0 + $1.response(at: frequency, sampleRate: sampleRate) }
                 settings[index] += targets[index] - measured
             }
         }
-        return filters()
+        return settings
     }
 
     /// `samples` through the equalizer, in place.

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisServer
 
 /// `majlis backup`: an online copy of the SQLite store.

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 
 /// The lock a running `majlis serve` holds on its data directory (`DIR/lock`, flock), so that a
 /// second server does not share its store and `majlis migrate` does not copy a store still

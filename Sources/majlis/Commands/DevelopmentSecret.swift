@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisTransport
 
 /// The development key's secret: made on the first start and kept in the data directory, so a

@@ -1,5 +1,6 @@
 import Foundation
 import MajlisAudio
+import MajlisCommandLine
 import MajlisKit
 import MajlisProtocol
 
@@ -38,7 +39,7 @@ enum EchoTestCommand {
         let media = try Bot.mediaEngine(options, recorder: recorder, sound: sound).engine
         if let description = sound.description(VoiceRoomPresenter(language: .english)) { say(description) }
         let signalingOptions = options.signalingOptions
-        try MediaBenchmark.blocking {
+        try runBlocking {
             let signaling = LiveSignalingClient(url: url, token: token, options: signalingOptions)
             _ = try await signaling.connect()
             let test = EchoTest(signaling: signaling, media: media)

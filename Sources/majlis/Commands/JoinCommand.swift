@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MajlisCommandLine
 import MajlisKit
 import MajlisProtocol
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisServer
 
 /// `majlis migrate`: moves the SQLite store of a data directory into PostgreSQL.

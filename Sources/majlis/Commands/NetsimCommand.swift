@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MajlisCommandLine
 import MajlisTransport
 
 /// `majlis netsim`: a UDP relay that impairs traffic like a weak network.

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisKit
 import MajlisProtocol
 import MajlisTransport
@@ -30,7 +31,7 @@ enum ProbeCommand {
         options.trustedCertificate = args.string("trust-cert")
         try args.rejectPositional("probe")
         let signalingOptions = options
-        let report = try MediaBenchmark.blocking { () async throws -> ProbeReport in
+        let report = try runBlocking { () async throws -> ProbeReport in
             let signaling = LiveSignalingClient(url: url, token: token, options: signalingOptions)
             _ = try await signaling.connect()
             let report = try await NetworkProbe.run(signaling: signaling, up: up, down: down)

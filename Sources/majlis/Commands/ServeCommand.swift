@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MajlisCommandLine
 import Synchronization
 import MajlisProtocol
 import MajlisServer
@@ -211,7 +212,7 @@ enum ServeCommand {
         say("open in a browser: http://\(config.host):\(server.port)/?room=majlis")
         say("operator console: http://\(config.host):\(server.port)/console")
 
-        try MediaBenchmark.blocking { try await serving.value }
+        try runBlocking { try await serving.value }
         logger.info("stopped")
         return 0
     }

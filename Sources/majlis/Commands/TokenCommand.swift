@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisProtocol
 import MajlisTransport
 

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 
 #if canImport(Glibc)
 import Glibc

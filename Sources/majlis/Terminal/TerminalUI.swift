@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MajlisAudio
+import MajlisCommandLine
 import MajlisKit
 import MajlisProtocol
 import Synchronization

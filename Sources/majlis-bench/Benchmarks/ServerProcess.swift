@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisProtocol
 import Synchronization
 
@@ -24,8 +25,7 @@ final class ServerProcess {
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(Self.key):\(Self.secret)",
             "--log-level", "error", "--max-connections-per-address", "100000", "--media-realtime",
         ] + extra
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: siblingExecutable("majlis"))
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output

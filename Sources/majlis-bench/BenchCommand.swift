@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 
 /// `majlis bench`: benchmarks that print figures.
 enum BenchCommand {

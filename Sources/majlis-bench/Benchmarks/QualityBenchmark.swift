@@ -1,5 +1,6 @@
 import Foundation
 import MajlisAudio
+import MajlisCommandLine
 import MajlisKit
 import MajlisLab
 import MajlisTransport
@@ -125,7 +126,7 @@ enum QualityBenchmark {
                     delays.append(call.mouthToEar ?? .infinity)
                     if keep != nil { say("  run \(run) network: up \(call.relayed.up), down \(call.relayed.down)") }
                 } else {
-                    let trial = try MediaBenchmark.blocking { try await SpeechTrial.run(speech, impairment: impairment, warmUp: template.warmUp) }
+                    let trial = try runBlocking { try await SpeechTrial.run(speech, impairment: impairment, warmUp: template.warmUp) }
                     heard.append(trial.heard)
                     calls.append((trial.listener, trial.speaker, []))
                     losses.append(trial.networkLoss ?? 0)

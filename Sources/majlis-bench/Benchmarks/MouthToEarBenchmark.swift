@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisLab
 import MajlisTransport
 
@@ -28,7 +29,7 @@ enum MouthToEarBenchmark {
             ("\(delay) +- \(jitter) ms on each leg", NetworkSimulator.Settings(delay: Double(delay), jitter: Double(jitter))),
         ]
         for (name, impairment) in conditions {
-            let delays = try MediaBenchmark.blocking { try await MouthToEarTrial.run(impairment: impairment, bursts: bursts) }
+            let delays = try runBlocking { try await MouthToEarTrial.run(impairment: impairment, bursts: bursts) }
             say(String(
                 format: "mouth to ear, %@ (%d of %d bursts heard): p50 %.1f ms, max %.1f ms", name, delays.count, bursts,
                 SignalingBenchmark.percentile(delays, 0.5), delays.max() ?? 0))

@@ -3,14 +3,18 @@ import Foundation
 /// Command-line flags of one subcommand: `--name value`, `--name=value` and bare `--switch`.
 /// A flag missing from the command line may come from the environment as `MAJLIS_<NAME>`
 /// (upper case, dashes as underscores); the command line wins.
-struct Arguments {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public struct Arguments {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     private var values: [String: String] = [:]
     private var switches: Set<String> = []
-    private(set) var positional: [String] = []
+    public private(set) var positional: [String] = []
     private var used: Set<String> = []
     /// A flag that ended the command line without the value it would need: told apart later as
     /// a flag missing its value (a known one) or a typo (an unknown one).
@@ -20,7 +24,7 @@ struct Arguments {
     private var fileValues: [String: String] = [:]
     private var configurationFile: String?
 
-    init(_ arguments: [String], switches known: Set<String> = [], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(_ arguments: [String], switches known: Set<String> = [], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         self.environment = environment
         var index = 0
         while index < arguments.count {
@@ -53,7 +57,7 @@ struct Arguments {
         }
     }
 
-    mutating func string(_ name: String) -> String? {
+    public mutating func string(_ name: String) -> String? {
         used.insert(name)
         if let value = values[name] { return value }
         return environment["MAJLIS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")] ?? fileValues[name]
@@ -61,7 +65,7 @@ struct Arguments {
 
     /// Reads settings from `path`: one `flag = value` a line (the flag's name without its dashes;
     /// a switch is `flag = true`), `#` starts a comment. The command line and the environment win.
-    mutating func loadConfiguration(_ path: String) throws {
+    public mutating func loadConfiguration(_ path: String) throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw Failure(description: "cannot read the configuration file \(path)") }
         configurationFile = path
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -78,9 +82,9 @@ struct Arguments {
         }
     }
 
-    mutating func string(_ name: String, default value: String) -> String { string(name) ?? value }
+    public mutating func string(_ name: String, default value: String) -> String { string(name) ?? value }
 
-    mutating func int(_ name: String, default value: Int, range: ClosedRange<Int> = 0...Int.max) throws -> Int {
+    public mutating func int(_ name: String, default value: Int, range: ClosedRange<Int> = 0...Int.max) throws -> Int {
         guard let text = string(name) else { return value }
         guard let number = Int(text), range.contains(number) else {
             throw Failure(description: "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
@@ -88,7 +92,7 @@ struct Arguments {
         return number
     }
 
-    mutating func flag(_ name: String) -> Bool {
+    public mutating func flag(_ name: String) -> Bool {
         used.insert(name)
         if switches.contains(name) { return true }
         if let value = values[name] { return value == "1" || value == "true" }
@@ -96,10 +100,10 @@ struct Arguments {
         return env == "1" || env == "true"
     }
 
-    var wantsHelp: Bool { switches.contains("help") }
+    public var wantsHelp: Bool { switches.contains("help") }
 
     /// Fails on flags that no one asked for (typos), and on a known flag left without its value.
-    func rejectUnknown() throws {
+    public func rejectUnknown() throws {
         let unknown = Set(values.keys).union(switches).union(dangling.map { [$0] } ?? []).subtracting(used).subtracting(["help"])
         if let name = unknown.sorted().first { throw Failure(description: "unknown flag --\(name)") }
         if let name = Set(fileValues.keys).subtracting(used).sorted().first, let configurationFile {
@@ -110,7 +114,7 @@ struct Arguments {
 
     /// A flag given that looks like a misspelling of one of `names` (at most two letters off),
     /// and the one it was likely meant to be: said when a required flag is missing.
-    func misspelling(of names: [String]) -> (given: String, meant: String)? {
+    public func misspelling(of names: [String]) -> (given: String, meant: String)? {
         for given in Set(values.keys).union(switches).subtracting(used).sorted() {
             if let meant = names.first(where: { Self.distance(given, $0) <= 2 }) { return (given, meant) }
         }
@@ -118,7 +122,7 @@ struct Arguments {
     }
 
     /// Levenshtein distance (letters inserted, removed or changed).
-    static func distance(_ a: String, _ b: String) -> Int {
+    public static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
@@ -135,13 +139,13 @@ struct Arguments {
 
     /// Fails on words that are not flags where a command takes none, after naming unknown flags
     /// (a misspelled switch takes the next word as its value).
-    func rejectPositional(_ command: String) throws {
+    public func rejectPositional(_ command: String) throws {
         try rejectUnknown()
         if let stray = positional.first { throw Failure(description: "unexpected argument '\(stray)' (see majlis \(command) --help)") }
     }
 
     /// Splits "HOST:PORT".
-    static func hostPort(_ text: String, flag: String) throws -> (host: String, port: Int) {
+    public static func hostPort(_ text: String, flag: String) throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
             throw Failure(description: "--\(flag) must be HOST:PORT, not '\(text)'")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisProtocol
 import Synchronization
 
@@ -11,7 +12,7 @@ extension ClusterBenchmark {
         for count in [3, 1] {
             let receiver = try WebhookBenchmark.Receiver()
             defer { receiver.server.stop() }
-            let outcome = try MediaBenchmark.blocking {
+            let outcome = try runBlocking {
                 try await deliveries(nodes: count, burst: burst, receiver: receiver, postgres: postgres, redis: redis)
             }
             complete = complete && outcome

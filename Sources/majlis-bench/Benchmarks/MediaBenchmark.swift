@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisKit
 import MajlisLab
 import MajlisProtocol
@@ -73,7 +74,7 @@ enum MediaBenchmark {
         }
         defer { withExtendedLifetime(connections) {} }
         for (member, _) in members where !member.bind() { throw Arguments.Failure(description: "a media binding got no answer") }
-        let browsers = try blocking { () async throws -> [WebRTCClient] in
+        let browsers = try runBlocking { () async throws -> [WebRTCClient] in
             var result: [WebRTCClient] = []
             for index in 0..<webrtcCount {
                 let client = LiveSignalingClient(url: url, token: ServerProcess.token("w\(index)"))
@@ -222,19 +223,5 @@ enum MediaBenchmark {
     /// two shared cores does not preempt the server it measures.
     static func yieldToServer() {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-    }
-
-    /// Runs async work from this synchronous command.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let finished = DispatchSemaphore(value: 0)
-        Task {
-            let outcome: Result<T, any Error>
-            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-            result.withLock { $0 = outcome }
-            finished.signal()
-        }
-        finished.wait()
-        return try result.withLock { $0! }.get()
     }
 }

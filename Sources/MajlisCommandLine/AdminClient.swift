@@ -7,16 +7,16 @@ import MajlisProtocol
 /// (libcurl). An https server's certificate must verify against the system's authorities and
 /// name the host, or be exactly the certificate the client was told to trust (`--trust-cert`,
 /// a development server's self-signed one), as `majlis join` trusts one.
-struct AdminClient {
-    let server: String
-    let token: String
+public struct AdminClient {
+    public let server: String
+    public let token: String
     /// The SHA-256 fingerprint of the one certificate trusted, if one is.
     private let pinned: [UInt8]?
 
     /// The longest answer read (a room's members at 2,000 a room fit many times over).
     static let answerLimit = 64 << 20
 
-    init(server: String, token: String, trusting certificateFile: String?) throws {
+    public init(server: String, token: String, trusting certificateFile: String?) throws {
         guard !token.contains(where: { $0.isNewline }) else { throw Arguments.Failure(description: "the token holds a line break") }
         self.server = server
         self.token = token
@@ -33,7 +33,7 @@ struct AdminClient {
     }
 
     /// `method path` with `body` as JSON; the answer's JSON, or the server's error as a failure.
-    func call(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {
+    public func call(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {
         var headers = ["Authorization: Bearer \(token)", "Accept: application/json"]
         var payload: [UInt8]?
         if let body {

@@ -1,5 +1,6 @@
 import Foundation
 import MajlisAudio
+import MajlisCommandLine
 import MajlisKit
 import MajlisLab
 import MajlisTransport
@@ -90,7 +91,7 @@ enum AudioBenchmark {
                 noise.clean, noise.reference, noise.cleanLoss, noise.cleanLevelChange,
                 room.reverberation, room.deviceLatency, echo.erle, echo.erleAfterDoubleTalk, echo.doubleTalk, echo.doubleTalkUncancelled,
                 pitches.map { String(format: "%+.0f->%+.2f", $0.0, $0.1) }.joined(separator: " "), pitchError, equalizerError))
-            let precall = try MediaBenchmark.blocking { () async throws -> (EchoTrial.Figures, ProbeReport) in
+            let precall = try runBlocking { () async throws -> (EchoTrial.Figures, ProbeReport) in
                 let server = try LabServer()
                 defer { server.stop() }
                 let echoed = try await EchoTrial.run(speech, delay: 2, server: server)

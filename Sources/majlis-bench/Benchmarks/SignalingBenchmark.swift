@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisLab
 import MajlisProtocol
 import MajlisTransport

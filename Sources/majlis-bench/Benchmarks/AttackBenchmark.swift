@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisForwarding
 import MajlisLab
 import MajlisProtocol

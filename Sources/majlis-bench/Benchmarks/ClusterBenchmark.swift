@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MajlisAudio
+import MajlisCommandLine
 import MajlisKit
 import MajlisLab
 import MajlisProtocol
@@ -75,7 +76,7 @@ enum ClusterBenchmark {
             say("\(loss.rawValue) of a room's node, \(runs) runs: ms from then until the speaker is on its seat on the other node, and until the listener hears it")
             var results: [Run] = []
             for index in 0..<runs {
-                let run = try MediaBenchmark.blocking { try await once(index, loss: loss, postgres: postgres, redis: redis) }
+                let run = try runBlocking { try await once(index, loss: loss, postgres: postgres, redis: redis) }
                 results.append(run)
                 say(String(format: "  run %d: seated again %.0f ms, heard again %.0f ms; join through another node %.0f ms (at the room's node %.0f ms)", index + 1, run.seated, run.heard, run.redirected, run.direct))
             }

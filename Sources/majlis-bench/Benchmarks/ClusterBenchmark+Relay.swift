@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisProtocol
 import MajlisTransport
 import Synchronization
@@ -18,7 +19,7 @@ extension ClusterBenchmark {
         say("ops at the room's node and through the other node, alternating, \(calls) of each, 3 runs (ms from sending to the answer)")
         var extras: (signaling: [Double], api: [Double]) = ([], [])
         for run in 1...3 {
-            let times = try MediaBenchmark.blocking { try await relayRun(calls: calls, postgres: postgres, redis: redis) }
+            let times = try runBlocking { try await relayRun(calls: calls, postgres: postgres, redis: redis) }
             for (name, direct, relayed) in [("signaling", times.signaling.direct, times.signaling.relayed), ("server API", times.api.direct, times.api.relayed)] {
                 let p99 = (direct: SignalingBenchmark.percentile(direct, 0.99), relayed: SignalingBenchmark.percentile(relayed, 0.99))
                 if name == "signaling" { extras.signaling.append(p99.relayed - p99.direct) } else { extras.api.append(p99.relayed - p99.direct) }

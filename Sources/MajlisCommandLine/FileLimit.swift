@@ -5,14 +5,14 @@ import Darwin
 #endif
 
 /// How many files this process may have open.
-func openFileLimit() -> Int {
+public func openFileLimit() -> Int {
     var limit = rlimit()
     guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 0 }
     return Int(clamping: limit.rlim_cur)
 }
 
 /// Raises the open-file limit to its hard maximum, so thousands of connections fit.
-func raiseFileLimit() {
+public func raiseFileLimit() {
     var limit = rlimit()
     guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return }
     limit.rlim_cur = limit.rlim_max

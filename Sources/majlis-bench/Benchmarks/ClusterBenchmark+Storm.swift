@@ -1,4 +1,5 @@
 import Foundation
+import MajlisCommandLine
 import MajlisProtocol
 import MajlisTransport
 
@@ -18,7 +19,7 @@ extension ClusterBenchmark {
         var results: [Int: [Storm]] = [1: [], 3: []]
         for run in 1...3 {
             for count in [3, 1] {
-                let storm = try MediaBenchmark.blocking { try await crowd(nodes: count, rooms: rooms, members: members, postgres: postgres, redis: redis) }
+                let storm = try runBlocking { try await crowd(nodes: count, rooms: rooms, members: members, postgres: postgres, redis: redis) }
                 results[count]!.append(storm)
                 say(String(
                     format: "  run %d, %d node%@: %.2f s, %.0f joins/s, join p50 %.1f ms, p99 %.1f ms; %d moved to their room's node; rooms per node %@",
