@@ -20,7 +20,10 @@
 
 int majlis_thread_id(void) {
 #if defined(__linux__)
-    return (int)syscall(SYS_gettid);
+    // Asked on every service-thread callback: the system call once per thread, then remembered.
+    static __thread int cached = 0;
+    if (cached == 0) cached = (int)syscall(SYS_gettid);
+    return cached;
 #else
     return 0;
 #endif

@@ -131,9 +131,7 @@ public final class TestClient: WebSocketDelegate, Sendable {
     @discardableResult
     public func request(_ op: String, _ args: [String: JSONValue] = [:], rid: String? = nil) async throws -> JSONValue {
         let id = nextId.add(1, ordering: .relaxed).newValue
-        var frame: [String: JSONValue] = ["id": .int(id), "op": .string(op), "args": .object(args)]
-        if let rid { frame["rid"] = .string(rid) }
-        sendRaw(String(decoding: try JSONEncoder().encode(JSONValue.object(frame)), as: UTF8.self))
+        sendRaw(String(decoding: RequestEncoder.frame(id: id, op: op, args: args, rid: rid), as: UTF8.self))
         return try await response(to: id)
     }
 

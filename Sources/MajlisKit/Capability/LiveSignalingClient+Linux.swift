@@ -258,7 +258,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
         if let resume { args["resume"] = .string(resume) }
         if let client = try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(options.client)) { args["client"] = client }
         // The hello goes out once the socket opens (the connection queues it).
-        let hello = Self.frame(id: id, op: "hello", args: args, rid: nil)
+        let hello = RequestEncoder.frame(id: id, op: "hello", args: args)
         let answer = await awaitAnswer(id: id, timeout: options.requestTimeout * 2, on: connection) { connection.send(hello) }
         switch answer {
         case .data(let data):
@@ -424,13 +424,6 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
 
     // MARK: Requests
 
-    private static func frame(id: Int64, op: String, args: [String: JSONValue], rid: String?) -> Data {
-        var frame: [String: JSONValue] = ["id": .int(id), "op": .string(op)]
-        if !args.isEmpty { frame["args"] = .object(args) }
-        if let rid { frame["rid"] = .string(rid) }
-        return (try? JSONEncoder().encode(JSONValue.object(frame))) ?? Data()
-    }
-
     /// Sends once and waits for the answer or the timeout.
     private func send(_ op: String, _ args: [String: JSONValue], rid: String?, timeout: Int64? = nil) async -> Answer {
         let (connection, id) = state.withLock { state -> (WebSocketConnection?, Int64) in
@@ -438,7 +431,7 @@ public final class LiveSignalingClient: SignalingClient, WebSocketDelegate, @unc
             return (state.connection, state.nextId)
         }
         guard let connection else { return .lost }
-        let frame = Self.frame(id: id, op: op, args: args, rid: rid)
+        let frame = RequestEncoder.frame(id: id, op: op, args: args, rid: rid)
         return await awaitAnswer(id: id, timeout: timeout ?? options.requestTimeout, on: connection) { connection.send(frame) }
     }
 

@@ -1,6 +1,17 @@
-/// A room command as a client sends it: the op and its `args` (docs/protocol.md sections 6-9,
+import Foundation
+
+/// A request as a client sends it (`frame`), and a room command's op and `args` (docs/protocol.md sections 6-9,
 /// 13), the inverse of `RequestDecoder` for every command the wire can express.
 public enum RequestEncoder {
+    /// A request frame as a client sends it (docs/protocol.md section 3): `{"id", "op", "args",
+    /// "rid"}`, `args` left out when empty and `rid` when nil.
+    public static func frame(id: Int64, op: String, args: [String: JSONValue] = [:], rid: String? = nil) -> Data {
+        var frame: [String: JSONValue] = ["id": .int(id), "op": .string(op)]
+        if !args.isEmpty { frame["args"] = .object(args) }
+        if let rid { frame["rid"] = .string(rid) }
+        return (try? JSONEncoder().encode(JSONValue.object(frame))) ?? Data()
+    }
+
     /// The op and args of `command` in `room`; nil only for a non-atomic attribute change of
     /// other than one step (the wire has `attr.set` and `attr.delete` for one step, and
     /// `attr.batch`, which is atomic, for several).

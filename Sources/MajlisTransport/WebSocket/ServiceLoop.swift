@@ -16,7 +16,7 @@ import Darwin
 /// loop with `lws_cancel_service`; the loop then asks lws for a writable callback.
 final class ServiceLoop: @unchecked Sendable {
     // Audited: `context`, `exchanges`, `arriving` and `scratch` are used only on the service thread
-    // (and by `start` before the thread exists; checked in debug builds by `assertOnServiceThread`);
+    // (and by `start` before the thread exists; checked, in release builds too, by `assertOnServiceThread`);
     // `eventLoop` is set before the thread exists and only read after; `pending`, `clientQueue`
     // and `running` are behind their own locks.
     var context: OpaquePointer?
@@ -136,12 +136,11 @@ final class ServiceLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Checks (in debug builds) that the caller runs on the service thread, as everything that
-    /// touches the lws context, a `wsi` or the service-thread-only state must.
+    /// Checks that the caller runs on the service thread, as everything that touches the lws
+    /// context, a `wsi` or the service-thread-only state must: in release builds too (a thread id
+    /// remembered per thread and an atomic load), so a use from elsewhere stops where it starts.
     func assertOnServiceThread() {
-        #if DEBUG
         precondition(majlis_thread_id() == threadId.load(ordering: .relaxed), "called off the service thread")
-        #endif
     }
 
     /// The service thread's kernel id (0 before it runs).

@@ -112,8 +112,8 @@ enum AttackBenchmark {
         }
         func member(_ user: String, room: String, seat: Int? = nil) throws -> (BenchClient, RawMediaClient) {
             let client = try signIn(user)
-            let joined = try client.request(#"{"id":%ID%,"op":"room.join","args":{"room":"\#(room)","create":true}}"#)
-            if let seat { _ = try client.call(#"{"id":%ID%,"op":"seat.take","args":{"room":"\#(room)","index":\#(seat)}}"#) }
+            let joined = try client.request(.join(create: RoomSettings()), room: room)
+            if let seat { _ = try client.call(.takeSeat(index: seat), room: room) }
             return (client, try media(joined))
         }
 
@@ -123,7 +123,7 @@ enum AttackBenchmark {
         let arena = arenaMembers.map(\.1)
         let arenaClients = arenaMembers.map(\.0)
         let value = String(repeating: "v", count: 8_000)
-        _ = try arenaClients[0].call(#"{"id":%ID%,"op":"attr.set","args":{"room":"arena","attrs":{\#((0..<7).map { "\"k\($0)\":\"\(value)\"" }.joined(separator: ","))}}}"#)
+        _ = try arenaClients[0].call("attr.set", ["room": "arena", "attrs": .object(Dictionary(uniqueKeysWithValues: (0..<7).map { ("k\($0)", JSONValue.string(value)) }))])
         let flooder = try member("flooder", room: "arena", seat: 1).1
         let skipper = try member("skipper", room: "arena", seat: 2).1
         let signaler = try member("signaler", room: "arena").0
@@ -209,9 +209,8 @@ enum AttackBenchmark {
                 var id = 1_000_000
                 while run.running.load(ordering: .relaxed) {
                     id += 1
-                    let frame = #"{"id":\#(id),"op":"signal.send","args":{"room":"arena","to":"room","type":"blob","payload":"\#(payload)"}}"#
-                    signaler.sendRaw(frame)
-                    run.sent.add(frame.utf8.count, ordering: .relaxed)
+                    let sent = signaler.send(id: Int64(id), "signal.send", ["room": "arena", "to": "room", "type": "blob", "payload": .string(payload)])
+                    run.sent.add(sent, ordering: .relaxed)
                     usleep(20_000)
                 }
             },
@@ -220,9 +219,7 @@ enum AttackBenchmark {
                 var id = 1_000_000
                 while run.running.load(ordering: .relaxed) {
                     id += 1
-                    let frame = #"{"id":\#(id),"op":"room.sync","args":{"room":"arena"}}"#
-                    reader.sendRaw(frame)
-                    run.sent.add(frame.utf8.count, ordering: .relaxed)
+                    run.sent.add(reader.send(id: Int64(id), "room.sync", ["room": "arena"]), ordering: .relaxed)
                     usleep(20_000)
                 }
                 run.received.add(reader.bytesReceived.load(ordering: .relaxed) - before, ordering: .relaxed)
@@ -235,9 +232,8 @@ enum AttackBenchmark {
                     Thread.detachNewThread {
                         defer { started.leave() }
                         guard let client = try? signIn("probe\(round)-\(index)") else { return }
-                        let frame = #"{"id":%ID%,"op":"probe.start","args":{"down":10000000}}"#
-                        run.sent.add(frame.utf8.count, ordering: .relaxed)
-                        guard let answer = try? client.request(frame), let prober = try? media(answer, bind: false) else { return }
+                        run.sent.add(RequestEncoder.frame(id: 0, op: "probe.start", args: ["down": 10_000_000]).count, ordering: .relaxed)
+                        guard let answer = try? client.request("probe.start", ["down": 10_000_000]), let prober = try? media(answer, bind: false) else { return }
                         probes.withLock { $0.append(prober) }
                         _ = prober.bind()
                     }
@@ -252,7 +248,7 @@ enum AttackBenchmark {
                 }
             },
             Attack(name: "SSRC spray: SRTP under 150,000 SSRCs on an echo test") { run, round in
-                guard let client = try? signIn("echo\(round)"), let answer = try? client.request(#"{"id":%ID%,"op":"echo.start","args":{"delay":2000}}"#),
+                guard let client = try? signIn("echo\(round)"), let answer = try? client.request("echo.start", ["delay": 2000]),
                     let echo = try? media(answer), let spray = try? SRTPSession(key: echo.key, direction: .outbound)
                 else { return }
                 let before = resident()
@@ -274,13 +270,11 @@ enum AttackBenchmark {
             Attack(name: "SDP offers: 49 KB, 10,000 formats, on echo.start, 50 a second") { run, round in
                 guard let client = try? signIn("offerer\(round)") else { return }
                 let formats = (0..<10_000).map { String(96 + $0 % 30) }.joined(separator: " ")
-                let sdp = "v=0\\r\\no=- 1 1 IN IP4 0.0.0.0\\r\\ns=-\\r\\nt=0 0\\r\\nm=audio 9 UDP/TLS/RTP/SAVPF \(formats)\\r\\na=mid:0\\r\\n"
+                let sdp = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF \(formats)\r\na=mid:0\r\n"
                 var id = 1_000_000
                 while run.running.load(ordering: .relaxed) {
                     id += 1
-                    let frame = #"{"id":\#(id),"op":"echo.start","args":{"sdp":"\#(sdp)"}}"#
-                    client.sendRaw(frame)
-                    run.sent.add(frame.utf8.count, ordering: .relaxed)
+                    run.sent.add(client.send(id: Int64(id), "echo.start", ["sdp": .string(sdp)]), ordering: .relaxed)
                     usleep(20_000)
                 }
             },

@@ -51,10 +51,16 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     var largestEvent: Int { state.withLock { $0.largestEvent } }
     func resetLargestEvent() { state.withLock { $0.largestEvent = 0 } }
 
-    func sendRaw(_ text: String) { connection?.send(Data(text.utf8)) }
+    /// Sends request `id` without waiting for its answer; how many bytes the frame took.
+    @discardableResult
+    func send(id: Int64, _ op: String, _ args: [String: JSONValue]) -> Int {
+        let frame = RequestEncoder.frame(id: id, op: op, args: args)
+        connection?.send(frame)
+        return frame.count
+    }
 
     func webSocketDidOpen(_ connection: WebSocketConnection) {
-        connection.send(Data(#"{"id":1,"op":"hello","args":{"token":"\#(token)"}}"#.utf8))
+        connection.send(RequestEncoder.frame(id: 1, op: "hello", args: ["token": .string(token)]))
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
@@ -72,7 +78,7 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
                 case 1:
                     state.signedIn = ok
                     if ok, let room = joinRoom {
-                        connection.send(Data(#"{"id":2,"op":"room.join","args":{"room":"\#(room)"}}"#.utf8))
+                        connection.send(RequestEncoder.frame(id: 2, op: "room.join", args: ["room": .string(room)]))
                     }
                 case 2:
                     state.joined = ok
@@ -151,29 +157,46 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
         try Self.waitAll([self], timeout: timeout) { $0.state.withLock { $0.signedIn } }
     }
 
-    /// Sends a request (its `%ID%` replaced) and waits for the answer; returns the round trip in
-    /// ms, from the send to the answer's arrival on the connection's thread. The caller sleeps
-    /// until then (polling would take a core's share from the server it measures).
-    func call(_ template: String, timeout: Double = 30) throws -> Double {
-        try exchange(template, timeout: timeout, keepingFrame: false).milliseconds
+    /// Sends `op` with `args` and waits for the answer; returns the round trip in ms, from the
+    /// send to the answer's arrival on the connection's thread. The caller sleeps until then
+    /// (polling would take a core's share from the server it measures).
+    func call(_ op: String, _ args: [String: JSONValue] = [:], timeout: Double = 30) throws -> Double {
+        try exchange(op, args, timeout: timeout, keepingFrame: false).milliseconds
     }
 
-    /// Sends a request (its `%ID%` replaced) and waits for the answer; returns its `data`.
-    func request(_ template: String, timeout: Double = 30) throws -> JSONValue {
-        let frame = try exchange(template, timeout: timeout, keepingFrame: true).frame
+    /// Sends `command` on `room`, as `call` does.
+    func call(_ command: RoomCommand, room: String, timeout: Double = 30) throws -> Double {
+        let (op, args) = try Self.encoded(command, room: room)
+        return try call(op, args, timeout: timeout)
+    }
+
+    /// Sends `op` with `args` and waits for the answer; returns its `data`.
+    func request(_ op: String, _ args: [String: JSONValue] = [:], timeout: Double = 30) throws -> JSONValue {
+        let frame = try exchange(op, args, timeout: timeout, keepingFrame: true).frame
         guard let frame, let answer = try? JSONDecoder().decode(JSONValue.self, from: frame), let data = answer["data"] else {
             throw Arguments.Failure(description: "\(user): an answer without data")
         }
         return data
     }
 
-    private func exchange(_ template: String, timeout: Double, keepingFrame: Bool) throws -> (milliseconds: Double, frame: Data?) {
+    /// Sends `command` on `room`, as `request` does.
+    func request(_ command: RoomCommand, room: String, timeout: Double = 30) throws -> JSONValue {
+        let (op, args) = try Self.encoded(command, room: room)
+        return try request(op, args, timeout: timeout)
+    }
+
+    private static func encoded(_ command: RoomCommand, room: String) throws -> (op: String, args: [String: JSONValue]) {
+        guard let request = RequestEncoder.request(command, room: room) else { throw Arguments.Failure(description: "\(command) has no single request") }
+        return request
+    }
+
+    private func exchange(_ op: String, _ args: [String: JSONValue], timeout: Double, keepingFrame: Bool) throws -> (milliseconds: Double, frame: Data?) {
         let id = nextId.add(1, ordering: .relaxed).newValue
         let answered = DispatchSemaphore(value: 0)
         state.withLock { $0.waiter = (id, answered, keepingFrame) }
-        let message = template.replacingOccurrences(of: "%ID%", with: String(id))
+        let message = RequestEncoder.frame(id: id, op: op, args: args)
         let start = MonotonicClock.nanoseconds()
-        sendRaw(message)
+        connection?.send(message)
         let outcome = answered.wait(timeout: .now() + timeout)
         let (arrived, frame, failure) = state.withLock { state in
             state.waiter = nil

@@ -60,7 +60,7 @@ extension ClusterBenchmark {
         for index in 0..<(2 * calls + 20) {
             // Each member at 25 ops a second: within a session's request rate (50 a second).
             usleep(20_000)
-            let milliseconds = try members[index % 2].call(#"{"id":%ID%,"op":"member.list","args":{"room":"\#(room)","limit":10}}"#)
+            let milliseconds = try members[index % 2].call(.listMembers(after: nil, limit: 10), room: room)
             guard index >= 20 else { continue }  // connections warm first
             if index % 2 == 0 { signaling.direct.append(milliseconds) } else { signaling.relayed.append(milliseconds) }
         }

@@ -67,8 +67,8 @@ enum MediaBenchmark {
             client.connection = try signaling.connect(url: url, delegate: client)
             connections.append(client)
             try client.waitUntilSignedIn()
-            let joined = try client.request(#"{"id":%ID%,"op":"room.join","args":{"room":"bench","create":true}}"#)
-            if speaker { _ = try client.call(#"{"id":%ID%,"op":"seat.take","args":{"room":"bench","index":\#(index)}}"#) }
+            let joined = try client.request(.join(create: RoomSettings()), room: "bench")
+            if speaker { _ = try client.call(.takeSeat(index: index), room: "bench") }
             guard let settings = MediaSettings(joined["media"]) else { throw Arguments.Failure(description: "the join answer had no media settings") }
             members.append((try RawMediaClient(settings: settings, receiveTimeoutMilliseconds: 200), speaker))
         }

@@ -131,7 +131,7 @@ enum SignalingBenchmark {
         let owner = BenchClient(user: "owner", token: token("owner"))
         owner.connection = try controlLoop.connect(url: url, delegate: owner)
         try owner.waitUntilSignedIn()
-        _ = try owner.call(#"{"id":%ID%,"op":"room.create","args":{"room":"bench","title":"Bench","seatCount":8}}"#)
+        _ = try owner.call(.create(RoomSettings(title: "Bench", seatCount: 8)), room: "bench")
 
         // Join storm.
         let start = DispatchTime.now()
@@ -174,10 +174,8 @@ enum SignalingBenchmark {
             for index in 0..<settings.seatOps {
                 let turn = index / 2
                 let client = clients[turn % min(20, clients.count)]
-                let op = index % 2 == 0
-                    ? #"{"id":%ID%,"op":"seat.take","args":{"room":"bench","index":\#(turn % 8)}}"#
-                    : #"{"id":%ID%,"op":"seat.leave","args":{"room":"bench"}}"#
-                times.append(try client.call(op))
+                let command: RoomCommand = index % 2 == 0 ? .takeSeat(index: turn % 8) : .leaveSeat
+                times.append(try client.call(command, room: "bench"))
                 if pace > 0 { Thread.sleep(forTimeInterval: Double(pace) / 1000) }
             }
             return times
@@ -218,7 +216,7 @@ enum SignalingBenchmark {
         for index in 0..<settings.messages {
             let sender = clients[index % clients.count]
             let sentAt = MonotonicClock.nanoseconds()
-            sender.sendRaw(#"{"id":\#(index + 1_000_000),"op":"chat.send","args":{"room":"bench","text":"t=\#(sentAt)","clientMsgId":"b\#(index)"}}"#)
+            sender.send(id: Int64(index + 1_000_000), "chat.send", ["room": "bench", "text": .string("t=\(sentAt)"), "clientMsgId": .string("b\(index)")])
             if settings.interval > 0 { Thread.sleep(forTimeInterval: Double(settings.interval) / 1000) }
         }
         try BenchClient.waitAll(clients, timeout: 120) { $0.chatCount >= settings.messages }

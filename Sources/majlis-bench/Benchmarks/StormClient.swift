@@ -40,14 +40,14 @@ final class StormClient: WebSocketDelegate, @unchecked Sendable {
     func close() { state.withLock { $0.connection }?.close(code: 1000, reason: "done") }
 
     func webSocketDidOpen(_ connection: WebSocketConnection) {
-        connection.send(Data(#"{"id":1,"op":"hello","args":{"token":"\#(token)"}}"#.utf8))
+        connection.send(RequestEncoder.frame(id: 1, op: "hello", args: ["token": .string(token)]))
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: Data) {
         guard message.starts(with: BenchClient.answerPrefix), let (re, ok) = BenchClient.answerHead(message) else { return }
         if ok {
             if re == 1 {
-                connection.send(Data(#"{"id":2,"op":"room.join","args":{"room":"\#(room)","create":{"title":"Storm"}}}"#.utf8))
+                connection.send(RequestEncoder.frame(id: 2, op: "room.join", args: ["room": .string(room), "create": ["title": "Storm"]]))
             } else if re == 2 {
                 let after = Double(MonotonicClock.nanoseconds() - started) / 1e6
                 state.withLock { $0.joinedAfter = after }
