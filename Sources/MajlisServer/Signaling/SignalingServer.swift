@@ -9,6 +9,9 @@ import Synchronization
 /// The signaling server: WebSocket sessions at `/v1/signal` speaking PROTOCOL.md, `GET /healthz`,
 /// rooms on their own executors, state in the store.
 ///
+/// Each decoded request is routed by `RequestRouter` and carried out by the handler its route
+/// names (`SessionRequests`, `PrecallRequests`, `RoomRequests`; docs/architecture.md).
+///
 /// Threads: the WebSocket service thread parses frames and answers session ops (`hello`, `ping`,
 /// `session.renew`, `bye`); room ops go to the room's queue. Beside it run the services of
 /// `services` (the cluster's registry and leases, the media router, webhooks, the `Sweeper`),
