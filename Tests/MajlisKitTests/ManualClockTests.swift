@@ -67,4 +67,23 @@ import Testing
         #expect(await eventually { ending.value.withLock { $0 } == .cancelled })
         #expect(clock.sleeperCount == 0)
     }
+
+    /// A sleep until a time the clock has already passed does not wait for another advance;
+    /// one until a later time wakes when the clock reaches it, not before.
+    @Test func aSleepUntilAPassedTimeEndsAtOnce() async throws {
+        let clock = ManualClock(now: 1_000)
+        clock.advance(by: 500)
+        try await clock.sleep(until: 1_200)
+        let woke = Shared<Bool>(false)
+        let task = Task {
+            try await clock.sleep(until: 2_000)
+            woke.value.withLock { $0 = true }
+        }
+        #expect(await eventually { clock.sleeperCount == 1 })
+        clock.advance(by: 499)
+        #expect(clock.sleeperCount == 1 && !woke.value.withLock { $0 })
+        clock.advance(by: 1)
+        try await task.value
+        #expect(woke.value.withLock { $0 })
+    }
 }

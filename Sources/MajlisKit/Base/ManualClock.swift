@@ -27,6 +27,16 @@ public final class ManualClock: KitClock {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     public func sleep(milliseconds: Int64) async throws {
+        try await sleep(relative: milliseconds)
+    }
+
+    /// Sleeps until the clock reads `deadline`, read under the same lock `advance` takes: a
+    /// deadline that the clock has passed meanwhile wakes at once.
+    public func sleep(until deadline: Int64) async throws {
+        try await sleep(relative: nil, until: deadline)
+    }
+
+    private func sleep(relative milliseconds: Int64?, until absolute: Int64 = 0) async throws {
         let id = state.withLock { state -> Int in
             state.nextId += 1
             return state.nextId
@@ -39,8 +49,9 @@ public final class ManualClock: KitClock {
                 enum Start { case ready, cancelled, asleep }
                 let start = state.withLock { state -> Start in
                     if Task.isCancelled { return .cancelled }
-                    if milliseconds <= 0 { return .ready }
-                    state.sleepers.append(Sleeper(id: id, deadline: state.now + milliseconds, continuation: continuation))
+                    let deadline = milliseconds.map { state.now + $0 } ?? absolute
+                    if deadline <= state.now { return .ready }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return .asleep
                 }
                 switch start {

@@ -1,3 +1,5 @@
+import MajlisProtocol
+
 /// What a successful `hello` says.
 public struct SessionInfo: Sendable, Equatable {
     public var session: String
@@ -25,5 +27,18 @@ public struct SessionInfo: Sendable, Equatable {
         self.resumed = resumed
         self.rooms = rooms
         self.nodes = nodes
+    }
+}
+
+extension SessionInfo {
+    /// Reads the `data` of a `hello` answer (docs/protocol.md section 4); nil when it names no
+    /// session or user. The heartbeat is kept within 1 s to an hour.
+    public init?(hello data: JSONValue) {
+        guard let session = data["session"]?.stringValue, let id = data["user"]?["id"]?.stringValue else { return nil }
+        self.init(
+            session: session, userId: id, userName: data["user"]?["name"]?.stringValue ?? id,
+            heartbeat: Int(min(max(data["heartbeat"]?.intValue ?? 20, 1), 3_600)), expiresAt: data["expiresAt"]?.intValue ?? 0,
+            resumed: data["resumed"]?.boolValue ?? false, rooms: data["rooms"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            nodes: data["nodes"]?.arrayValue?.compactMap { $0["signaling"]?.stringValue } ?? [])
     }
 }
