@@ -5,8 +5,8 @@ import MajlisKit
 import MajlisProtocol
 import MajlisTransport
 
-/// A call on virtual time: a speaker's and a listener's `MediaClientCore` and the server's
-/// `MediaRouterCore`, every leg (each client's uplink and downlink) through its own
+/// A call on virtual time: a speaker's and a listener's `MediaClientCore` (the whole audio path:
+/// pipeline, uplink, downlink, spatial sound) and the server's `MediaRouterCore`, every leg (each client's uplink and downlink) through its own
 /// `PathImpairment`, as `majlis netsim` impairs them. Nothing waits for a clock, so a call of
 /// fifteen seconds takes a fraction of a second of CPU, and a seed repeats it exactly: many
 /// seeds of a condition can be run to find the rare call that goes wrong, and its trace kept.
@@ -16,7 +16,7 @@ import MajlisTransport
 public struct VirtualCall: Sendable {
     /// Everything the listener played, from the call's start.
     public let heard: [Int16]
-    /// Where the speech starts in `heard` (the speaker started it then).
+    /// Where the speech starts in `heard` (an index: the speaker started it then).
     public let speechStart: Int
     /// How long after it was spoken the listener played the speech (best alignment), ms.
     public let mouthToEar: Double?
@@ -81,8 +81,13 @@ public struct VirtualCall: Sendable {
     /// seconds after it. With no `warmUp` the call starts cold: the listener is in the call
     /// first, and once it is bound the speaker joins, is seated and starts its recording at once
     /// (which, as a recording does, waits while the speaker's path is not bound).
-    /// `impairment` is applied to each leg (nil: a clean path), its seed making the run.
-    public static func run(_ speech: [Int16], impairment: NetworkSimulator.Settings?, warmUp: Double = 3, tail: Double = 2.5) throws -> VirtualCall {
+    /// `impairment` is applied to each leg (nil: a clean path), its seed making the run. The
+    /// listener plays in `listenerChannels` (2: `heard` is interleaved stereo) with `listener`'s
+    /// settings (an effect, spatial sound, taps: the speaker's SSRC is 1001).
+    public static func run(
+        _ speech: [Int16], impairment: NetworkSimulator.Settings?, warmUp: Double = 3, tail: Double = 2.5, listener: [MediaCommand] = [],
+        listenerChannels: Int = 1
+    ) throws -> VirtualCall {
         let server = UDPAddress(host: "127.0.0.1", port: 40_000)!
         let speakerAddress = UDPAddress(host: "127.0.0.1", port: 40_001)!
         let listenerAddress = UDPAddress(host: "127.0.0.1", port: 40_002)!
@@ -96,7 +101,9 @@ public struct VirtualCall: Sendable {
         router.apply(.join(room: "lab", user: "listener", ssrc: 1_002, key: listenerKey))
         router.apply(.setSpeakers(room: "lab", seats: ["speaker": 0]))
         let talker = try MediaClientCore(sequence: UInt16(truncatingIfNeeded: random.next()), timestamp: UInt32(truncatingIfNeeded: random.next()))
-        let hearer = try MediaClientCore(sequence: UInt16(truncatingIfNeeded: random.next()), timestamp: UInt32(truncatingIfNeeded: random.next()))
+        let hearer = try MediaClientCore(
+            playbackChannels: listenerChannels, sequence: UInt16(truncatingIfNeeded: random.next()), timestamp: UInt32(truncatingIfNeeded: random.next()))
+        listener.forEach(hearer.apply)
         // Each client's flow gets two impairments of its own, seeded one after the other as the
         // simulator seeds them.
         var nextSeed = seed
@@ -146,7 +153,7 @@ public struct VirtualCall: Sendable {
         for (core, address, media) in settings where !(cold && core === talker) {
             for bytes in try core.configure(media, now: 0) { post(bytes, from: address, to: nil, at: 0) }
         }
-        talker.publishing = true
+        talker.apply(.publish(true))
         var talkerJoined = !cold
 
         let frame = AudioFormat.frameSamples
@@ -242,8 +249,8 @@ public struct VirtualCall: Sendable {
             }
         }
         // The listener's clock started `listenerPhase - speakerPhase` after the speaker's.
-        let speechStart = (speechStartTick ?? 0) * frame - Int((listenerPhase - speakerPhase) * 48)
-        let delay = SpeechDelay.milliseconds(spoken: speech, heard: Array(heard[max(0, speechStart)...]))
+        let speechStart = ((speechStartTick ?? 0) * frame - Int((listenerPhase - speakerPhase) * 48)) * listenerChannels
+        let delay = listenerChannels == 1 ? SpeechDelay.milliseconds(spoken: speech, heard: Array(heard[max(0, speechStart)...])) : nil
         return VirtualCall(
             heard: heard, speechStart: max(0, speechStart), mouthToEar: delay, speaker: talker.statistics, listener: hearer.statistics, trace: trace,
             relayed: counts)

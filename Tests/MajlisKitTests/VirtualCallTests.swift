@@ -20,6 +20,26 @@ import Testing
         #expect(first.networkLoss > 0.1)
     }
 
+    /// Spatial sound runs in the core, so a virtual call hears it: the speaker on the first of
+    /// two seats (to the listener's left) is louder in the left ear, and on the second in the
+    /// right, by the head's shadow (over 6 dB at 60 degrees).
+    @Test func aSpeakerPlacedToOneSideIsLouderInThatEar() async throws {
+        let speech = try await offPool { try SpeechSample.make("Left or right?") }
+        for (seat, leftLouder) in [(0, true), (1, false)] {
+            let call = try await offPool {
+                try VirtualCall.run(speech, impairment: nil, warmUp: 1, listener: [.spatial([1_001: .seat(seat, of: 2)])], listenerChannels: 2)
+            }
+            var energy = (left: 0.0, right: 0.0)
+            for index in stride(from: call.speechStart, to: call.heard.count - 1, by: 2) {
+                energy.left += Double(call.heard[index]) * Double(call.heard[index])
+                energy.right += Double(call.heard[index + 1]) * Double(call.heard[index + 1])
+            }
+            #expect(energy.left > 0 && energy.right > 0)
+            let decibels = 10 * log10(energy.left / energy.right)
+            #expect(leftLouder ? decibels > 6 : decibels < -6, "seat \(seat): left-right \(decibels) dB")
+        }
+    }
+
     /// At 40% loss on every leg, binding takes four packets that each get through six times in
     /// ten: at one try a second, listeners stayed unbound (hearing nothing) for seconds, and 27
     /// calls in 30 scored 1.2-1.8 PESQ. Tries are now four a second until answered: over 30

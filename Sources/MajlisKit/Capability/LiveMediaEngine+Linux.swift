@@ -15,70 +15,26 @@ import MajlisTransport
 /// changes (`networkChanged()`) or when a bound path hears nothing from the server for three
 /// seconds; until a binding is answered it is sent four times a second.
 ///
-/// The media plane itself is `MediaClientCore` (no I/O); this engine hosts it on a UDP socket
-/// and a paced clock, on one thread of its own: every 20 ms a tick (microphone in, datagrams and
-/// sound out), and between ticks whatever arrives. `stop()` returns once that thread has ended,
-/// so an engine stopped and configured again never runs two. The core is behind `lock`.
+/// The media plane itself, and the voice pipeline around it, are `MediaClientCore`'s (no I/O);
+/// this engine hosts it on a UDP socket, the devices and a paced clock, on one thread of its
+/// own: every 20 ms a tick (the settings asked since the last one, the microphone in, datagrams
+/// and sound out), and between ticks whatever arrives. What the app asks, from any thread, waits
+/// in one inbox (`MediaCommand`s, in order) for the next tick. `stop()` returns once that
+/// thread has ended, so an engine stopped and configured again never runs two.
 public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
-    // Audited: `core`, `socket`, `running` and `ended` are used under `lock` only; `source` and
-    // `sink` on the engine's thread only, but for their `latency` (read from any thread).
-    /// What the engine counted since it started.
-    public struct Statistics: Sendable, Equatable {
-        public var sent = 0
-        public var retransmitted = 0
-        public var nacksSent = 0
-        public var recoveredByRedundancy = 0
-        public var repairedByRetransmission = 0
-        /// Playout slots of everything heard: frames played, recovered from FEC, concealed.
-        public var played = 0
-        public var recoveredByFEC = 0
-        public var concealed = 0
-        /// Frames played a pitch period shorter or longer to follow the target delay in speech.
-        public var accelerated = 0
-        public var stretched = 0
-        /// Frames that arrived too late to play.
-        public var late = 0
-        /// The playout delay the jitter buffers aim for now (the largest), milliseconds.
-        public var targetDelay: Double = 0
-        public var rebinds = 0
-        /// Round trip to the server measured with bindings, milliseconds.
-        public var roundTrip: Double?
-        /// The protection in use: FEC, earlier frames per packet, bitrate.
-        public var fec = false
-        public var redundancy = 0
-        public var bitrate = 0
-        /// 20 ms frames in each packet sent, and what the server last said the uplink carries
-        /// (bits per second with headers; nil: no limit).
-        public var framesPerPacket = 1
-        public var uplinkCapacity: Int?
-        /// Frames not sent because they were silence (Opus DTX), and every datagram sent
-        /// (media, retransmissions, reports, bindings) with its bytes (without IP and UDP headers).
-        public var silentFrames = 0
-        public var datagramsSent = 0
-        public var bytesSent = 0
-    }
+    // Audited: `core`, `inbox`, `socket`, `running` and `ended` are used under `lock` only;
+    // `source` and `sink` on the engine's thread only, but for their `latency` (read from any
+    // thread).
+    public typealias Statistics = MediaStatistics
 
     private let source: any AudioSource
-    /// The voice pipeline (processing, effect, music, monitoring), on the engine's thread; what
-    /// is asked of it waits in the `pending` values (under `lock`) for the next tick.
-    private let pipeline: VoicePipeline
-    private var pendingProcessing: VoiceProcessing?
-    private var pendingEffect: VoiceEffect?
-    private var pendingTracks: [MusicTrack] = []
-    private var pendingMonitor: Int?
-    /// Spatial sound: what was asked (nil: nothing new; .some(nil): off), and the renderer (on
-    /// the engine's thread; made when first asked for, nil while off or without a stereo sink).
-    private var pendingSpatial: [UInt32: SpatialPosition]??
-    private var spatializer: Spatializer?
-    private var hrtf: HRTF?
-    /// Taps asked for since the last tick (nil: removed), and the speakers' taps in force.
-    private var pendingTaps: [AudioTapPoint: (any AudioTap)?] = [:]
-    private var speakerTaps: [UInt32: any AudioTap] = [:]
     /// Whether `source` goes on by itself (a device) rather than waiting to be read (a file).
     private let live: Bool
     private let sink: any AudioSink
     private let lock = NSLock()
     private let core: MediaClientCore
+    /// Settings asked for since the last tick, in order.
+    private var inbox: [MediaCommand] = []
     private var socket: UDPSocket
     private var running = false
     /// Signalled when the engine's thread has ended (nil while none runs).
@@ -100,9 +56,8 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         self.logger = logger
         do {
             socket = try Self.makeSocket()
-            core = try MediaClientCore(bitrate: bitrate, profile: profile, logger: logger)
-            pipeline = try VoicePipeline(processing: processing, effect: effect)
-            pipeline.sendChannels = profile.channels
+            core = try MediaClientCore(
+                bitrate: bitrate, profile: profile, processing: processing, effect: effect, playbackChannels: sink.channels, logger: logger)
         } catch {
             throw MajlisError.misuse("cannot start media: \(error)")
         }
@@ -162,48 +117,41 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         }
     }
 
-    public func setPublishing(_ publishing: Bool) async { withCore { $0.publishing = publishing } }
+    public func setPublishing(_ publishing: Bool) async { ask(.publish(publishing)) }
 
-    public func setCaptureVolume(_ volume: Int) async { withCore { $0.captureVolume = volume } }
+    public func setCaptureVolume(_ volume: Int) async { ask(.captureVolume(volume)) }
 
-    public func setPlaybackVolume(_ volume: Int) async { withCore { $0.playbackVolume = volume } }
+    public func setPlaybackVolume(_ volume: Int) async { ask(.playbackVolume(volume)) }
 
-    public func setRemoteMuted(ssrc: UInt32, muted: Bool) async {
-        withCore { core in
-            if muted { core.mutedRemotes.insert(ssrc) } else { core.mutedRemotes.remove(ssrc) }
-        }
-    }
+    public func setRemoteMuted(ssrc: UInt32, muted: Bool) async { ask(.muteRemote(ssrc: ssrc, muted: muted)) }
 
-    public func setRemoteVolume(ssrc: UInt32, volume: Int) async {
-        withCore { $0.remoteVolumes[ssrc] = volume == 100 ? nil : min(400, max(0, volume)) }
-    }
+    public func setRemoteVolume(ssrc: UInt32, volume: Int) async { ask(.remoteVolume(ssrc: ssrc, volume: volume)) }
 
-    public func setVoiceProcessing(_ processing: VoiceProcessing) async { withCore { _ in pendingProcessing = processing } }
+    public func setVoiceProcessing(_ processing: VoiceProcessing) async { ask(.processing(processing)) }
 
-    public func setVoiceEffect(_ effect: VoiceEffect) async { withCore { _ in pendingEffect = effect } }
+    public func setVoiceEffect(_ effect: VoiceEffect) async { ask(.effect(effect)) }
 
     /// Plays music or a sound effect: from the start, `loops` times (0: until stopped), into what
     /// the room hears while the user may be heard (`.room`, and played here too) or only here
     /// (`.local`). Pause, resume, seek, stop and volumes are the track's own.
     public func play(_ track: MusicTrack, loops: Int = 1, destination: MusicTrack.Destination = .room) {
         track.play(loops: loops, destination: destination)
-        withCore { _ in pendingTracks.append(track) }
+        ask(.play(track))
     }
 
-    public func setSpatialSound(_ positions: [UInt32: SpatialPosition]?) async {
-        withCore { _ in pendingSpatial = .some(positions) }
-    }
+    public func setSpatialSound(_ positions: [UInt32: SpatialPosition]?) async { ask(.spatial(positions)) }
 
     /// Puts `tap` at `point` (nil: removes the one there), from the next frame on. A speaker's
     /// tap sees that speaker's voice before it is mixed (changes to it are not heard).
-    public func setTap(_ tap: (any AudioTap)?, at point: AudioTapPoint) {
-        withCore { _ in pendingTaps[point] = .some(tap) }
-    }
+    public func setTap(_ tap: (any AudioTap)?, at point: AudioTapPoint) { ask(.tap(tap, at: point)) }
 
     /// In-ear monitoring: the user hears their own voice, processed and with its effect, at
     /// `volume` (0...400; 0 off). Meant for headphones: from a speaker it would be heard twice.
-    public func setInEarMonitoring(volume: Int) {
-        withCore { _ in pendingMonitor = min(Gain.range.upperBound, max(0, volume)) }
+    public func setInEarMonitoring(volume: Int) { ask(.monitor(volume: volume)) }
+
+    /// Queues a setting for the next tick.
+    private func ask(_ command: MediaCommand) {
+        withCore { _ in inbox.append(command) }
     }
 
     /// Stops sending and playing; returns once the engine's thread has ended.
@@ -264,12 +212,14 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 continue
             }
             next += Double(AudioFormat.frameMilliseconds)
-            applyPending()
-            // The microphone is read only while publishing; a recording (a file) only once the
-            // path to the server is bound too, so none of it is spoken into a path being set up.
-            let microphone = pipeline.send(withCore { $0.publishing && ($0.isBound || live) } ? source.nextFrame() : nil, channels: source.channels)
+            let reading = withCore { core in
+                defer { inbox = [] }
+                inbox.forEach(core.apply)
+                return core.wantsMicrophone(live: live)
+            }
+            let microphone = reading ? source.nextFrame() : nil
             let now = MonotonicClock.milliseconds()
-            let tick = withCore { $0.tick(now: now, microphone: microphone) }
+            let tick = withCore { $0.tick(now: now, microphone: microphone, channels: source.channels) }
             if let reason = tick.rebind {
                 // The path went silent: the core binds again, from a new socket.
                 if let fresh = try? Self.makeSocket() {
@@ -279,60 +229,7 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 }
             }
             send(tick.datagrams)
-            for (ssrc, frame) in tick.speakers {
-                guard let tap = speakerTaps[ssrc] else { continue }
-                var copy = frame
-                tap.process(&copy, channels: 1)
-            }
-            if let spatializer {
-                sink.play(pipeline.play(spatializer.render(tick.speakers.map { ($0.ssrc, $0.frame) }), channels: 2))
-            } else {
-                let played = pipeline.play(tick.playout, channels: tick.playoutChannels)
-                sink.play(Channels.convert(played, from: tick.playoutChannels, to: sink.channels))
-            }
-        }
-    }
-
-    /// Spatial sound on (with these places) or off, on the engine's thread.
-    private func placeSpeakers(_ positions: [UInt32: SpatialPosition]?) {
-        guard let positions, sink.channels == 2 else {
-            if positions != nil { logger.warning("spatial sound needs a stereo speaker: playing mono") }
-            spatializer = nil
-            let separate = !speakerTaps.isEmpty
-            withCore { $0.separateSpeakers = separate }
-            return
-        }
-        do {
-            if hrtf == nil { hrtf = try HRTF() }
-            if spatializer == nil, let hrtf { spatializer = Spatializer(hrtf: hrtf) }
-            spatializer?.positions = positions
-            withCore { $0.separateSpeakers = true }
-        } catch {
-            logger.warning("no spatial sound: \(error)")
-        }
-    }
-
-    /// Settings asked for since the last tick, into the pipeline (on the engine's thread).
-    private func applyPending() {
-        let (processing, effect, tracks, monitor, spatial, taps) = withCore { _ in
-            defer { (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial, pendingTaps) = (nil, nil, [], nil, nil, [:]) }
-            return (pendingProcessing, pendingEffect, pendingTracks, pendingMonitor, pendingSpatial, pendingTaps)
-        }
-        if let spatial { placeSpeakers(spatial) }
-        if !taps.isEmpty {
-            for (point, tap) in taps {
-                if case .speaker(let ssrc) = point { speakerTaps[ssrc] = tap } else { pipeline.taps[point] = tap }
-            }
-            let separate = spatializer != nil || !speakerTaps.isEmpty
-            withCore { $0.separateSpeakers = separate }
-        }
-        for track in tracks { pipeline.add(track) }
-        if let monitor { pipeline.monitorVolume = monitor }
-        do {
-            if let processing { try pipeline.apply(processing) }
-            if let effect { try pipeline.apply(effect) }
-        } catch {
-            logger.warning("the voice pipeline refused a setting: \(error)")
+            sink.play(tick.playout)
         }
     }
 }

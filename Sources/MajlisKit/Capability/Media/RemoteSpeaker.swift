@@ -1,4 +1,4 @@
-#if os(Linux)
+#if canImport(MajlisAudio)
 import MajlisAudio
 import MajlisProtocol
 import MajlisTransport
