@@ -1,7 +1,6 @@
 import Foundation
 import MajlisProtocol
 import MajlisTransport
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,32 +18,34 @@ extension ServerAPI {
     /// Answers a failed call: one refused because another node of the cluster hosts its room
     /// (`conflict` naming it) is made again at that node, once, and that node's answer is given
     /// (so the API works from any node); otherwise, and when that node cannot be reached, the
-    /// failure itself.
+    /// failure itself. A relayed call holds no thread while the other node works: the answer
+    /// goes out from the HTTP client's completion.
     func respond(_ failure: APIFailure, to exchange: HTTPExchange) {
         let request = exchange.request
-        if failure.error.code == .conflict, let signaling = failure.error.host?.signaling, request.headers["majlis-forwarded"] == nil,
-            let answer = relay(request, to: signaling)
-        {
-            return exchange.respond(answer)
+        guard failure.error.code == .conflict, let signaling = failure.error.host?.signaling, request.headers["majlis-forwarded"] == nil else {
+            return exchange.respond(failure.response)
         }
-        exchange.respond(failure.response)
+        relay(request, to: signaling) { [context] answer in
+            if answer == nil { context.logger.warning("api: \(request.method) \(request.path) could not be relayed to \(signaling)") }
+            exchange.respond(answer ?? failure.response)
+        }
     }
 
     /// What a path segment keeps as it is: RFC 3986's unreserved characters.
     static let segmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    /// `request` made at the node whose signaling is at `signaling` (`ws://HOST:PORT/v1/signal`,
-    /// or wss), marked `Majlis-Forwarded` so that node answers it itself; nil when it cannot be
-    /// reached.
-    private func relay(_ request: HTTPRequest, to signaling: String) -> HTTPResponse? {
-        guard var components = URLComponents(string: signaling), let scheme = components.scheme, scheme == "ws" || scheme == "wss" else { return nil }
+    /// Makes `request` at the node whose signaling is at `signaling` (`ws://HOST:PORT/v1/signal`,
+    /// or wss), marked `Majlis-Forwarded` so that node answers it itself; `done` gets its
+    /// answer, or nil when it cannot be reached.
+    private func relay(_ request: HTTPRequest, to signaling: String, done: @escaping @Sendable (HTTPResponse?) -> Void) {
+        guard var components = URLComponents(string: signaling), let scheme = components.scheme, scheme == "ws" || scheme == "wss" else { return done(nil) }
         components.scheme = scheme == "wss" ? "https" : "http"
         components.path = ""
         // The path (decoded by the HTTP layer) encoded again, segment by segment, and the query
         // (encoded again by it); one that is no URL is not relayed.
         let path = request.path.split(separator: "/", omittingEmptySubsequences: false)
             .map { $0.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? "" }.joined(separator: "/")
-        guard let base = components.string, let url = URL(string: base + path + (request.query.isEmpty ? "" : "?" + request.query)) else { return nil }
+        guard let base = components.string, let url = URL(string: base + path + (request.query.isEmpty ? "" : "?" + request.query)) else { return done(nil) }
         var call = URLRequest(url: url)
         call.httpMethod = request.method
         for name in ["authorization", "content-type", "idempotency-key", "accept"] {
@@ -52,26 +53,15 @@ extension ServerAPI {
         }
         call.setValue(context.node.id, forHTTPHeaderField: "Majlis-Forwarded")
         if !request.body.isEmpty { call.httpBody = Data(request.body) }
-        let answer = Mutex<HTTPResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
         Self.relaySession.dataTask(with: call) { data, response, error in
-            if error == nil, let response = response as? HTTPURLResponse {
-                var headers: [String: String] = [:]
-                for name in ["Retry-After", "WWW-Authenticate", "Allow"] {
-                    if let value = response.value(forHTTPHeaderField: name) { headers[name] = value }
-                }
-                answer.withLock {
-                    $0 = HTTPResponse(
-                        status: UInt32(response.statusCode), contentType: response.value(forHTTPHeaderField: "Content-Type") ?? "application/json",
-                        body: Array(data ?? Data()), headers: headers)
-                }
+            guard error == nil, let response = response as? HTTPURLResponse else { return done(nil) }
+            var headers: [String: String] = [:]
+            for name in ["Retry-After", "WWW-Authenticate", "Allow"] {
+                if let value = response.value(forHTTPHeaderField: name) { headers[name] = value }
             }
-            done.signal()
+            done(HTTPResponse(
+                status: UInt32(response.statusCode), contentType: response.value(forHTTPHeaderField: "Content-Type") ?? "application/json",
+                body: Array(data ?? Data()), headers: headers))
         }.resume()
-        done.wait()
-        if answer.withLock({ $0 }) == nil {
-            context.logger.warning("api: \(request.method) \(request.path) could not be relayed to \(signaling)")
-        }
-        return answer.withLock { $0 }
     }
 }
