@@ -23,7 +23,9 @@ public final class TestClient: WebSocketDelegate, Sendable {
 
     private let state = Mutex(State())
     private let nextId = Atomic<Int64>(100)
-    nonisolated(unsafe) private var connection: WebSocketConnection?
+    /// Set once, right after the connection is made.
+    private let socket = Mutex<WebSocketConnection?>(nil)
+    private var connection: WebSocketConnection? { socket.withLock { $0 } }
     /// Default wait for responses and events, in seconds.
     public let timeout: Double
 
@@ -44,7 +46,8 @@ public final class TestClient: WebSocketDelegate, Sendable {
     /// Connects (without `hello`).
     public static func connect(_ url: String, timeout: Double = 30) async throws -> TestClient {
         let client = TestClient(timeout: timeout)
-        client.connection = try sharedClient().connect(url: url, delegate: client)
+        let connection = try sharedClient().connect(url: url, delegate: client)
+        client.socket.withLock { $0 = connection }
         try await client.wait("the connection to open") { $0.opened || $0.closed != nil }
         if let closed = client.state.withLock({ $0.closed }) {
             throw Timeout(description: "connection failed: \(closed.reason)")

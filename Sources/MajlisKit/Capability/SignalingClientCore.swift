@@ -18,62 +18,6 @@ import MajlisProtocol
 ///   `move(to:)` takes the session to the node a room is on.
 /// - Close codes 4001 (token), 4003 (kicked) and 4004 (replaced) end the session.
 public struct SignalingClientCore: Sendable {
-    /// How the client behaves; the defaults suit phones on weak networks.
-    public struct Options: Sendable {
-        /// Milliseconds to wait for one answer before trying again.
-        public var requestTimeout: Int64 = 5_000
-        /// Tries per request (first send included).
-        public var maxTries = 3
-        /// Reconnect delays in milliseconds; the last one repeats.
-        public var backoff: [Int64] = [250, 500, 1_000, 2_000, 4_000, 8_000]
-        /// Give up reconnecting after this many milliseconds.
-        public var reconnectFor: Int64 = 120_000
-        public var client = HelloArgs.ClientInfo(sdk: "majlis-swift", version: "0.1.0", platform: SignalingClientCore.platform)
-        /// A PEM file holding a server certificate to trust over `wss` besides those the system's
-        /// certificate authorities vouch for (a development server's self-signed one). Any other
-        /// certificate, or one for another host, fails the connection before the token is sent.
-        public var trustedCertificate: String?
-        public init() {}
-    }
-
-    /// A connection the host opens when the core says so; the core numbers them.
-    public typealias Connection = Int
-    /// A caller waiting for an outcome; the host numbers them.
-    public typealias Ticket = Int
-
-    /// What a caller gets.
-    public enum Outcome: Sendable, Equatable {
-        /// A request's answer.
-        case data(JSONValue)
-        /// `connect`'s session.
-        case session(SessionInfo)
-        /// Where `move(to:)` ended up connected.
-        case moved(String)
-        /// `disconnect` is done.
-        case done
-        case failure(MajlisError)
-    }
-
-    /// What the host carries out.
-    public enum Action: Sendable, Equatable {
-        /// Opens a WebSocket to `url`; its messages and its close come back as `received` and `closed`.
-        case open(Connection, url: String)
-        case send(Connection, Data)
-        case close(Connection, code: UInt16, reason: String)
-        case resolve(Ticket, Outcome)
-        case emit(SignalingEvent)
-        /// No event follows: the subscribers' streams end.
-        case finish
-        case log(LogLevel, String)
-    }
-
-    public enum Phase: Sendable, Equatable { case idle, connecting, open, reconnecting, closed }
-
-    public struct CloseInfo: Sendable, Equatable {
-        public var code: UInt16?
-        public var reason: String
-    }
-
     /// One request until it is answered or given up.
     private struct Request {
         var ticket: Ticket
@@ -102,18 +46,6 @@ public struct SignalingClientCore: Sendable {
         /// When the next attempt opens; nil while one is under way.
         var at: Int64?
     }
-
-    public static let platform: String = {
-        #if os(Linux)
-        return "linux"
-        #elseif os(iOS)
-        return "ios"
-        #elseif os(macOS)
-        return "macos"
-        #else
-        return "other"
-        #endif
-    }()
 
     public let options: Options
     public private(set) var phase = Phase.idle

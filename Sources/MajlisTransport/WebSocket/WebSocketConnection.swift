@@ -36,8 +36,11 @@ public final class WebSocketConnection: Sendable {
     let trustedCertificate: [UInt8]?
     let state: Mutex<State>
     let loop: ServiceLoop
+    /// libwebsockets' handle: the service thread's only (set when the connection is made there,
+    /// nil once it closed).
     nonisolated(unsafe) var wsi: OpaquePointer?
-    /// Only the service thread touches the receive buffer.
+    /// Only the service thread touches the receive buffer and whether a binary message is being
+    /// thrown away.
     nonisolated(unsafe) var receiveBuffer = Data()
     nonisolated(unsafe) var discardingBinary = false
     /// Set on the service thread when the handshake completed.
@@ -47,8 +50,8 @@ public final class WebSocketConnection: Sendable {
     /// Set on the service thread when a client refused the server's certificate: OpenSSL's words
     /// for why (read it once the connection has closed).
     public internal(set) nonisolated(unsafe) var rejectedCertificate: String?
-    /// Service thread: a message over the limit is arriving; it is thrown away, and the connection
-    /// closed with 1009 once it has ended.
+    /// Service thread: a message over the limit is arriving (and how much of it came); it is
+    /// thrown away, and the connection closed with 1009 once it has ended.
     nonisolated(unsafe) var discardingOversize = false
     nonisolated(unsafe) var discardedBytes = 0
     /// When the message being handed to the delegate was received (monotonic ns); read it on the
