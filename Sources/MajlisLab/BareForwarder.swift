@@ -92,7 +92,7 @@ public final class BareForwarder: @unchecked Sendable {
     /// Sends the batch, and counts each copy's time since its packet `arrived`, as the router does.
     private func send(arrived: UInt64) -> Int {
         let sent = batch.send(from: socket)
-        let microseconds = Int((MonotonicClock.nanoseconds() &- arrived) / 1_000)
+        let microseconds = MonotonicClock.microseconds(since: arrived)
         for _ in 0..<sent { latency.record(microseconds: microseconds) }
         return sent
     }

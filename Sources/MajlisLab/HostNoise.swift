@@ -1,5 +1,6 @@
 import Foundation
 import MajlisForwarding
+import MajlisProtocol
 import MajlisTransport
 import Synchronization
 
@@ -42,7 +43,7 @@ public struct HostNoise: Sendable {
         for _ in 0..<samples {
             let start = MonotonicClock.nanoseconds()
             compute(iterations)
-            busy.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
+            busy.record(microseconds: MonotonicClock.microseconds(since: start))
         }
         let woken = afterWaking(iterations, samples: samples)
         let spinning = Atomic<Bool>(true)
@@ -104,7 +105,7 @@ public struct HostNoise: Sendable {
             let cpuStart = ThreadScheduling.cpuMilliseconds()
             compute(iterations)
             cpu.record(microseconds: Int((ThreadScheduling.cpuMilliseconds() - cpuStart) * 1_000))
-            wall.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1_000))
+            wall.record(microseconds: MonotonicClock.microseconds(since: start))
         }
         return (wall, cpu)
     }

@@ -244,7 +244,7 @@ extension RoomEngine {
         guard members[user] != nil || banSeconds > 0 else { throw ProtocolError(.notInRoom, "\(user) is not in room \(id)") }
         var until: Int64?
         if banSeconds > 0 {
-            let end = now + Int64(banSeconds) * 1000
+            let end = now + Duration.seconds(banSeconds).milliseconds
             bans[user] = end
             until = end
             out.effects.append(.saveBan(user: user, until: end))
@@ -265,7 +265,7 @@ extension RoomEngine {
         }
         guard let record = members[user] else { throw ProtocolError(.notInRoom, "\(user) is not in room \(id)") }
         let wasMuted = isChatMuted(user, now: now)
-        let until: Int64? = seconds > 0 ? now + Int64(seconds) * 1000 : nil
+        let until: Int64? = seconds > 0 ? now + Duration.seconds(seconds).milliseconds : nil
         chatMutes[user] = until
         emit(.user(user), .youChatMuted(until: until), &out)
         if wasMuted != (until != nil) { emit(.room, .memberUpdated(member(record, now: now)), &out) }

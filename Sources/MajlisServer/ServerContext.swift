@@ -8,8 +8,8 @@ final class ServerContext: Sendable {
     let store: Store
     let presence = PresenceDirectory()
     let logger: Logger
-    /// Wall-clock Unix milliseconds.
-    let clock: @Sendable () -> Int64
+    /// Wall time (Unix milliseconds).
+    let clock: any MillisecondClock
     let rooms: RoomRegistry
     let media: MediaRouter
     let web: WebApp
@@ -26,7 +26,7 @@ final class ServerContext: Sendable {
     /// their relay statements).
     let seal: ClusterSeal
 
-    init(config: ServerConfig, store: Store, media: MediaRouter, redis: RedisClient?, logger: Logger, clock: @escaping @Sendable () -> Int64) {
+    init(config: ServerConfig, store: Store, media: MediaRouter, redis: RedisClient?, logger: Logger, clock: any MillisecondClock) {
         self.config = config
         self.store = store
         self.media = media
@@ -34,7 +34,7 @@ final class ServerContext: Sendable {
         self.logger = logger
         self.clock = clock
         self.rooms = RoomRegistry()
-        let node = NodeStatus(id: config.node, startedAt: clock())
+        let node = NodeStatus(id: config.node, startedAt: clock.now())
         self.node = node
         let seal = config.clusterSecret.map { ClusterSeal(secret: $0) } ?? .derived(from: config.keys)
         self.seal = seal
@@ -66,7 +66,5 @@ final class ServerContext: Sendable {
     }
 
     /// Unix milliseconds now.
-    func now() -> Int64 { clock() }
-
-    static let systemClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    func now() -> Int64 { clock.now() }
 }

@@ -1,3 +1,4 @@
+import MajlisProtocol
 import MajlisServer
 import Synchronization
 
@@ -22,15 +23,15 @@ public final class MemoryLeaseBus: LeaseBus {
     public struct Unreachable: Error {}
 
     private let state = Mutex(State())
-    private let clock: @Sendable () -> Int64
+    private let clock: any MillisecondClock
 
-    public init(clock: @escaping @Sendable () -> Int64) {
+    public init(clock: any MillisecondClock) {
         self.clock = clock
     }
 
     /// `node` writes its registry entry now.
     public func report(_ node: String) {
-        let now = clock()
+        let now = clock.now()
         state.withLock { $0.reports[node] = now }
     }
 
@@ -39,7 +40,7 @@ public final class MemoryLeaseBus: LeaseBus {
     public var down: Bool {
         get { state.withLock { $0.down } }
         set {
-            let now = clock()
+            let now = clock.now()
             state.withLock { state in
                 if state.down && !newValue { state.recoveredAt = now }
                 state.down = newValue
@@ -50,7 +51,7 @@ public final class MemoryLeaseBus: LeaseBus {
     /// Forgets every lease and hint, as a Redis restarted without persistence does (the nodes'
     /// connections broke: the bus has recovered now).
     public func forget() {
-        let now = clock()
+        let now = clock.now()
         state.withLock { state in
             state.leases = [:]
             state.hints = [:]
@@ -65,7 +66,7 @@ public final class MemoryLeaseBus: LeaseBus {
     }
 
     public func renew(room: String, holder: String, lifetime: Int) throws -> LeaseAnswer {
-        let now = clock()
+        let now = clock.now()
         return try state.withLock { state in
             if let answer = try Self.held(room, by: holder, lifetime: lifetime, now: now, in: &state) { return answer }
             state.leases[room] = Entry(value: holder, expires: now + Int64(lifetime))
@@ -74,7 +75,7 @@ public final class MemoryLeaseBus: LeaseBus {
     }
 
     public func place(room: String, holder: String, lifetime: Int, placement: LeasePlacement) throws -> LeaseAnswer {
-        let now = clock()
+        let now = clock.now()
         return try state.withLock { state in
             if let answer = try Self.held(room, by: holder, lifetime: lifetime, now: now, in: &state) { return answer }
             func usable(_ node: String) -> Bool {
@@ -114,7 +115,7 @@ public final class MemoryLeaseBus: LeaseBus {
     }
 
     public func holder(of room: String) throws -> String? {
-        let now = clock()
+        let now = clock.now()
         return try state.withLock { state in
             guard !state.down else { throw Unreachable() }
             return state.leases[room].flatMap { $0.expires > now ? $0.value : nil }

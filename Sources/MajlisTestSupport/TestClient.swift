@@ -112,7 +112,7 @@ public final class TestClient: WebSocketDelegate, Sendable {
                 }
                 // Wake up now and then to check the deadline.
                 Task {
-                    try? await Task.sleep(nanoseconds: 50_000_000)
+                    try? await Task.sleep(for: .milliseconds(50))
                     self.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
                 }
             }

@@ -20,7 +20,7 @@ public final class TestServer: Sendable {
     /// with a `monotonic` clock, so does its monotonic time (hello and heartbeat timeouts, when a
     /// connection last heard its peer, and the media router's time: consent, overdue packets).
     public init(
-        dataDirectory: String? = nil, secret: String? = nil, clock: TestClock? = nil, monotonic: TestClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
+        dataDirectory: String? = nil, secret: String? = nil, clock: ManualClock? = nil, monotonic: ManualClock? = nil, logger: Logger = Logger(label: "test-server", level: .error),
         configure: (inout ServerConfig) -> Void = { _ in }
     ) throws {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
@@ -37,11 +37,7 @@ public final class TestServer: Sendable {
         configure(&config)
         self.config = config
         self.dataDirectory = directory
-        var now: (@Sendable () -> Int64)?
-        if let clock { now = { clock.now() } }
-        var steady: (@Sendable () -> Int64)?
-        if let monotonic { steady = { monotonic.now() } }
-        server = try SignalingServer(config: config, logger: logger, clock: now, monotonic: steady)
+        server = try SignalingServer(config: config, logger: logger, clock: clock ?? SystemClock(), monotonic: monotonic)
         try server.start()
     }
 
@@ -59,7 +55,7 @@ public final class TestServer: Sendable {
     public static func token(
         _ user: String, secret: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil
     ) -> String {
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = SystemClock().now() / 1000
         return AccessToken.sign(
             AccessClaims(sub: user, name: name ?? user.capitalized, exp: now + ttl, iat: now, room: room, grants: grants), key: key, secret: secret)
     }

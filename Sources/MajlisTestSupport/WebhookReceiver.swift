@@ -105,7 +105,7 @@ public final class WebhookReceiver: Sendable {
         let request = exchange.request
         let body = String(decoding: request.body, as: UTF8.self)
         let valid = WebhookSignature.verify(
-            header: request.headers["majlis-signature"] ?? "", body: body, secret: secret, now: Int64(Date().timeIntervalSince1970))
+            header: request.headers["majlis-signature"] ?? "", body: body, secret: secret, now: SystemClock().now() / 1000)
         let json = (try? JSONDecoder().decode(JSONValue.self, from: Data(request.body))) ?? .null
         let answer: UInt32? = state.withLock { state in
             let status: UInt32? = switch state.mode {

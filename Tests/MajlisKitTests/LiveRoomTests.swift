@@ -116,7 +116,7 @@ import Testing
         while Date() < deadline {
             let samples = sink.recorded
             if samples.count >= 9_600, condition(LevelMeter.dBov(Array(samples.suffix(9_600)))) { return }
-            try await Task.sleep(nanoseconds: 20_000_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         throw TestClient.Timeout(description: "the recording never matched (last level \(LevelMeter.dBov(Array(sink.recorded.suffix(9_600)))) dBov)")
     }

@@ -86,4 +86,25 @@ import Testing
         try await task.value
         #expect(woke.value.withLock { $0 })
     }
+
+    /// A length of time becomes the nearest whole milliseconds in one place, and moves a
+    /// manual clock and its sleepers as the same milliseconds would.
+    @Test func aDurationIsWholeMillisecondsOnTheClock() async throws {
+        #expect(Duration.seconds(2).milliseconds == 2_000)
+        #expect(Duration.seconds(2.4).milliseconds == 2_400)
+        #expect(Duration.milliseconds(7).milliseconds == 7)
+        #expect(Duration.microseconds(1_499).milliseconds == 1)
+        #expect(Duration.microseconds(1_501).milliseconds == 2)
+        #expect(Duration.seconds(-2.4).milliseconds == -2_400)
+        #expect(Duration.seconds(-1).milliseconds == -1_000)
+        let clock = ManualClock(now: 0)
+        let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
+        #expect(await eventually { clock.sleeperCount == 1 })
+        clock.advance(by: .milliseconds(999))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .milliseconds(1))
+        try await sleeper.value
+        #expect(clock.now() == 1_000)
+        #expect(clock.now(plus: .seconds(0.5)) == 1_500)
+    }
 }

@@ -63,7 +63,7 @@ import Testing
     /// (Before: 48 signals of 4 KiB a second reached every member of the room.)
     @Test func roomWideEventsAreHeldToAByteBudget() async throws {
         // The server's wall time stands still: the budget does not refill while the test runs.
-        let server = try TestServer(clock: TestClock())
+        let server = try TestServer(clock: ManualClock(now: SystemClock().now()))
         defer { server.destroy() }
         let attacker = try await TestClient.signedIn(server, user: "attacker")
         let victim = try await TestClient.signedIn(server, user: "victim")
@@ -95,7 +95,7 @@ import Testing
     /// 1 MiB snapshot read fifty times a second sent 50 MiB a second to one connection.)
     @Test func readsOfARoomAreHeldToABudgetOfAnswerBytes() async throws {
         // The budget made small for the test, and the server's wall time stands still.
-        let server = try TestServer(clock: TestClock()) {
+        let server = try TestServer(clock: ManualClock(now: SystemClock().now())) {
             $0.answerBurstBytes = 64 << 10
             $0.answerBytesPerSecond = 1
         }

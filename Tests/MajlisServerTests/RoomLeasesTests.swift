@@ -12,7 +12,7 @@ import Testing
 struct RoomLeasesTests {
     /// Two or three nodes' leases on one bus and one store.
     final class Cluster: Sendable {
-        let clock = TestClock()
+        let clock = ManualClock(now: SystemClock().now())
         let bus: MemoryLeaseBus
         let store: Store
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-leases-\(UUID().uuidString)").path
@@ -22,7 +22,7 @@ struct RoomLeasesTests {
         let lost = Mutex<[String: [String]]>([:])
 
         init() throws {
-            bus = MemoryLeaseBus(clock: { [clock] in clock.now() })
+            bus = MemoryLeaseBus(clock: clock)
             store = try Store(directory: directory)
         }
 
@@ -33,10 +33,10 @@ struct RoomLeasesTests {
         func waiting(renewing holder: RoomLeases) -> @Sendable (Int) -> Void {
             { [clock] milliseconds in
                 for _ in 0..<(milliseconds / 500) {
-                    clock.advance(seconds: 0.5)
+                    clock.advance(by: .seconds(0.5))
                     holder.renewAll()
                 }
-                clock.advance(seconds: Double(milliseconds % 500) / 1000)
+                clock.advance(by: Int64(milliseconds % 500))
             }
         }
 
@@ -49,7 +49,7 @@ struct RoomLeasesTests {
             bus.report(id)
             let leases = RoomLeases(
                 bus: bus, node: id, instance: info.instance, known: { [self] in self.known.withLock { $0 } }, freshWithin: 2_000, store: store,
-                logger: .silent, clock: { [clock] in clock.now() }, pause: pause ?? { [clock] in clock.advance(seconds: Double($0) / 1000) })
+                logger: .silent, clock: clock, pause: pause ?? { [clock] in clock.advance(by: Int64($0)) })
             leases.start(
                 here: { (RoomPlacement.Candidate(id: id, members: members, rooms: rooms), !draining) }, timer: false,
                 lost: { [self] room in self.lost.withLock { $0[id, default: []].append(room) } })
@@ -66,12 +66,12 @@ struct RoomLeasesTests {
         #expect(refused?.code == .conflict && refused?.host == ProtocolError.Host(node: "a", signaling: "ws://a.example:7880/v1/signal"))
         // Renewed in time, it stays a's.
         for _ in 0..<4 {
-            cluster.clock.advance(seconds: 2.4)
+            cluster.clock.advance(by: .seconds(2.4))
             a.renewAll()
             #expect(throws: ProtocolError.self) { try b.acquire("hall") }
         }
         // a falls silent (paused, cut off) past the lifetime: b takes the room with a newer fence.
-        cluster.clock.advance(seconds: 2.6)
+        cluster.clock.advance(by: .seconds(2.6))
         let second = try b.acquire("hall")
         #expect(second > first)
         #expect(a.held == 1 && cluster.lost.withLock { $0["a"] } == nil)
@@ -100,7 +100,7 @@ struct RoomLeasesTests {
         let b = cluster.node("b", pause: cluster.waiting(renewing: a))
         _ = try a.acquire("hall")
         cluster.bus.down = true
-        cluster.clock.advance(seconds: 10)
+        cluster.clock.advance(by: .seconds(10))
         a.renewAll()
         #expect(a.held == 1 && cluster.lost.withLock { $0.isEmpty })
         let waiting = #expect(throws: ProtocolError.self) { try b.acquire("diwan") }
@@ -120,7 +120,7 @@ struct RoomLeasesTests {
         let a = cluster.node("a")
         _ = try a.acquire("hall")
         cluster.bus.down = true
-        cluster.clock.advance(seconds: 20)
+        cluster.clock.advance(by: .seconds(20))
         a.renewAll()
         cluster.bus.forget()
         cluster.bus.down = false
@@ -144,7 +144,7 @@ struct RoomLeasesTests {
         _ = try a.acquire("office")
         #expect(a.confirm("hall") == nil)
         // Paused past the lifetime; b takes the hall, nobody the office.
-        cluster.clock.advance(seconds: 3)
+        cluster.clock.advance(by: .seconds(3))
         _ = try b.acquire("hall")
         let refused = a.confirm("hall")
         #expect(refused?.code == .conflict && refused?.host?.node == "b", "\(String(describing: refused))")
@@ -153,7 +153,7 @@ struct RoomLeasesTests {
         // The hall taken, then let go, by b while a slept: its fence moved on, so a's lease
         // taken back is not enough.
         _ = try a.acquire("garden")
-        cluster.clock.advance(seconds: 3)
+        cluster.clock.advance(by: .seconds(3))
         _ = try b.acquire("garden")
         b.release("garden")
         #expect(a.confirm("garden")?.code == .conflict)
@@ -186,7 +186,7 @@ struct RoomLeasesTests {
         _ = cluster.node("b")
         let kept = #expect(throws: ProtocolError.self) { try busy.acquire("later", placing: true) }
         #expect(kept?.host?.node == "b")
-        cluster.clock.advance(seconds: 2.1)
+        cluster.clock.advance(by: .seconds(2.1))
         cluster.bus.report("a")
         _ = try busy.acquire("later", placing: true)
         #expect(busy.held == 1)

@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func silentNewConnectionIsClosedAfterHelloTimeout() async throws {
-        let clock = TestClock()
+        let clock = ManualClock(now: SystemClock().now())
         let server = try TestServer(clock: clock) { $0.helloTimeout = 10 }
         defer { server.destroy() }
         let client = try await TestClient.connect(server.url)
@@ -96,7 +96,7 @@ import Testing
         // until the connection is gone, with no real wait for the timeout itself.
         let advancing = Task {
             while !Task.isCancelled {
-                clock.advance(seconds: 11)
+                clock.advance(by: .seconds(11))
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
@@ -275,11 +275,11 @@ import Testing
     /// Heartbeats on a test clock: a connection that has heard nothing from its peer for twice
     /// the heartbeat is closed 1001, at once, not after forty real seconds.
     @Test func aConnectionSilentForTwoHeartbeatsIsClosedOnTheServersClock() async throws {
-        let monotonic = TestClock()
+        let monotonic = ManualClock(now: SystemClock().now())
         let server = try TestServer(monotonic: monotonic)
         defer { server.destroy() }
         let client = try await TestClient.signedIn(server, user: "alice")
-        monotonic.advance(seconds: 2 * Double(server.config.heartbeat) + 1)
+        monotonic.advance(by: .seconds(2 * server.config.heartbeat + 1))
         #expect(try await client.closed(timeout: 10) == 1001)
     }
 

@@ -72,7 +72,7 @@ import Testing
     /// goes to: then nothing more is sent to it (it may have gone, and the address may be
     /// someone else's), until it checks again. On the router's own clock, moved by the test.
     @Test func mediaStopsWhenABrowsersConsentLapsesAndResumesWhenItChecks() async throws {
-        let monotonic = TestClock()
+        let monotonic = ManualClock(now: SystemClock().now())
         let server = try TestServer(monotonic: monotonic)
         defer { server.destroy() }
         let host = try await TestClient.signedIn(server, user: "host")
@@ -86,10 +86,10 @@ import Testing
         try hostMedia.send([1, 0, 0, 0])
         #expect(try await offPool { Result { try browser.receive() } }.get()?.payload.first == 1)
 
-        monotonic.advance(seconds: 29)
+        monotonic.advance(by: .seconds(29))
         try hostMedia.send([2, 0, 0, 0])
         #expect(try await offPool { Result { try browser.receive() } }.get()?.payload.first == 2, "29 s after the check: still consented")
-        monotonic.advance(seconds: 2)
+        monotonic.advance(by: .seconds(2))
         try hostMedia.send([3, 0, 0, 0])
         #expect(try await offPool { Result { try browser.receive() } }.get() == nil, "31 s after the check: nothing sent")
 

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisProtocol
 import MajlisTransport
 import Synchronization
 import Testing
@@ -16,10 +17,10 @@ final class OpenedConnections: WebSocketDelegate, Sendable {
     /// A peer that says nothing but answers pings is heard: its pong counts as hearing it, on
     /// either side, so a server's heartbeat does not drop a quiet client that is still there.
     @Test func aPongCountsAsHearingThePeer() async throws {
-        let now = Atomic<Int64>(1_000)
+        let clock = ManualClock(now: 1_000)
         let accepted = OpenedConnections()
         let server = try WebSocketServer(
-            host: "127.0.0.1", port: 0, delegate: accepted, clock: { now.load(ordering: .relaxed) },
+            host: "127.0.0.1", port: 0, delegate: accepted, clock: clock,
             http: { $0.respond(HTTPResponse(status: 404, body: [])) })
         defer { server.stop() }
         let client = try WebSocketClient()
@@ -27,7 +28,7 @@ final class OpenedConnections: WebSocketDelegate, Sendable {
         let clientSide = try client.connect(url: "ws://127.0.0.1:\(server.port)/v1/signal", delegate: OpenedConnections())
         let serverSide = try #require(await eventually { accepted.opened.withLock { $0.first } })
 
-        now.store(50_000, ordering: .relaxed)
+        clock.advance(by: 49_000)
         serverSide.ping()
         #expect(await eventually { serverSide.lastReceived == 50_000 ? true : nil } == true)
 

@@ -1,3 +1,4 @@
+import MajlisProtocol
 import MajlisTransport
 /// The router's output onto a UDP socket: forwarded copies go out in one system call per
 /// received packet (sendmmsg; nothing allocated), and each copy's receive-to-send time is
@@ -33,7 +34,7 @@ public final class SocketRouterOutput: RouterOutput {
 
     private func sendBatch() -> Int {
         let sent = batch.send(from: socket)
-        let microseconds = Int((MonotonicClock.nanoseconds() &- arrived) / 1_000)
+        let microseconds = MonotonicClock.microseconds(since: arrived)
         for _ in 0..<sent { latency.record(microseconds: microseconds) }
         return sent
     }

@@ -16,7 +16,7 @@ public final class EchoTest: Sendable {
     /// Starts (or starts again) the test: from now on what the microphone hears comes back after
     /// `delay` (2 to 10 seconds), for a minute at most. The signaling client must be connected.
     public func start(delay: Duration = .seconds(3)) async throws(MajlisError) {
-        let milliseconds = Int(delay.components.seconds * 1_000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(delay.milliseconds)
         guard (2_000...10_000).contains(milliseconds) else { throw MajlisError.misuse("the echo test's delay is 2 to 10 seconds") }
         // What the user hears comes the devices' buffers later than the server sends it back
         // (through a sound server 75-140 ms): those are asked for less.

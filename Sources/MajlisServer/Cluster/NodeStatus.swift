@@ -1,4 +1,5 @@
 import Foundation
+import MajlisProtocol
 import MajlisTransport
 import Synchronization
 

@@ -1,5 +1,6 @@
 import CRedis
 import Foundation
+import MajlisProtocol
 import MajlisTransport
 
 /// A connection to Redis (`redis://[:PASSWORD@]HOST[:PORT][/DB]`) through hiredis: one blocking

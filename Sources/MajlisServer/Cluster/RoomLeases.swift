@@ -39,7 +39,7 @@ public final class RoomLeases: Sendable {
     /// Milliseconds a registry report may be old for its node to be chosen for a room.
     private let freshWithin: Int
     /// Monotonic milliseconds, for the placement's memory of rooms sent.
-    private let clock: @Sendable () -> Int64
+    private let clock: any MillisecondClock
     /// Waits so many milliseconds (the loader queue's thread; a test moves its clock instead).
     private let pause: @Sendable (Int) -> Void
     public let lifetime: Int
@@ -69,7 +69,7 @@ public final class RoomLeases: Sendable {
     /// just joined).
     public init(
         bus: any LeaseBus, node: String, instance: String, known: @escaping @Sendable () -> [NodeInfo], freshWithin: Int, store: Store,
-        logger: Logger, clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds, lifetime: Int = 2_500, interval: Int = 500,
+        logger: Logger, clock: any MillisecondClock = MonotonicClock(), lifetime: Int = 2_500, interval: Int = 500,
         lookup: @escaping @Sendable (String) -> NodeInfo? = { _ in nil },
         pause: @escaping @Sendable (Int) -> Void = { Thread.sleep(forTimeInterval: Double($0) / 1000) }
     ) {
@@ -102,7 +102,7 @@ public final class RoomLeases: Sendable {
                     .map { RoomPlacement.Candidate(id: $0.id, members: $0.members, rooms: $0.rooms) }
                 let peers = Set(others.map(\.id))
                 var random = SystemRandomNumberGenerator()
-                let now = clock()
+                let now = clock.now()
                 let chosen = placement.withLock { $0.choose(now: now, me: here.candidate, mayHost: here.mayHost, others: others, random: &random) }
                 answer = try bus.place(
                     room: id, holder: holder, lifetime: lifetime,
@@ -122,7 +122,7 @@ public final class RoomLeases: Sendable {
             logger.warning("cluster: cannot place room \(id): \(error)")
             throw ProtocolError(.internal, Self.unplaceable)
         }
-        let asked = clock()
+        let asked = clock.now()
         do {
             let fence = try store.takeFence(id)
             leases.withLock { $0[id] = Lease(fence: fence, confirmed: asked) }
@@ -145,7 +145,7 @@ public final class RoomLeases: Sendable {
     /// Waits until the bus has been back for `settling` ms, if it recovered lately.
     private func settle() {
         guard let recovered = bus.recoveredAt else { return }
-        let left = recovered + Int64(settling) - clock()
+        let left = recovered + Int64(settling) - clock.now()
         guard left > 0 else { return }
         logger.info("cluster: the registry is back; rooms are taken again in \(left) ms, once their nodes have written their leases")
         pause(Int(left))
@@ -211,7 +211,7 @@ public final class RoomLeases: Sendable {
     /// renewals) is asked of the bus first, so no op queued meanwhile is answered by a node that
     /// lost the room, reads included. A bus that cannot be asked keeps the room (as `renewAll`).
     public func confirm(_ id: String) -> ProtocolError? {
-        let now = clock()
+        let now = clock.now()
         guard let lease = leases.withLock({ $0[id] }) else {
             return ProtocolError(.conflict, "room \(id) is no longer hosted on this node: join it again")
         }
@@ -249,7 +249,7 @@ public final class RoomLeases: Sendable {
     /// fences guard it if only this node is cut off).
     public func renewAll() {
         for (room, lease) in leases.withLock({ $0 }) {
-            let asked = clock()
+            let asked = clock.now()
             do {
                 let answer = try bus.renew(room: room, holder: holder, lifetime: lifetime)
                 if unreachable.exchange(false, ordering: .relaxed) { logger.info("cluster: room leases are renewed again") }

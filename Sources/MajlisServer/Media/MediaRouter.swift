@@ -73,11 +73,11 @@ final class MediaRouter: Sendable {
     /// The router's time in milliseconds (nil: the monotonic clock, read as each datagram
     /// arrives): when consent lapses, when packets are overdue, when reports are due. Forwarding
     /// latency is always measured on the monotonic clock.
-    private let clock: (@Sendable () -> Double)?
+    private let clock: (any MillisecondClock)?
 
     /// `realtime`: whether the thread asks for real-time scheduling (see `run`). `clock`: the
     /// router's time (tests give one that moves only when they say).
-    init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?, realtime: Bool = false, clock: (@Sendable () -> Double)? = nil) throws(MediaError) {
+    init(host: String, port: Int, advertise: String?, identity: DTLSIdentity?, realtime: Bool = false, clock: (any MillisecondClock)? = nil) throws(MediaError) {
         self.identity = identity
         self.realtime = realtime
         self.clock = clock
@@ -268,7 +268,7 @@ final class MediaRouter: Sendable {
         // the rest.
         var budget: RealtimeBudget? = realtime && ThreadScheduling.setRealtime(true) ? RealtimeBudget() : nil
         realtimeNow.store(budget != nil, ordering: .relaxed)
-        var nextLevels = (clock?() ?? MonotonicClock.milliseconds()) + 250
+        var nextLevels = (clock.map { Double($0.now()) } ?? MonotonicClock.milliseconds()) + 250
         var nextReport = nextLevels + 750
         var nextQuality = nextLevels + 1_750
         var nextOverdue = nextLevels
@@ -286,11 +286,11 @@ final class MediaRouter: Sendable {
             if let (length, from) = datagram {
                 output.arrived = MonotonicClock.nanoseconds()
                 var output = output
-                core.receive(&received, length: length, from: from, now: clock?() ?? Double(output.arrived) / 1e6, output: &output)
+                core.receive(&received, length: length, from: from, now: clock.map { Double($0.now()) } ?? Double(output.arrived) / 1e6, output: &output)
                 let counters = core.counters
                 outbox.withLock { $0.counters = counters }
             }
-            let now = clock?() ?? MonotonicClock.milliseconds()
+            let now = clock.map { Double($0.now()) } ?? MonotonicClock.milliseconds()
             if now >= nextOverdue {
                 nextOverdue = now + 10
                 var output = output

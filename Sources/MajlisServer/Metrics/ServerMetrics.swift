@@ -32,7 +32,7 @@ final class ServerMetrics: Sendable {
 
     /// An op answered: `result` is `ok` or the error code.
     func recordOp(_ op: String, result: String, since start: UInt64) {
-        let microseconds = Int((MonotonicClock.nanoseconds() &- start) / 1000)
+        let microseconds = MonotonicClock.microseconds(since: start)
         ops.withLock { ops in
             ops[op, default: Op()].results[result, default: 0] += 1
             ops[op, default: Op()].latency.record(microseconds: microseconds)
@@ -55,7 +55,7 @@ final class ServerMetrics: Sendable {
 
     /// A request's work began on its room's queue; it arrived at `start` (monotonic ns).
     func reachedRoomQueue(since start: UInt64) {
-        let microseconds = Int((MonotonicClock.nanoseconds() &- start) / 1000)
+        let microseconds = MonotonicClock.microseconds(since: start)
         queueWaits.withLock { $0.record(microseconds: microseconds) }
     }
 

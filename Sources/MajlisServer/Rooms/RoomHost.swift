@@ -98,7 +98,7 @@ final class RoomHost: @unchecked Sendable {
                 return
             }
             let now = context.now()
-            let ridSince = now - Int64(context.config.ridLifetime) * 1000
+            let ridSince = now - Duration.seconds(context.config.ridLifetime).milliseconds
             if let replyKey, let remembered = try? context.store.rememberedReply(user: replyKey.owner, rid: replyKey.rid, since: ridSince) {
                 answer(remembered.ok, remembered.body)
                 return

@@ -13,7 +13,7 @@ final class Sweeper: @unchecked Sendable {
     /// The open sessions now.
     private let sessions: @Sendable () -> [Session]
     /// Monotonic milliseconds (what connections' `lastReceived` is in).
-    private let monotonic: @Sendable () -> Int64
+    private let monotonic: any MillisecondClock
     private let queue = DispatchQueue(label: "majlis.sweeper")
     /// The store's check, apart: a database that does not answer holds up only the check.
     private let checks = DispatchQueue(label: "majlis.sweeper.store")
@@ -24,7 +24,7 @@ final class Sweeper: @unchecked Sendable {
     /// Rooms that had speakers at the last sweep.
     private var roomsWithLevels: Set<String> = []
 
-    init(context: ServerContext, sessions: @escaping @Sendable () -> [Session], monotonic: @escaping @Sendable () -> Int64) {
+    init(context: ServerContext, sessions: @escaping @Sendable () -> [Session], monotonic: any MillisecondClock) {
         self.context = context
         self.sessions = sessions
         self.monotonic = monotonic
@@ -47,7 +47,7 @@ final class Sweeper: @unchecked Sendable {
 
     private func sweep() {
         let now = context.now()
-        let monotonic = self.monotonic()
+        let monotonic = self.monotonic.now()
         let config = context.config
         for session in sessions() {
             let connection = session.connection
@@ -75,7 +75,7 @@ final class Sweeper: @unchecked Sendable {
         }
         sweeps += 1
         if sweeps % 16 == 8 {
-            for host in swept { host.unloadIfIdle(now: now, idleMilliseconds: Int64(config.idleRoomSeconds) * 1000) }
+            for host in swept { host.unloadIfIdle(now: now, idleMilliseconds: Duration.seconds(config.idleRoomSeconds).milliseconds) }
         }
         // The store, every five seconds, so /healthz says at once when it fails (a lost file, a
         // read-only disk, PostgreSQL gone) even while nothing is written.
@@ -87,7 +87,7 @@ final class Sweeper: @unchecked Sendable {
             }
         }
         if sweeps % 240 == 0 {
-            try? context.store.pruneReplies(before: now - Int64(config.ridLifetime) * 1000)
+            try? context.store.pruneReplies(before: now - Duration.seconds(config.ridLifetime).milliseconds)
             do {
                 let pruned = try context.store.pruneChat(before: now - Int64(config.historyDays) * 86_400_000, keep: config.historyMessages)
                 if pruned > 0 { context.logger.info("chat history: \(pruned) messages past retention deleted") }

@@ -147,7 +147,7 @@ public struct SessionState: Sendable {
     /// (monotonic ms, as `monotonic`).
     public mutating func due(now: Int64, monotonic: Int64, lastReceived: Int64) -> Due {
         guard let claims else {
-            return now - openedAt > Int64(limits.helloTimeout) * 1000
+            return now - openedAt > Duration.seconds(limits.helloTimeout).milliseconds
                 ? .close(code: CloseCode.unauthorized.rawValue, reason: "no hello within \(limits.helloTimeout) s") : .nothing
         }
         let expiry = claims.expiresAtMilliseconds
@@ -156,7 +156,7 @@ public struct SessionState: Sendable {
             expiryWarned = true
             return .warnExpiry(expiresAt: claims.exp)
         }
-        let heartbeat = Int64(limits.heartbeat) * 1000
+        let heartbeat = Duration.seconds(limits.heartbeat).milliseconds
         let idle = monotonic - lastReceived
         if idle > 2 * heartbeat { return .close(code: CloseCode.goingAway.rawValue, reason: "heartbeat timeout") }
         if idle > heartbeat && monotonic - lastPing > heartbeat / 2 {

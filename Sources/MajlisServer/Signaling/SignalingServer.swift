@@ -38,27 +38,25 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     /// Monotonic milliseconds: hello and heartbeat timeouts, when connections last heard their
     /// peer, and the media router's time (consent, overdue packets, reports).
-    private let monotonic: @Sendable () -> Int64
+    private let monotonic: any MillisecondClock
 
     /// Opens the store; `start()` then listens. `clock` is wall time (Unix milliseconds) and
     /// `monotonic` monotonic milliseconds; tests give clocks that move only when they say.
     public init(
-        config: ServerConfig, logger: Logger = Logger(label: "majlis"), clock: (@Sendable () -> Int64)? = nil, monotonic: (@Sendable () -> Int64)? = nil
+        config: ServerConfig, logger: Logger = Logger(label: "majlis"), clock: any MillisecondClock = SystemClock(), monotonic: (any MillisecondClock)? = nil
     ) throws {
-        self.monotonic = monotonic ?? MonotonicClock.wholeMilliseconds
+        self.monotonic = monotonic ?? MonotonicClock()
         var config = config
-        config.roomLimits.resumeGrace = Int64(config.resumeGrace) * 1000
+        config.roomLimits.resumeGrace = Duration.seconds(config.resumeGrace).milliseconds
         // The data directory holds the node's DTLS certificate (and the SQLite store, without PostgreSQL).
         try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
         let store = try config.postgresURL.map { try Store(postgres: $0) } ?? Store(directory: config.dataDirectory)
         let identity = try DTLSIdentity.load(directory: config.dataDirectory)
-        var routerClock: (@Sendable () -> Double)?
-        if let monotonic { routerClock = { Double(monotonic()) } }
         let media = try MediaRouter(
             host: config.mediaHost, port: config.mediaPort, advertise: config.mediaAdvertise, identity: identity, realtime: config.mediaRealtime,
-            clock: routerClock)
+            clock: monotonic)
         let redis = try config.redisURL.map { try RedisClient(url: $0) }
-        let context = ServerContext(config: config, store: store, media: media, redis: redis, logger: logger, clock: clock ?? ServerContext.systemClock)
+        let context = ServerContext(config: config, store: store, media: media, redis: redis, logger: logger, clock: clock)
         self.context = context
         api = ServerAPI(context: context)
         router = RequestRouter(roomsPerConnection: config.maxRoomsPerConnection, roomsPerUser: config.maxRoomsPerUser)

@@ -250,7 +250,7 @@ public final class Store: @unchecked Sendable {
         let start = MonotonicClock.nanoseconds()
         lock.lock()
         defer {
-            writes.record(microseconds: Int((MonotonicClock.nanoseconds() &- start) / 1000))
+            writes.record(microseconds: MonotonicClock.microseconds(since: start))
             lock.unlock()
         }
         return try noting { try body(database) }

@@ -120,7 +120,7 @@ struct WebApp: Sendable {
         let user = asked ?? "web-" + HMACSHA256.randomBytes(5).map { String(format: "%02x", $0) }.joined()
         let cleaned = DisplayName.clean(name)
         let display = cleaned.isEmpty ? user : cleaned
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = SystemClock().now() / 1000
         let claims = AccessClaims(
             sub: user, name: display, exp: now + 86_400, iat: now, grants: Grants(join: true, create: true, admin: admin, publish: true, chat: true))
         struct Minted: Encodable {

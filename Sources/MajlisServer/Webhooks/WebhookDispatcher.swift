@@ -27,21 +27,21 @@ final class WebhookDispatcher: Sendable {
     private let key: (id: String, secret: String)
     private let logger: Logger
     private let metrics: ServerMetrics
-    private let clock: @Sendable () -> Int64
+    private let clock: any MillisecondClock
     private let retry: WebhookRetry
     private let session: URLSession
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(store: Store, settings: WebhookSettings, key: (id: String, secret: String), logger: Logger, metrics: ServerMetrics, clock: @escaping @Sendable () -> Int64) {
+    init(store: Store, settings: WebhookSettings, key: (id: String, secret: String), logger: Logger, metrics: ServerMetrics, clock: any MillisecondClock) {
         self.store = store
         self.settings = settings
         self.key = key
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
-        var retry = WebhookRetry(retention: Int64(settings.retention) * 1000)
+        var retry = WebhookRetry(retention: Duration.seconds(settings.retention).milliseconds)
         retry.first = settings.firstRetry
         retry.longest = settings.longestRetry
         self.retry = retry
@@ -83,7 +83,7 @@ final class WebhookDispatcher: Sendable {
             var due: [Store.PendingWebhook] = []
             if room > 0 {
                 do {
-                    due = try store.dueWebhooks(now: clock(), limit: room, busy: busy)
+                    due = try store.dueWebhooks(now: clock.now(), limit: room, busy: busy)
                 } catch {
                     logger.error("webhooks: the outbox could not be read: \(error)")
                 }
@@ -101,7 +101,7 @@ final class WebhookDispatcher: Sendable {
         // posts it. The claim outlasts a post (its timeout) by a margin for the nodes' clocks to
         // differ by; a node that dies while posting holds the room's events back that long.
         do {
-            guard try store.claimWebhook(delivery, until: clock() + Int64(settings.timeout * 1000) + 5_000) else { return }
+            guard try store.claimWebhook(delivery, until: clock.now() + Int64(settings.timeout * 1000) + 5_000) else { return }
         } catch {
             logger.error("webhooks: the outbox could not be written: \(error)")
             return
@@ -119,7 +119,7 @@ final class WebhookDispatcher: Sendable {
         request.setValue(delivery.eventId, forHTTPHeaderField: "Majlis-Event-Id")
         request.setValue(key.id, forHTTPHeaderField: "Majlis-Key")
         request.setValue(
-            WebhookSignature.header(body: delivery.body, secret: key.secret, time: clock() / 1000), forHTTPHeaderField: "Majlis-Signature")
+            WebhookSignature.header(body: delivery.body, secret: key.secret, time: clock.now() / 1000), forHTTPHeaderField: "Majlis-Signature")
         let task = session.dataTask(with: request) { [self] _, response, error in
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             if error == nil, (200..<300).contains(status) {
@@ -133,7 +133,7 @@ final class WebhookDispatcher: Sendable {
 
     /// Records how a post went, frees its lane and looks for more.
     private func finish(_ delivery: Store.PendingWebhook, error: String?) {
-        let now = clock()
+        let now = clock.now()
         do {
             if let error {
                 metrics.count(.webhookAttemptsFailed)
@@ -158,7 +158,7 @@ final class WebhookDispatcher: Sendable {
 
     private func prune() {
         do {
-            try store.pruneWebhooks(before: clock() - Int64(settings.retention) * 1000)
+            try store.pruneWebhooks(before: clock.now() - Duration.seconds(settings.retention).milliseconds)
         } catch {
             logger.error("webhooks: old events could not be pruned: \(error)")
         }

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import MajlisProtocol
 #endif
 
 /// A UDP relay that impairs traffic like a weak mobile network (`majlis netsim`): clients send to

@@ -1,6 +1,7 @@
 import CLibWebSockets
 import CWebSocketsShim
 import Foundation
+import MajlisProtocol
 import Synchronization
 
 #if canImport(Glibc)
@@ -91,11 +92,11 @@ final class ServiceLoop: @unchecked Sendable {
     private static let nextConnectionId = Atomic<UInt64>(1)
 
     /// Monotonic milliseconds: when each connection last heard its peer.
-    let clock: @Sendable () -> Int64
+    let clock: any MillisecondClock
 
     init(
         maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (HTTPExchange) -> Void)?,
-        clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds, maxConnectionsPerAddress: Int = .max,
+        clock: any MillisecondClock = MonotonicClock(), maxConnectionsPerAddress: Int = .max,
         exemptAddress: @escaping @Sendable (String) -> Bool = { _ in false }, requestDeadline: Int = 30,
         refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil, acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
     ) {
@@ -496,7 +497,7 @@ final class ServiceLoop: @unchecked Sendable {
             return -1
         }
         guard let contentLength, contentLength > 0 else { return dispatchHTTP(request, wsi: wsi) }
-        var entry = ArrivingBody(request: request, refusal: Self.tooLarge, since: clock())
+        var entry = ArrivingBody(request: request, refusal: Self.tooLarge, since: clock.now())
         if let refusal = refuseBody?(request) {
             entry.request = nil
             entry.refusal = refusal
@@ -514,7 +515,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// request's deadline it is answered 408 and the connection closed (returns -1).
     func receiveHTTPBody(wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
         guard var entry = arriving[wsi] else { return 0 }
-        if clock() - entry.since > Int64(requestDeadline) * 1000 {
+        if clock.now() - entry.since > Duration.seconds(requestDeadline).milliseconds {
             arriving[wsi] = nil
             _ = respondNow(HTTPExchange(request: HTTPRequest(method: "", path: ""), loop: self, wsi: wsi), Self.timedOut, wsi: wsi)
             return -1

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import MajlisProtocol
 import Synchronization
 
 /// One WebSocket connection, server or client side.
@@ -68,7 +69,7 @@ public final class WebSocketConnection: Sendable {
         self.isClient = isClient
         self.trustedCertificate = trustedCertificate
         self.loop = loop
-        self.state = Mutex(State(lastReceived: loop.clock()))
+        self.state = Mutex(State(lastReceived: loop.clock.now()))
         self.delegateBox = Mutex(delegate)
     }
 
@@ -142,7 +143,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     func touch() {
-        let now = loop.clock()
+        let now = loop.clock.now()
         state.withLock { $0.lastReceived = now }
     }
 }

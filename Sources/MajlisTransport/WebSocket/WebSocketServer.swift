@@ -1,6 +1,7 @@
 import CLibWebSockets
 import CWebSocketsShim
 import Foundation
+import MajlisProtocol
 
 /// A WebSocket and HTTP server on libwebsockets, with one service thread.
 ///
@@ -53,7 +54,7 @@ public final class WebSocketServer: Sendable {
     /// milliseconds) dates what connections hear (`WebSocketConnection.lastReceived`).
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, maxMessageBytes: Int = 65_536,
-        delegate: (any WebSocketDelegate)?, clock: @escaping @Sendable () -> Int64 = MonotonicClock.wholeMilliseconds,
+        delegate: (any WebSocketDelegate)?, clock: any MillisecondClock = MonotonicClock(),
         limits: Limits = Limits(), http: @escaping @Sendable (HTTPExchange) -> Void
     ) throws {
         majlis_lws_set_logging(0)

@@ -200,7 +200,7 @@ final class Bot: Sendable {
             return
         }
         if let duration = options.duration {
-            try? await Task.sleep(nanoseconds: UInt64(duration) * 1_000_000_000)
+            try? await Task.sleep(for: .seconds(duration))
             finish(0)
         }
     }

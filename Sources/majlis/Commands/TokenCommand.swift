@@ -40,7 +40,7 @@ enum TokenCommand {
     }
 
     static func mint(key: String, secret: String, user: String, name: String?, room: String?, grants: Grants, ttl: Int) -> String {
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = SystemClock().now() / 1000
         let claims = AccessClaims(sub: user, name: name, exp: now + Int64(ttl), iat: now, room: room, grants: grants)
         return AccessToken.sign(claims, key: key, secret: secret)
     }

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// A clock that moves only when told (`advance(by:)`), for tests and previews. Sleepers wake,
-/// in deadline order, when the clock passes their deadline.
-public final class ManualClock: KitClock {
+/// A clock that moves only when told (`advance(by:)`), for tests and previews: a test about a
+/// grace period, an expiry or a retry never races the machine's load. Sleepers wake, in deadline
+/// order, when the clock passes their deadline.
+public final class ManualClock: MillisecondClock {
     private struct Sleeper {
         var id: Int
         var deadline: Int64
@@ -17,6 +18,8 @@ public final class ManualClock: KitClock {
 
     private let state: Mutex<State>
 
+    /// Starts at `now`; a server's wall clock starts at `SystemClock().now()`, so that freshly
+    /// minted tokens are valid on it.
     public init(now: Int64 = 1_800_000_000_000) {
         state = Mutex(State(now: now))
     }
@@ -68,6 +71,9 @@ public final class ManualClock: KitClock {
             cancelled?.continuation.resume(throwing: CancellationError())
         }
     }
+
+    /// Moves time forward by `duration` and wakes every sleeper whose deadline has come.
+    public func advance(by duration: Duration) { advance(by: duration.milliseconds) }
 
     /// Moves time forward and wakes every sleeper whose deadline has come.
     public func advance(by milliseconds: Int64) {
