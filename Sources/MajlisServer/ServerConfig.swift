@@ -58,6 +58,8 @@ public struct ServerConfig: Sendable {
     public var maxRoomsPerUser = 20
     /// Rooms one user may be in at once.
     public var maxRoomsPerConnection = 10
+    /// Members a conversation group may have, its owner included.
+    public var maxGroupMembers = 500
     /// WebRTC offers a connection may send per second, after a burst of `offerBurst`.
     public var offersPerSecond = 1.0
     public var offerBurst = 5

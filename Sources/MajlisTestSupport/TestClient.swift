@@ -56,13 +56,15 @@ public final class TestClient: WebSocketDelegate, Sendable {
     }
 
     /// Connects and says `hello` with a token for `user`; fails unless the hello succeeds. With
-    /// `via` it says it is a node's relay (its ops are not relayed to other nodes).
+    /// `via` it says it is a node's relay (its ops are not relayed to other nodes); with `device`,
+    /// which of the user's devices it is.
     public static func signedIn(
-        _ server: TestServer, user: String, grants: Grants = Grants(create: true), resume: String? = nil, via: String? = nil
+        _ server: TestServer, user: String, grants: Grants = Grants(create: true), resume: String? = nil, device: String? = nil, via: String? = nil
     ) async throws -> TestClient {
         let client = try await connect(server.url)
         var args: [String: JSONValue] = ["token": .string(server.token(user, grants: grants))]
         if let resume { args["resume"] = .string(resume) }
+        if let device { args["device"] = .string(device) }
         if let via { args["via"] = .string(via) }
         let answer = try await client.request("hello", args)
         guard answer["ok"] == true else { throw Timeout(description: "hello failed: \(answer)") }

@@ -4,7 +4,7 @@ import MajlisCommandLine
 /// `majlis bench`: benchmarks that print figures.
 enum BenchCommand {
     static let help = """
-        usage: majlis bench signaling|media|mouth-to-ear|quality|webhooks|cluster|audio|attacks [flags]   (each has --help)
+        usage: majlis bench signaling|media|mouth-to-ear|quality|webhooks|cluster|audio|attacks|messaging [flags]   (each has --help)
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -21,6 +21,7 @@ enum BenchCommand {
         case "cluster": return try ClusterBenchmark.run(Array(arguments.dropFirst()))
         case "audio": return try AudioBenchmark.run(Array(arguments.dropFirst()))
         case "attacks": return try AttackBenchmark.run(Array(arguments.dropFirst()))
+        case "messaging": return try MessagingBenchmark.run(Array(arguments.dropFirst()))
         default: throw Arguments.Failure(description: "unknown benchmark '\(which)'\n\(help)")
         }
     }

@@ -18,6 +18,13 @@ import Testing
             .signal(from: "a", type: "gift", payload: .string("rose")), .tokenExpiring(expiresAt: 1_800_000_000),
             .speakerLevels([SpeakerLevel(user: "a", level: 80, vad: true)]),
             .networkQuality(user: "a", up: .poor, down: .excellent),
+            .youElsewhere,
+            .messageNew(ConversationMessage(
+                conversation: "d-1", seq: 3, from: UserRef(id: "a", name: "A"), type: "paper_boat", text: nil, payload: ["n": 1], fallback: "A boat",
+                replyTo: 2, mentions: ["b"], ts: 9, clientMsgId: "c1")),
+            .messageRead(conversation: "d-1", user: "b", seq: 3), .typing(conversation: "g-1", user: "a", until: 15),
+            .conversationUpdated(ConversationChange(conversation: "g-1", by: "a", title: "T", joined: ["b"], memberCount: 2, user: "b", role: .admin)),
+            .conversationRemoved(conversation: "g-1", by: "a", reason: "removed"),
             .unknown(name: "future.thing", data: .object(["a": .int(1)])),
         ]
         for event in events {

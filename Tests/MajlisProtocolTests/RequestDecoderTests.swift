@@ -33,6 +33,27 @@ import Testing
                 == .request(IncomingRequest(id: .min, op: "hello", rid: nil, command: .hello(HelloArgs(token: "t", resume: "s1", via: "node-a", relay: "mac text")))))
     }
 
+    @Test func helloNamesItsDeviceWithAnId() {
+        #expect(
+            decode(#"{"id":1,"op":"hello","args":{"token":"t","device":"phone-1"}}"#)
+                == .request(IncomingRequest(id: 1, op: "hello", rid: nil, command: .hello(HelloArgs(token: "t", device: "phone-1")))))
+        expectInvalid(#"{"id":2,"op":"hello","args":{"token":"t","device":"my phone"}}"#, re: 2, .badRequest)
+    }
+
+    @Test func aMessageIsTextOrACardWithItsFallback() {
+        #expect(
+            decode(#"{"id":1,"op":"msg.send","args":{"to":"omar","text":"hi","clientMsgId":"c1","replyTo":3,"mentions":["omar","omar"]}}"#)
+                == .request(IncomingRequest(id: 1, op: "msg.send", rid: nil, command: .messaging(.send(.user("omar"), MessageDraft(text: "hi", replyTo: 3, mentions: ["omar"], clientMsgId: "c1"))))))
+        #expect(
+            decode(#"{"id":2,"op":"msg.send","args":{"conversation":"g-1","type":"boat","payload":{"n":1},"fallback":"A boat","clientMsgId":"c2"}}"#)
+                == .request(IncomingRequest(id: 2, op: "msg.send", rid: nil, command: .messaging(.send(.conversation("g-1"), MessageDraft(type: "boat", text: nil, payload: ["n": 1], fallback: "A boat", clientMsgId: "c2"))))))
+        expectInvalid(#"{"id":3,"op":"msg.send","args":{"to":"omar","type":"boat","clientMsgId":"c3"}}"#, re: 3, .badRequest)
+        expectInvalid(#"{"id":4,"op":"msg.send","args":{"to":"omar","clientMsgId":"c4"}}"#, re: 4, .badRequest)
+        expectInvalid(#"{"id":5,"op":"msg.send","args":{"text":"hi","clientMsgId":"c5"}}"#, re: 5, .badRequest)
+        expectInvalid(#"{"id":6,"op":"msg.sync","args":{"conversation":"g-1","after":-1}}"#, re: 6, .badRequest)
+        expectInvalid(#"{"id":7,"op":"conv.invite","args":{"conversation":"g-1","users":[]}}"#, re: 7, .badRequest)
+    }
+
     @Test func precallOpsTakeTheirDefaultsAndRefuseOutOfRangeValues() {
         #expect(decode(#"{"id":1,"op":"echo.start"}"#) == .request(IncomingRequest(id: 1, op: "echo.start", rid: nil, command: .echoStart(delay: 3_000))))
         #expect(decode(#"{"id":2,"op":"echo.start","args":{"delay":10000}}"#) == .request(IncomingRequest(id: 2, op: "echo.start", rid: nil, command: .echoStart(delay: 10_000))))
@@ -50,6 +71,8 @@ import Testing
             "seat.invite", "seat.inviteReply", "mic.set", "request.create", "request.cancel", "request.accept",
             "request.reject", "member.list", "member.update", "member.role", "member.transferOwner", "member.kick", "member.unban",
             "member.muteChat", "chat.send", "chat.history", "attr.set", "attr.delete", "attr.batch", "signal.send", "webrtc.offer",
+            "conv.create", "conv.list", "conv.get", "conv.invite", "conv.remove", "conv.leave", "conv.update", "conv.role", "conv.settings",
+            "msg.send", "msg.sync", "msg.read", "msg.typing",
         ]
         #expect(RequestDecoder.ops == expected.sorted())
     }

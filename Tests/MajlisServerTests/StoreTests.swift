@@ -53,7 +53,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
-        let latest = backend == .sqlite ? 5 : 3
+        let latest = backend == .sqlite ? 6 : 4
         #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
@@ -210,11 +210,17 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let endpoints = ["http://hooks/a"]
         let mood = ["mood": AttributeValue(value: "😊", owner: "o")]
         try source.commit(room: "r", effects: [.saveAttributes(set: mood, deleted: [])], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
+        try source.createGroup("g", title: "أصدقاء", owner: "o", members: [], now: 5)
+        let card = MessageDraft(type: "invite", text: nil, payload: ["room": "r"], fallback: "Join my room", replyTo: nil, mentions: ["o"], clientMsgId: "m1")
+        guard case .posted(let posted) = try source.post(card, in: "g", from: UserRef(id: "o", name: "O"), now: 6) else {
+            Issue.record("the card was not posted")
+            return
+        }
 
         let database = try await StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
-        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1])
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
         #expect(throws: (any Error).self) { try source.copy(to: target) }
         let back = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
@@ -225,6 +231,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             #expect(loaded.stored == stored && loaded.bans == ["u": 500] && loaded.lastMsgId == 1 && loaded.attributes == mood)
             #expect(try store.history(room: "r", before: nil, limit: 5) == [message])
             #expect(try store.rememberedReply(user: "o", rid: "x", since: 0) == reply)
+            #expect(try store.messages(in: "g", after: 0, limit: 5) == [posted])
+            #expect(try store.conversation("g", for: "o")?.title == "أصدقاء")
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)
             let records = try store.webhookRecords(state: nil, room: "r", after: nil, limit: 10)
             #expect(records.map(\.seq) == [1, 2] && records.map(\.cursor) == [1, 2], "\(records)")

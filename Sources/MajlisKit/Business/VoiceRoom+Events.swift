@@ -180,6 +180,10 @@ extension VoiceRoom {
         case .youKicked(let by, let until):
             await media.stop()
             await change { $0.status = .kicked(by: by, until: until) }
+        case .youElsewhere:
+            // The user joined this room from another device, which has it now: here it is left.
+            await media.stop()
+            await change { $0.status = .left }
         case .youChatMuted(let until):
             await change { $0.chatMuted = until != nil }
         case .chatMessage(let message):
@@ -199,7 +203,7 @@ extension VoiceRoom {
             await change { $0.networkQuality = NetworkQuality(rawValue: max(up, down).rawValue) }
         case .signal(let from, let type, let payload):
             emit(.signal(from: from, type: type, payload: payload))
-        case .inviteReplied, .unknown, .networkQuality:
+        case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageRead, .typing, .conversationUpdated, .conversationRemoved:
             break
         }
     }

@@ -42,7 +42,12 @@ struct ArgsReader {
     }
 
     func identifier(_ key: String) throws(ProtocolError) -> String {
-        let id = try string(key)
+        guard let id = try optionalIdentifier(key) else { throw ProtocolError(.badRequest, "args.\(key) is required") }
+        return id
+    }
+
+    func optionalIdentifier(_ key: String) throws(ProtocolError) -> String? {
+        guard let id = try optionalString(key) else { return nil }
         guard Identifier.isValid(id) else {
             throw ProtocolError(.badRequest, "args.\(key) must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -")
         }

@@ -14,4 +14,6 @@ public enum ClientCommand: Sendable, Equatable {
     case probeStop
     /// An op addressed to the room `room`.
     case room(String, RoomCommand)
+    /// A messaging op (conversations outside rooms).
+    case messaging(MessagingCommand)
 }

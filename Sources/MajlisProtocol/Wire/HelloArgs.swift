@@ -16,6 +16,10 @@ public struct HelloArgs: Sendable, Equatable, Codable {
     public var client: ClientInfo?
     /// A previous session id to resume.
     public var resume: String?
+    /// The client's own name for the device it runs on (an install's id): a user's sessions on
+    /// different devices live side by side (each gets the user's messages); a newer session on
+    /// the same device, or with no device on either, replaces the older.
+    public var device: String?
     /// The node of a cluster that opened this session to relay a client's ops on its rooms here
     /// (such a session's ops are not relayed again).
     public var via: String?
@@ -23,10 +27,11 @@ public struct HelloArgs: Sendable, Equatable, Codable {
     /// (the session is counted against that address).
     public var relay: String?
 
-    public init(token: String, client: ClientInfo? = nil, resume: String? = nil, via: String? = nil, relay: String? = nil) {
+    public init(token: String, client: ClientInfo? = nil, resume: String? = nil, device: String? = nil, via: String? = nil, relay: String? = nil) {
         self.token = token
         self.client = client
         self.resume = resume
+        self.device = device
         self.via = via
         self.relay = relay
     }

@@ -21,6 +21,12 @@ public enum RequestDecoder {
         public static let rid = 64
         /// Distinct users one `signal.send` may name.
         public static let signalTargets = 100
+        /// A conversation message's text, and a card's fallback text.
+        public static let messageText = 4_000
+        public static let fallback = 200
+        /// Users one message may mention, and one `conv.create` or `conv.invite` may name.
+        public static let mentions = 50
+        public static let invitees = 100
     }
 
     /// Decodes one frame.
@@ -137,6 +143,29 @@ public enum RequestDecoder {
             updateOwner: try args.optionalBool("updateOwner") ?? false)
     }
 
+    private static func messaging(_ build: @escaping @Sendable (ArgsReader) throws(ProtocolError) -> MessagingCommand) -> Parser {
+        { (args: ArgsReader) throws(ProtocolError) -> ClientCommand in .messaging(try build(args)) }
+    }
+
+    /// `msg.send`'s draft: text, or a typed card with its fallback.
+    private static func draft(_ args: ArgsReader) throws(ProtocolError) -> MessageDraft {
+        let clientMsgId = try args.string("clientMsgId", maxLength: Limits.clientId)
+        guard !clientMsgId.isEmpty else { throw ProtocolError(.badRequest, "args.clientMsgId must not be empty") }
+        let type = try args.optionalString("type", maxLength: Limits.type) ?? "text"
+        guard !type.isEmpty else { throw ProtocolError(.badRequest, "args.type must not be empty") }
+        let text = try args.optionalString("text", maxLength: Limits.messageText)
+        let payload = args.raw("payload")
+        let fallback = try args.optionalString("fallback", maxLength: Limits.fallback)
+        if type == "text" {
+            guard let text, !text.isEmpty else { throw ProtocolError(.badRequest, "a text message needs args.text") }
+        } else if fallback?.isEmpty ?? true {
+            throw ProtocolError(.badRequest, "a message of type '\(type)' needs args.fallback: what a client that does not know the type shows")
+        }
+        let replyTo = try args.optionalInt("replyTo", in: 1...Int.max).map(Int64.init)
+        let mentions = args.raw("mentions") == nil ? [] : try args.identifierSet("mentions", maxCount: Limits.mentions)
+        return MessageDraft(type: type, text: text, payload: payload, fallback: fallback, replyTo: replyTo, mentions: mentions, clientMsgId: clientMsgId)
+    }
+
     private static let parsers: [String: Parser] = [
         "hello": { args throws(ProtocolError) in
             var client: HelloArgs.ClientInfo?
@@ -149,7 +178,8 @@ public enum RequestDecoder {
             }
             return .hello(
                 HelloArgs(token: try args.string("token", maxLength: 8192), client: client,
-                          resume: try args.optionalString("resume", maxLength: 128), via: try args.optionalString("via", maxLength: 128),
+                          resume: try args.optionalString("resume", maxLength: 128), device: try args.optionalIdentifier("device"),
+                          via: try args.optionalString("via", maxLength: 128),
                           relay: try args.optionalString("relay", maxLength: 1024)))
         },
         "ping": { _ in .ping },
@@ -166,6 +196,62 @@ public enum RequestDecoder {
         },
         "probe.result": { _ in .probeResult },
         "probe.stop": { _ in .probeStop },
+
+        "conv.create": messaging { args throws(ProtocolError) in
+            let title = try args.string("title", maxLength: Limits.title)
+            guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ProtocolError(.badRequest, "args.title must not be empty") }
+            let members = args.raw("members") == nil ? [] : try args.identifierSet("members", maxCount: Limits.invitees)
+            return .createGroup(title: title, members: members)
+        },
+        "conv.list": messaging { args throws(ProtocolError) in
+            .list(after: try args.optionalIdentifier("after"), limit: try args.optionalInt("limit", in: 1...200) ?? 100)
+        },
+        "conv.get": messaging { args throws(ProtocolError) in .get(conversation: try args.identifier("conversation")) },
+        "conv.invite": messaging { args throws(ProtocolError) in
+            let users = try args.identifierSet("users", maxCount: Limits.invitees)
+            guard !users.isEmpty else { throw ProtocolError(.badRequest, "args.users must name at least one user") }
+            return .invite(conversation: try args.identifier("conversation"), users: users)
+        },
+        "conv.remove": messaging { args throws(ProtocolError) in
+            .remove(conversation: try args.identifier("conversation"), user: try args.identifier("user"))
+        },
+        "conv.leave": messaging { args throws(ProtocolError) in .leave(conversation: try args.identifier("conversation")) },
+        "conv.update": messaging { args throws(ProtocolError) in
+            let title = try args.string("title", maxLength: Limits.title)
+            guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ProtocolError(.badRequest, "args.title must not be empty") }
+            return .rename(conversation: try args.identifier("conversation"), title: title)
+        },
+        "conv.role": messaging { args throws(ProtocolError) in
+            let role = try args.optionalEnum("role", Role.self)
+            guard let role, role != .owner else { throw ProtocolError(.badRequest, "args.role must be \"admin\" or \"member\"") }
+            return .setRole(conversation: try args.identifier("conversation"), user: try args.identifier("user"), role: role)
+        },
+        "conv.settings": messaging { args throws(ProtocolError) in
+            let muted = try args.optionalBool("muted")
+            let pinned = try args.optionalBool("pinned")
+            guard muted != nil || pinned != nil else { throw ProtocolError(.badRequest, "conv.settings needs args.muted or args.pinned") }
+            return .settings(conversation: try args.identifier("conversation"), muted: muted, pinned: pinned)
+        },
+        "msg.send": messaging { args throws(ProtocolError) in
+            let to = try args.optionalIdentifier("to")
+            let conversation = try args.optionalIdentifier("conversation")
+            let target: MessageTarget
+            switch (to, conversation) {
+            case (let user?, nil): target = .user(user)
+            case (nil, let id?): target = .conversation(id)
+            default: throw ProtocolError(.badRequest, "msg.send needs exactly one of args.to (a user) and args.conversation")
+            }
+            return .send(target, try draft(args))
+        },
+        "msg.sync": messaging { args throws(ProtocolError) in
+            .sync(
+                conversation: try args.identifier("conversation"), after: Int64(try args.optionalInt("after", in: 0...Int.max) ?? 0),
+                limit: try args.optionalInt("limit", in: 1...200) ?? 100)
+        },
+        "msg.read": messaging { args throws(ProtocolError) in
+            .read(conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 0...Int.max)))
+        },
+        "msg.typing": messaging { args throws(ProtocolError) in .typing(conversation: try args.identifier("conversation")) },
 
         "room.create": room { args throws(ProtocolError) in .create(try settings(args)) },
         "room.join": room { args throws(ProtocolError) in

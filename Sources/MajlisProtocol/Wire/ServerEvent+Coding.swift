@@ -18,6 +18,10 @@ extension ServerEvent {
     private struct ExpiringData: Codable { var expiresAt: Int64 }
     private struct LevelsData: Codable { var levels: [SpeakerLevel] }
     private struct QualityData: Codable { var user: String; var up: NetworkQualityLevel; var down: NetworkQualityLevel }
+    private struct EmptyData: Codable {}
+    private struct ReadData: Codable { var conversation: String; var user: String; var seq: Int64 }
+    private struct TypingData: Codable { var conversation: String; var user: String; var until: Int64 }
+    private struct RemovedData: Codable { var conversation: String; var by: String; var reason: String }
 
     /// Encodes the event's data object.
     func encodeData(to encoder: any Encoder) throws {
@@ -45,6 +49,14 @@ extension ServerEvent {
         case .tokenExpiring(let expiresAt): try ExpiringData(expiresAt: expiresAt).encode(to: encoder)
         case .speakerLevels(let levels): try LevelsData(levels: levels).encode(to: encoder)
         case .networkQuality(let user, let up, let down): try QualityData(user: user, up: up, down: down).encode(to: encoder)
+        case .youElsewhere: try EmptyData().encode(to: encoder)
+        case .messageNew(let message): try message.encode(to: encoder)
+        case .messageRead(let conversation, let user, let seq): try ReadData(conversation: conversation, user: user, seq: seq).encode(to: encoder)
+        case .typing(let conversation, let user, let until):
+            try TypingData(conversation: conversation, user: user, until: until).encode(to: encoder)
+        case .conversationUpdated(let change): try change.encode(to: encoder)
+        case .conversationRemoved(let conversation, let by, let reason):
+            try RemovedData(conversation: conversation, by: by, reason: reason).encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -94,6 +106,18 @@ extension ServerEvent {
         case "network.quality":
             let data = try QualityData(from: decoder)
             self = .networkQuality(user: data.user, up: data.up, down: data.down)
+        case "you.elsewhere": self = .youElsewhere
+        case "msg.new": self = .messageNew(try ConversationMessage(from: decoder))
+        case "msg.read":
+            let data = try ReadData(from: decoder)
+            self = .messageRead(conversation: data.conversation, user: data.user, seq: data.seq)
+        case "msg.typing":
+            let data = try TypingData(from: decoder)
+            self = .typing(conversation: data.conversation, user: data.user, until: data.until)
+        case "conv.updated": self = .conversationUpdated(try ConversationChange(from: decoder))
+        case "conv.removed":
+            let data = try RemovedData(from: decoder)
+            self = .conversationRemoved(conversation: data.conversation, by: data.by, reason: data.reason)
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

@@ -27,6 +27,20 @@ public enum ServerEvent: Sendable, Equatable {
     case speakerLevels([SpeakerLevel])
     /// A member's network, measured by the server: `up` from what it sends, `down` from its reports.
     case networkQuality(user: String, up: NetworkQualityLevel, down: NetworkQualityLevel)
+    /// The user joined the event's room from another device, which now gets the room's events:
+    /// to this device the room is left (the user is still a member).
+    case youElsewhere
+    /// A new message in one of the user's conversations.
+    case messageNew(ConversationMessage)
+    /// A member has read a conversation up to `seq`.
+    case messageRead(conversation: String, user: String, seq: Int64)
+    /// A member is typing, until `until` (Unix ms) unless told again.
+    case typing(conversation: String, user: String, until: Int64)
+    /// A conversation changed: its title, its members, or the user's own settings of it.
+    case conversationUpdated(ConversationChange)
+    /// The user is no longer a member of a conversation: `reason` is `left` (on another device)
+    /// or `removed`.
+    case conversationRemoved(conversation: String, by: String, reason: String)
     /// An event this version does not know; kept as it came.
     case unknown(name: String, data: JSONValue)
 
@@ -54,6 +68,12 @@ public enum ServerEvent: Sendable, Equatable {
         case .tokenExpiring: return "token.expiring"
         case .speakerLevels: return "speaker.levels"
         case .networkQuality: return "network.quality"
+        case .youElsewhere: return "you.elsewhere"
+        case .messageNew: return "msg.new"
+        case .messageRead: return "msg.read"
+        case .typing: return "msg.typing"
+        case .conversationUpdated: return "conv.updated"
+        case .conversationRemoved: return "conv.removed"
         case .unknown(let name, _): return name
         }
     }

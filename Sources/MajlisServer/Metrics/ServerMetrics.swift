@@ -15,6 +15,7 @@ final class ServerMetrics: Sendable {
     /// Things counted by name (`chat_messages`, `logins_rejected`, ...).
     enum Counter: String, CaseIterable, Sendable {
         case chatMessages = "chat_messages"
+        case conversationMessages = "conversation_messages"
         case loginsRejected = "logins_rejected"
         case kicks
         case bans

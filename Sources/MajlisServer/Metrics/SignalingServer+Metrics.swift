@@ -24,7 +24,8 @@ extension SignalingServer {
             metrics.opLatencies.sorted { $0.key < $1.key }.map { ([("op", $0.key)], $0.value) })
         let counted = metrics.counted
         let counters: [(ServerMetrics.Counter, String)] = [
-            (.chatMessages, "Chat messages posted."), (.loginsRejected, "hello requests refused (bad, expired or unknown tokens)."),
+            (.chatMessages, "Chat messages posted."), (.conversationMessages, "Messages posted in conversations (outside rooms)."),
+            (.loginsRejected, "hello requests refused (bad, expired or unknown tokens)."),
             (.kicks, "Members kicked out of rooms."), (.bans, "Bans placed."), (.apiRequests, "Server API requests."),
             (.webhookAttemptsFailed, "Webhook posts that failed (each is retried)."),
             (.webhooksGivenUp, "Webhook deliveries given up after the retention time."),

@@ -41,7 +41,32 @@ struct RequestRouter: Sendable {
         case .probeStop: return .precall(.probeStop)
         case .room(let room, let command):
             return route(room, command, claims: claims, caller: caller, state: &state, now: now, rooms: rooms, relayedTo: relayedTo)
+        case .messaging(let command):
+            return route(command, claims: claims, caller: caller, state: &state, now: now)
         }
+    }
+
+    /// A messaging op: not with a token for one room; sending (and typing) under the chat grant
+    /// and the chat rate shared with rooms, reads under the read budget.
+    private func route(_ command: MessagingCommand, claims: AccessClaims, caller: Caller, state: inout SessionState, now: Int64) -> Route {
+        if let room = claims.room, room != "*" {
+            return .refuse(ProtocolError(.forbidden, "your token is for room \(room); messaging needs a token for no one room"))
+        }
+        let limits = state.limits
+        switch command {
+        case .send, .typing:
+            guard caller.grants.chat else { return .refuse(ProtocolError(.forbidden, "your token does not grant chat")) }
+            guard state.admitChat(now: now) else {
+                return .refuse(ProtocolError(.rateLimited, "too many messages: at most \(limits.chatPerSecond) per second across rooms and conversations"))
+            }
+        case .list, .get, .sync:
+            guard state.admitRead(now: now) else {
+                return .refuse(ProtocolError(.rateLimited, "too much read: answers to lists and syncs of at most \(limits.answerBytesPerSecond) bytes a second"))
+            }
+        default:
+            break
+        }
+        return .messaging(command)
     }
 
     private func route(

@@ -126,7 +126,7 @@ final class RoomRequests: Sendable {
         case 1000?:
             return
         case CloseCode.kicked.rawValue?:
-            guard !others, let user = session.userId, context.presence.rooms(of: user).isEmpty else { return }
+            guard !others, let user = session.userId, context.presence.rooms(of: user, device: session.device).isEmpty else { return }
             session.connection.close(code: CloseCode.kicked.rawValue, reason: reason)
         case CloseCode.unauthorized.rawValue?, CloseCode.replaced.rawValue?:
             session.connection.close(code: code!, reason: reason)

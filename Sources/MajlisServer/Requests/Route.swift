@@ -13,6 +13,8 @@ enum Route: Sendable, Equatable {
     /// A room op carried out on this node: on the room's host, loaded, created or placed as
     /// `RoomRoute` says (`RoomRequests`).
     case room(RoomRoute)
+    /// A messaging op (`MessagingRequests`).
+    case messaging(MessagingCommand)
     /// A room op for a room another node hosts: sent over the session's link to `node`
     /// (`RoomRequests`). Should the link have closed meanwhile, the op is carried out as `.room`.
     case relay(RoomRoute, node: String)

@@ -30,7 +30,7 @@ final class SessionRequests: Sendable {
         case .bye:
             session.state.withLock { $0.leave() }
             for link in session.relays.withLock({ Array($0.links.values) }) { link.send(own: RelayLink.byeId, op: "bye", args: EmptyData()) }
-            for room in context.presence.rooms(of: caller.id) {
+            for room in context.presence.rooms(of: caller.id, device: session.device) {
                 context.rooms.withHost(room, context: context) { try? $0.get().drop(caller.id, reason: "left") }
             }
             session.send(WireEncoder.success(re: re, data: EmptyData()))
@@ -67,11 +67,12 @@ final class SessionRequests: Sendable {
             return
         }
         let previousId = args.resume
-        let (replaced, rooms) = context.presence.bind(claims.sub, to: session)
+        let device = args.device ?? ""
+        let (replaced, rooms) = context.presence.bind(claims.sub, device: device, to: session)
         let resumed = previousId != nil && (replaced?.sessionId == previousId || !rooms.isEmpty)
         let sessionId = resumed ? previousId! : "s" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
         do throws(ProtocolError) {
-            try session.state.withLock { state throws(ProtocolError) in try state.greet(claims, id: sessionId) }
+            try session.state.withLock { state throws(ProtocolError) in try state.greet(claims, id: sessionId, device: device) }
         } catch {
             session.send(WireEncoder.failure(re: re, error))
             return
@@ -120,7 +121,7 @@ final class SessionRequests: Sendable {
         guard let user = session.userId else { return }
         precall.end(session: session, user: user)
         let leaving = session.state.withLock { $0.leaving }
-        guard let rooms = context.presence.unbind(user, session: session), !leaving else { return }
+        guard let rooms = context.presence.unbind(user, device: session.device, session: session), !leaving else { return }
         for room in rooms {
             context.rooms.withHost(room, context: context) { try? $0.get().disconnect(user) }
         }

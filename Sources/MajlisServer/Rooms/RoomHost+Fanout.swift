@@ -26,7 +26,7 @@ extension RoomHost {
             let seated = Set(engine.seats.compactMap(\.user))
             for quality in qualities where engine.isMember(quality.user) {
                 let event = ServerEvent.networkQuality(user: quality.user, up: quality.up, down: quality.down)
-                let connections = seated.contains(quality.user) ? roomConnections() : context.presence.connections(of: [quality.user])
+                let connections = seated.contains(quality.user) ? roomConnections() : context.presence.connections(of: [quality.user], in: id)
                 WebSocketConnection.send(WireEncoder.event(EventFrame(room: id, seq: nil, event: event)), to: connections, urgent: false)
             }
         }
@@ -56,7 +56,7 @@ extension RoomHost {
             } else {
                 let users = recipients(delivery.audience, alsoRemoved: removed)
                 guard !users.isEmpty else { continue }
-                connections = context.presence.connections(of: users)
+                connections = context.presence.connections(of: users, in: id)
             }
             guard !connections.isEmpty else { continue }
             var event = delivery.event
@@ -105,7 +105,7 @@ extension RoomHost {
     func roomConnections() -> [WebSocketConnection] {
         let members = engine.memberIds
         let cached = audience.flatMap { $0.members == members ? $0 : nil }
-        let (found, generation) = context.presence.connections(of: members, unlessStillAt: cached?.generation)
+        let (found, generation) = context.presence.connections(of: members, in: id, unlessStillAt: cached?.generation)
         if let found {
             audience = (members, generation, found)
             return found

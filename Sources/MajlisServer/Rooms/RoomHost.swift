@@ -54,7 +54,7 @@ final class RoomHost: @unchecked Sendable {
     /// `receivedAt`: when the request arrived (monotonic ns); the answer and the events it causes
     /// count their write delay from then.
     func perform(re: Int64, op: String, rid: String?, command: RoomCommand, session: Session, caller: Caller, receivedAt: UInt64? = nil) {
-        perform(command, op: op, caller: caller, rid: rid, receivedAt: receivedAt) { [context] ok, body in
+        perform(command, op: op, caller: caller, rid: rid, device: session.device, receivedAt: receivedAt) { [context] ok, body in
             let answer = WireEncoder.response(re: re, ok: ok, body: body)
             session.state.withLock { $0.chargeAnswer(answer.count, now: context.now()) }
             session.send(answer, since: receivedAt)
@@ -66,9 +66,10 @@ final class RoomHost: @unchecked Sendable {
     /// A `rid` seen from the same caller for the same op in this room within its lifetime gets
     /// the first answer again. Replies are remembered per `ridOwner`: a member's by its id, the
     /// API's by the token that called (so a member's `rid` never answers for the API, nor one
-    /// room's call for another's). `op` names the command in metrics.
+    /// room's call for another's). `op` names the command in metrics; `device` is the device a
+    /// member's session is on (the room's events go there from its join on).
     func perform(
-        _ command: RoomCommand, op: String, caller: Caller, rid: String?, ridOwner: String? = nil, receivedAt: UInt64? = nil,
+        _ command: RoomCommand, op: String, caller: Caller, rid: String?, ridOwner: String? = nil, device: String = "", receivedAt: UInt64? = nil,
         answer reply: @escaping Answer
     ) {
         let replyKey = rid.map { (owner: ridOwner ?? "member:" + caller.id, rid: "\(id) \(op) \($0)") }
@@ -86,7 +87,7 @@ final class RoomHost: @unchecked Sendable {
             if unloaded {
                 do {
                     guard let current = try context.rooms.host(id, context: context) else { throw ProtocolError(.roomNotFound, "no room \(id)") }
-                    current.perform(command, op: op, caller: caller, rid: rid, ridOwner: ridOwner, receivedAt: receivedAt, answer: reply)
+                    current.perform(command, op: op, caller: caller, rid: rid, ridOwner: ridOwner, device: device, receivedAt: receivedAt, answer: reply)
                 } catch {
                     answer(false, WireEncoder.encode(error as? ProtocolError ?? ProtocolError(.internal, "the server could not load room \(id)")))
                 }
@@ -117,7 +118,9 @@ final class RoomHost: @unchecked Sendable {
             if let replyKey, failure == nil {
                 try? context.store.rememberReply(user: replyKey.owner, rid: replyKey.rid, reply: Store.RememberedReply(ok: ok, body: body, at: now))
             }
-            if ok, !caller.isOperator, case .success(.snapshot) = outcome.reply { context.presence.joined(caller.id, room: id) }
+            if ok, !caller.isOperator, case .join = command, case .success(.snapshot) = outcome.reply, let elsewhere = context.presence.joined(caller.id, room: id, device: device) {
+                elsewhere.send(WireEncoder.event(EventFrame(room: id, seq: nil, event: .youElsewhere)))
+            }
             if !ok, case .join = command { logRejectedJoin(caller.id, body) }
             applySpeakingRights()  // before the caller hears its change went through
             answer(ok, body)
@@ -267,7 +270,7 @@ final class RoomHost: @unchecked Sendable {
         // on is not carried out (it would be relayed to the room's new node), so what they sent
         // while this node was paused is not done behind their backs.
         let members = engine.memberIds
-        for connection in context.presence.connections(of: members) {
+        for connection in context.presence.connections(of: members, in: id) {
             connection.close(code: CloseCode.goingAway.rawValue, reason: "room \(id) moved to another node")
         }
         context.rooms.remove(id, host: self)

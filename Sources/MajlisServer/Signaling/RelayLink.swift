@@ -55,7 +55,8 @@ final class RelayLink: WebSocketDelegate, Sendable {
         self.unreachable = unreachable
         self.gone = gone
         hello = Self.request(id: Self.helloId, op: "hello", args: HelloArgs(
-                token: token, client: .init(sdk: "majlis-relay", version: SignalingServer.version), via: here, relay: statement))
+                token: token, client: .init(sdk: "majlis-relay", version: SignalingServer.version), device: session.device.isEmpty ? nil : session.device,
+                via: here, relay: statement))
     }
 
     /// How long the node has to answer `hello` (a node that has stopped, or is paused, may

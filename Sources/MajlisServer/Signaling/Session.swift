@@ -33,6 +33,8 @@ final class Session: Sendable {
     var claims: AccessClaims? { state.withLock { $0.claims } }
     var userId: String? { state.withLock { $0.claims?.sub } }
     var sessionId: String? { state.withLock { $0.id } }
+    /// The device the client named at `hello` ("" for none).
+    var device: String { state.withLock { $0.device } }
     /// The caller the room engine sees.
     var caller: Caller? { state.withLock { $0.caller } }
 

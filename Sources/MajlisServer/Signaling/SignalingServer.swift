@@ -28,6 +28,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private let sessionRequests: SessionRequests
     private let precallRequests: PrecallRequests
     private let roomRequests: RoomRequests
+    private let messagingRequests: MessagingRequests
     private let webSocket = Mutex<WebSocketServer?>(nil)
     /// What runs beside the signaling loop, started with it and stopped after it (set by `start`).
     private let services = Mutex<ServiceGroup?>(nil)
@@ -63,6 +64,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         precallRequests = PrecallRequests(context: context)
         sessionRequests = SessionRequests(context: context, sessions: sessions, precall: precallRequests)
         roomRequests = RoomRequests(context: context)
+        messagingRequests = MessagingRequests(context: context, rules: ConversationRules(groupSize: config.maxGroupMembers))
     }
 
     /// The services, in the order they start (see `ServiceGroup`).
@@ -341,9 +343,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private func carryOut(_ request: IncomingRequest, frame: Data, session: Session, receivedAt: UInt64) {
         let now = context.now()
         let (route, caller) = session.state.withLock { state in
-            let user = state.claims?.sub
+            let (user, device) = (state.claims?.sub, state.device)
             let route = router.route(
-                request, state: &state, now: now, rooms: { [context] in user.map { context.presence.rooms(of: $0) } ?? [] },
+                request, state: &state, now: now, rooms: { [context] in user.map { context.presence.rooms(of: $0, device: device) } ?? [] },
                 relayedTo: { room in session.relays.withLock { $0.rooms[room] } })
             return (route, state.caller)
         }
@@ -364,7 +366,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             roomRequests.handle(room, relayedTo: nil, request: request, frame: frame, session: session, caller: caller, receivedAt: receivedAt)
         case (.relay(let room, let node), let caller?):
             roomRequests.handle(room, relayedTo: node, request: request, frame: frame, session: session, caller: caller, receivedAt: receivedAt)
-        case (.session, nil), (.precall, nil), (.room, nil), (.relay, nil):
+        case (.messaging(let command), let caller?):
+            messagingRequests.handle(command, request: request, session: session, caller: caller, receivedAt: receivedAt)
+        case (.session, nil), (.precall, nil), (.room, nil), (.relay, nil), (.messaging, nil):
             reject(session, re: request.id, ProtocolError(.unauthorized, "the first request must be hello"))
         }
     }

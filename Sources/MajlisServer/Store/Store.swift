@@ -3,8 +3,8 @@ import MajlisProtocol
 import MajlisRoom
 import MajlisTransport
 
-/// Everything Majlis keeps durably: rooms, bans, attributes, chat history, idempotency keys and
-/// the webhook outbox. In one SQLite database (WAL mode) under the data directory by default, or in
+/// Everything Majlis keeps durably: rooms, bans, attributes, chat history, idempotency keys, the
+/// webhook outbox, and conversations with their messages. In one SQLite database (WAL mode) under the data directory by default, or in
 /// PostgreSQL (`majlis serve --postgres URL`); the same statements on either, each with its own
 /// versioned schema migrations.
 ///
@@ -81,6 +81,21 @@ public final class Store: @unchecked Sendable {
         """
         CREATE TABLE room_fences (room TEXT PRIMARY KEY, fence INTEGER NOT NULL);
         """,
+        """
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT, owner TEXT NOT NULL, created_at INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL, last_ts INTEGER NOT NULL);
+        CREATE TABLE conversation_members (
+            conversation TEXT NOT NULL, "user" TEXT NOT NULL, role TEXT NOT NULL, joined_at INTEGER NOT NULL,
+            read_seq INTEGER NOT NULL DEFAULT 0, muted INTEGER NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (conversation, "user"));
+        CREATE INDEX conversation_members_user ON conversation_members ("user", conversation);
+        CREATE TABLE messages (
+            conversation TEXT NOT NULL, seq INTEGER NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL, type TEXT NOT NULL,
+            text TEXT, payload TEXT, fallback TEXT, reply_to INTEGER, mentions TEXT, ts INTEGER NOT NULL, client_msg_id TEXT NOT NULL,
+            PRIMARY KEY (conversation, seq));
+        CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -116,6 +131,21 @@ public final class Store: @unchecked Sendable {
         """,
         """
         CREATE TABLE room_fences (room TEXT COLLATE "C" PRIMARY KEY, fence BIGINT NOT NULL);
+        """,
+        """
+        CREATE TABLE conversations (
+            id TEXT COLLATE "C" PRIMARY KEY, kind TEXT NOT NULL, title TEXT, owner TEXT NOT NULL, created_at BIGINT NOT NULL,
+            last_seq BIGINT NOT NULL, last_ts BIGINT NOT NULL);
+        CREATE TABLE conversation_members (
+            conversation TEXT COLLATE "C" NOT NULL, "user" TEXT COLLATE "C" NOT NULL, role TEXT NOT NULL, joined_at BIGINT NOT NULL,
+            read_seq BIGINT NOT NULL DEFAULT 0, muted INTEGER NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (conversation, "user"));
+        CREATE INDEX conversation_members_user ON conversation_members ("user", conversation);
+        CREATE TABLE messages (
+            conversation TEXT COLLATE "C" NOT NULL, seq BIGINT NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL, type TEXT NOT NULL,
+            text TEXT, payload TEXT, fallback TEXT, reply_to BIGINT, mentions TEXT, ts BIGINT NOT NULL, client_msg_id TEXT NOT NULL,
+            PRIMARY KEY (conversation, seq));
+        CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
         """,
     ]
 

@@ -41,6 +41,8 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
     }
 
     var joined: Bool { state.withLock { $0.joined } }
+    /// Whether its `hello` was answered yes.
+    var signedIn: Bool { state.withLock { $0.signedIn } }
     /// Why the client failed (an error answer, or its connection closed), if it did.
     var failure: String? { state.withLock { $0.failed } }
     var chatCount: Int { state.withLock { $0.chatLatencies.count } }

@@ -12,7 +12,7 @@ enum ServeCommand {
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
                             [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL] [--cluster-secret SECRET]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
-                            [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N]
+                            [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N] [--max-group-members N]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
@@ -22,7 +22,7 @@ enum ServeCommand {
         the binary; --web DIR serves a folder of it instead, as its files are, for working on it), GET /healthz, GET /metrics and the store (SQLite and the
         DTLS certificate under --data).
         --postgres URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE) keeps the store in PostgreSQL instead (rooms, bans,
-        chat, idempotency keys, the webhook outbox; --data then holds this node's DTLS certificate and development secret
+        chat, idempotency keys, the webhook outbox, conversations; --data then holds this node's DTLS certificate and development secret
         only); the schema is made or brought up to date on start. `majlis migrate` moves a data directory's store into it.
         --redis URL (redis://[:PASSWORD@]HOST:PORT[/DB]) makes this server a node of a cluster, --node ID its id (unique
         in the cluster): it registers there with its addresses and load every second (GET /v1/nodes, `majlis admin
@@ -42,7 +42,8 @@ enum ServeCommand {
         (json: one object per line with time, level, message, and for rejected logins and joins, kicks, bans and
         store errors an event name and its fields),
         --max-connections-per-address 256 (WebSockets; 32 more of any kind), --max-rooms-per-user 20 (owned, made or handed
-        over; server admins: no limit), --max-rooms-per-connection 10 (rooms a user is in at once), --request-timeout 30
+        over; server admins: no limit), --max-rooms-per-connection 10 (rooms a user is in at once), --max-group-members 500
+        (a conversation group's members, its owner included), --request-timeout 30
         (an HTTP request's headers and body; 408 after),
         --history-messages 10000 (per room), --history-days 90.
         Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
@@ -113,6 +114,7 @@ enum ServeCommand {
         }
         config.maxRoomsPerUser = try args.int("max-rooms-per-user", default: 20, range: 1...1_000_000)
         config.maxRoomsPerConnection = try args.int("max-rooms-per-connection", default: 10, range: 1...10_000)
+        config.maxGroupMembers = try args.int("max-group-members", default: 500, range: 2...100_000)
         config.requestSeconds = try args.int("request-timeout", default: 30, range: 1...3600)
         config.historyMessages = try args.int("history-messages", default: 10_000, range: 1...100_000_000)
         config.historyDays = try args.int("history-days", default: 90, range: 1...36_500)

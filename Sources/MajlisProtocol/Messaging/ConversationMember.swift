@@ -1,0 +1,16 @@
+/// A member of a conversation, as `conv.get` lists them.
+public struct ConversationMember: Sendable, Codable, Equatable {
+    public var user: String
+    public var role: Role
+    /// The newest `seq` this member has read: who has read a message is every member whose
+    /// `readSeq` is at least its `seq`.
+    public var readSeq: Int64
+    public var joinedAt: Int64
+
+    public init(user: String, role: Role, readSeq: Int64, joinedAt: Int64) {
+        self.user = user
+        self.role = role
+        self.readSeq = readSeq
+        self.joinedAt = joinedAt
+    }
+}

@@ -1,0 +1,42 @@
+/// A messaging request (docs/protocol.md section 17): conversations and their messages, outside
+/// any room.
+public enum MessagingCommand: Sendable, Equatable {
+    /// `conv.create`: a private group of the caller (its owner) and `members`.
+    case createGroup(title: String, members: [String])
+    /// `conv.list`: the caller's conversations by id, after `after`.
+    case list(after: String?, limit: Int)
+    /// `conv.get`: one conversation and its members.
+    case get(conversation: String)
+    /// `conv.invite`: adds users to a group (its owner and admins).
+    case invite(conversation: String, users: [String])
+    /// `conv.remove`: removes a member from a group (its owner: anyone; an admin: members).
+    case remove(conversation: String, user: String)
+    /// `conv.leave`: the caller leaves a group.
+    case leave(conversation: String)
+    /// `conv.update`: a group's title (its owner and admins).
+    case rename(conversation: String, title: String)
+    /// `conv.role`: the owner makes a member an admin, or an admin a member.
+    case setRole(conversation: String, user: String, role: Role)
+    /// `conv.settings`: the caller's own settings of a conversation.
+    case settings(conversation: String, muted: Bool?, pinned: Bool?)
+    /// `msg.send`.
+    case send(MessageTarget, MessageDraft)
+    /// `msg.sync`: messages after `after`, oldest first.
+    case sync(conversation: String, after: Int64, limit: Int)
+    /// `msg.read`: the caller has read up to `seq`.
+    case read(conversation: String, seq: Int64)
+    /// `msg.typing`: the caller is typing.
+    case typing(conversation: String)
+
+    /// The conversation the command is about, when it names one.
+    public var conversation: String? {
+        switch self {
+        case .createGroup, .list: return nil
+        case .send(.user, _): return nil
+        case .send(.conversation(let id), _): return id
+        case .get(let id), .invite(let id, _), .remove(let id, _), .leave(let id), .rename(let id, _), .setRole(let id, _, _), .settings(let id, _, _),
+            .sync(let id, _, _), .read(let id, _), .typing(let id):
+            return id
+        }
+    }
+}

@@ -1,0 +1,57 @@
+extension RequestEncoder {
+    /// The op and args of a messaging `command` (docs/protocol.md section 17), the inverse of
+    /// `RequestDecoder` for it.
+    public static func request(_ command: MessagingCommand) -> (op: String, args: [String: JSONValue]) {
+        var args: [String: JSONValue] = [:]
+        func put(_ key: String, _ value: JSONValue?) { if let value { args[key] = value } }
+        func users(_ ids: [String]) -> JSONValue { .array(ids.map(JSONValue.string)) }
+        put("conversation", command.conversation.map(JSONValue.string))
+        switch command {
+        case .createGroup(let title, let members):
+            put("title", .string(title))
+            put("members", users(members))
+            return ("conv.create", args)
+        case .list(let after, let limit):
+            put("after", after.map(JSONValue.string))
+            put("limit", .int(Int64(limit)))
+            return ("conv.list", args)
+        case .get: return ("conv.get", args)
+        case .invite(_, let invited):
+            put("users", users(invited))
+            return ("conv.invite", args)
+        case .remove(_, let user):
+            put("user", .string(user))
+            return ("conv.remove", args)
+        case .leave: return ("conv.leave", args)
+        case .rename(_, let title):
+            put("title", .string(title))
+            return ("conv.update", args)
+        case .setRole(_, let user, let role):
+            put("user", .string(user))
+            put("role", .string(role.rawValue))
+            return ("conv.role", args)
+        case .settings(_, let muted, let pinned):
+            put("muted", muted.map(JSONValue.bool))
+            put("pinned", pinned.map(JSONValue.bool))
+            return ("conv.settings", args)
+        case .send(let target, let draft):
+            if case .user(let user) = target { put("to", .string(user)) }
+            put("clientMsgId", .string(draft.clientMsgId))
+            put("type", .string(draft.type))
+            put("text", draft.text.map(JSONValue.string))
+            put("payload", draft.payload)
+            put("fallback", draft.fallback.map(JSONValue.string))
+            put("replyTo", draft.replyTo.map(JSONValue.int))
+            if !draft.mentions.isEmpty { put("mentions", users(draft.mentions)) }
+            return ("msg.send", args)
+        case .sync(_, let after, let limit):
+            put("after", .int(after))
+            put("limit", .int(Int64(limit)))
+            return ("msg.sync", args)
+        case .read(_, let seq):
+            put("seq", .int(seq))
+            return ("msg.read", args)
+        case .typing: return ("msg.typing", args)
+        }
+    }
+}

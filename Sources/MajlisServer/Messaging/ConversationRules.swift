@@ -1,0 +1,96 @@
+import MajlisProtocol
+import MajlisTransport
+
+/// Who may do what in a conversation, and how large one may grow: pure, from the facts the
+/// store gave (the caller's membership, the target's, the member count), tested from a table
+/// without a store (`ConversationRulesTests`).
+struct ConversationRules: Sendable {
+    /// The most members a group may have, its owner included (`majlis serve --max-group-members`).
+    var groupSize = 500
+    /// Read marks and typing go to every member of a direct conversation and of a group of up to
+    /// this many members; in a larger group, only to the reader's (typist's) own devices: told to
+    /// everyone, each read would be a write to every member (2,000 members reading a message: four
+    /// million frames).
+    var broadcastUpTo = 100
+
+    /// What the caller's command needs to know about the conversation it names.
+    struct Facts: Sendable {
+        /// The caller's membership (nil: not a member, or no such conversation).
+        var caller: Store.Membership?
+        /// The membership of the user the command names (`conv.remove`, `conv.role`).
+        var target: Store.Membership?
+        /// Members now (for `conv.invite`: how many of the invited are not members yet, added).
+        var members = 0
+        var newcomers = 0
+    }
+
+    /// The id of the direct conversation between `a` and `b` (either order): the same on every
+    /// node, so that the first message makes it once.
+    static func directId(_ a: String, _ b: String) -> String {
+        let pair = a < b ? "\(a)\n\(b)" : "\(b)\n\(a)"
+        let digest = HMACSHA256.mac(key: Array("majlis direct conversation".utf8), message: Array(pair.utf8))
+        return "d-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Why `caller` may not carry out `command` given `facts` (nil: it may).
+    func refusal(_ command: MessagingCommand, by caller: String, facts: Facts) -> ProtocolError? {
+        switch command {
+        case .createGroup(_, let members):
+            let size = Set(members + [caller]).count
+            return size > groupSize ? ProtocolError(.forbidden, "a group holds at most \(groupSize) members") : nil
+        case .list:
+            return nil
+        case .send(.user(let user), _):
+            return user == caller ? ProtocolError(.badRequest, "a message goes to another user") : nil
+        case .send(.conversation(let id), let draft):
+            guard let membership = facts.caller else { return notFound(id) }
+            if let reply = draft.replyTo, reply > membership.lastSeq {
+                return ProtocolError(.badRequest, "args.replyTo: conversation \(id) has no message \(reply)")
+            }
+            return nil
+        case .get(let id), .sync(let id, _, _), .read(let id, _), .typing(let id), .settings(let id, _, _):
+            return facts.caller == nil ? notFound(id) : nil
+        case .invite(let id, _):
+            if let refusal = groupOnly(id, facts, "invite") { return refusal }
+            guard facts.caller?.role.isModerator == true else { return ProtocolError(.forbidden, "only the group's owner and admins invite") }
+            guard facts.members + facts.newcomers <= groupSize else {
+                return ProtocolError(.forbidden, "the group would have \(facts.members + facts.newcomers) members; it holds at most \(groupSize)")
+            }
+            return nil
+        case .remove(let id, let user):
+            if let refusal = groupOnly(id, facts, "remove members") { return refusal }
+            guard user != caller else { return ProtocolError(.badRequest, "to leave a group, use conv.leave") }
+            guard let target = facts.target else { return ProtocolError(.badRequest, "\(user) is not a member of conversation \(id)") }
+            switch (facts.caller?.role, target.role) {
+            case (.owner?, _), (.admin?, .member): return nil
+            case (.admin?, _): return ProtocolError(.forbidden, "an admin removes members only")
+            default: return ProtocolError(.forbidden, "only the group's owner and admins remove members")
+            }
+        case .leave(let id):
+            return groupOnly(id, facts, "be left")
+        case .rename(let id, _):
+            if let refusal = groupOnly(id, facts, "be renamed") { return refusal }
+            return facts.caller?.role.isModerator == true ? nil : ProtocolError(.forbidden, "only the group's owner and admins rename it")
+        case .setRole(let id, let user, _):
+            if let refusal = groupOnly(id, facts, "have roles") { return refusal }
+            guard facts.caller?.role == .owner else { return ProtocolError(.forbidden, "only the group's owner sets roles") }
+            guard let target = facts.target else { return ProtocolError(.badRequest, "\(user) is not a member of conversation \(id)") }
+            return target.role == .owner ? ProtocolError(.badRequest, "the owner's role is owner") : nil
+        }
+    }
+
+    /// Refuses a group's op on a conversation the caller is not in, or on a direct one.
+    private func groupOnly(_ id: String, _ facts: Facts, _ what: String) -> ProtocolError? {
+        guard let membership = facts.caller else { return notFound(id) }
+        return membership.kind == .direct ? ProtocolError(.badRequest, "a direct conversation cannot \(what)") : nil
+    }
+
+    private func notFound(_ id: String) -> ProtocolError {
+        ProtocolError(.conversationNotFound, "no conversation \(id) of yours")
+    }
+
+    /// Whether read marks and typing in a conversation of `kind` with `members` go to every member.
+    func toEveryone(_ kind: ConversationKind, members: Int) -> Bool {
+        kind == .direct || members <= broadcastUpTo
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import MajlisProtocol
+import MajlisRoom
+import MajlisTransport
+
+/// The messaging ops (docs/protocol.md section 17): each one reads what `ConversationRules`
+/// needs from the store, asks the rules, writes, answers, and then tells the members' sessions,
+/// on every device, what changed. They run one at a time on a queue of their own (the store is
+/// never read on the service thread), so a session's ops are carried out in the order it sent them.
+final class MessagingRequests: Sendable {
+    private let context: ServerContext
+    private let rules: ConversationRules
+    private let queue = DispatchQueue(label: "majlis.messaging")
+    /// How long a `msg.typing` holds (ms): clients say it again every few seconds while typing.
+    static let typingFor: Int64 = 6_000
+
+    init(context: ServerContext, rules: ConversationRules) {
+        self.context = context
+        self.rules = rules
+    }
+
+    /// What an op comes to: its answer's data, and the events to send once it is answered.
+    private struct Outcome {
+        var data: Data
+        var events: [Delivery] = []
+    }
+
+    /// An event for the sessions of `users` (every device), but the one that made the request.
+    private struct Delivery {
+        var users: [String]
+        var event: ServerEvent
+    }
+
+    /// Carries out `command` for `caller`, answers it on `session`, then sends its events.
+    /// A `rid` gets the first answer again within its lifetime, as for room ops.
+    func handle(_ command: MessagingCommand, request: IncomingRequest, session: Session, caller: Caller, receivedAt: UInt64) {
+        queue.async { [self] in
+            let now = context.now()
+            let (ok, body, events) = answer(command, request: request, caller: caller, now: now)
+            let frame = WireEncoder.response(re: request.id, ok: ok, body: body)
+            session.state.withLock { $0.chargeAnswer(frame.count, now: now) }
+            session.send(frame, since: receivedAt)
+            context.metrics.recordOp(request.op, result: ServerMetrics.result(ok: ok, body: body), since: receivedAt)
+            for delivery in events {
+                let event = WireEncoder.event(EventFrame(room: nil, seq: nil, event: delivery.event))
+                let connections = context.presence.sessions(of: delivery.users).compactMap { $0 === session ? nil : $0.connection }
+                WebSocketConnection.send(event, to: connections, urgent: false)
+            }
+        }
+    }
+
+    /// The answer to `command` (the remembered one for a `rid` seen before) and its events.
+    private func answer(_ command: MessagingCommand, request: IncomingRequest, caller: Caller, now: Int64) -> (ok: Bool, body: Data, events: [Delivery]) {
+        let replyKey = request.rid.map { (owner: "member:" + caller.id, rid: "\(command.conversation ?? "-") \(request.op) \($0)") }
+        let ridSince = now - Duration.seconds(context.config.ridLifetime).milliseconds
+        if let replyKey, let remembered = try? context.store.rememberedReply(user: replyKey.owner, rid: replyKey.rid, since: ridSince) {
+            return (remembered.ok, remembered.body, [])
+        }
+        let result: (ok: Bool, body: Data, events: [Delivery])
+        do {
+            let outcome = try carryOut(command, caller: caller, now: now)
+            result = (true, outcome.data, outcome.events)
+        } catch let error as ProtocolError {
+            result = (false, WireEncoder.encode(error), [])
+        } catch {
+            // A failure of the store is not remembered: a retry is carried out afresh.
+            context.logger.log(.error, "\(request.op) by \(caller.id) failed: \(error)", event: "messaging.failed", fields: ["op": request.op, "user": caller.id])
+            return (false, WireEncoder.encode(ProtocolError(.internal, "the server could not store or read that; nothing changed")), [])
+        }
+        if let replyKey {
+            try? context.store.rememberReply(user: replyKey.owner, rid: replyKey.rid, reply: Store.RememberedReply(ok: result.ok, body: result.body, at: now))
+        }
+        return result
+    }
+
+    private func carryOut(_ command: MessagingCommand, caller: Caller, now: Int64) throws -> Outcome {
+        let store = context.store
+        var facts = ConversationRules.Facts()
+        if let id = command.conversation {
+            facts.caller = try store.membership(id, user: caller.id)
+            switch command {
+            case .remove(_, let user), .setRole(_, let user, _): facts.target = try store.membership(id, user: user)
+            case .invite(_, let users):
+                facts.members = try store.memberCount(of: id)
+                facts.newcomers = try users.filter { try store.membership(id, user: $0) == nil }.count
+            default: break
+            }
+        }
+        if let refusal = rules.refusal(command, by: caller.id, facts: facts) { throw refusal }
+        switch command {
+        case .createGroup(let title, let members):
+            let id = "g-" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
+            let invited = members.filter { $0 != caller.id }
+            try store.createGroup(id, title: title, owner: caller.id, members: invited, now: now)
+            let everyone = [caller.id] + invited
+            let change = ConversationChange(
+                conversation: id, by: caller.id, kind: .group, title: title, joined: everyone, memberCount: everyone.count, owner: caller.id)
+            return Outcome(data: WireEncoder.encode(["conversation": try summary(id, for: caller.id)]), events: [Delivery(users: everyone, event: .conversationUpdated(change))])
+        case .list(let after, let limit):
+            struct Page: Encodable {
+                var conversations: [ConversationSummary]
+                var more: Bool
+                var unread: Int64
+            }
+            let found = try store.conversations(of: caller.id, after: after, limit: limit + 1)
+            let page = Page(conversations: Array(found.prefix(limit)), more: found.count > limit, unread: try store.totalUnread(of: caller.id))
+            return Outcome(data: WireEncoder.encode(page))
+        case .get(let id):
+            struct Details: Encodable {
+                var conversation: ConversationSummary
+                var members: [ConversationMember]
+            }
+            return Outcome(data: WireEncoder.encode(Details(conversation: try summary(id, for: caller.id), members: try store.members(of: id))))
+        case .invite(let id, let users):
+            let added = try store.addMembers(id, users: users, now: now)
+            guard !added.isEmpty else { return Outcome(data: WireEncoder.encode(["added": [String]()])) }
+            let members = try store.memberIds(of: id)
+            let title = try store.conversation(id, for: caller.id)?.title
+            let change = ConversationChange(conversation: id, by: caller.id, kind: .group, title: title, joined: added, memberCount: members.count)
+            return Outcome(data: WireEncoder.encode(["added": added]), events: [Delivery(users: members, event: .conversationUpdated(change))])
+        case .remove(let id, let user):
+            try store.removeMember(id, user: user)
+            let members = try store.memberIds(of: id)
+            return Outcome(data: WireEncoder.encode(EmptyData()), events: [
+                Delivery(users: [user], event: .conversationRemoved(conversation: id, by: caller.id, reason: "removed")),
+                Delivery(users: members, event: .conversationUpdated(ConversationChange(conversation: id, by: caller.id, left: [user], memberCount: members.count))),
+            ])
+        case .leave(let id):
+            return Outcome(data: WireEncoder.encode(EmptyData()), events: try leave(id, caller: caller.id, role: facts.caller?.role ?? .member))
+        case .rename(let id, let title):
+            try store.renameConversation(id, title: title)
+            let change = ConversationChange(conversation: id, by: caller.id, title: title)
+            return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: try store.memberIds(of: id), event: .conversationUpdated(change))])
+        case .setRole(let id, let user, let role):
+            try store.setRole(id, user: user, role: role)
+            let change = ConversationChange(conversation: id, by: caller.id, user: user, role: role)
+            return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: try store.memberIds(of: id), event: .conversationUpdated(change))])
+        case .settings(let id, let muted, let pinned):
+            try store.setSettings(id, user: caller.id, muted: muted, pinned: pinned)
+            let change = ConversationChange(conversation: id, by: caller.id, muted: muted, pinned: pinned)
+            return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: [caller.id], event: .conversationUpdated(change))])
+        case .send(let target, let draft):
+            return try send(draft, to: target, caller: caller, now: now)
+        case .sync(let id, let after, let limit):
+            struct Page: Encodable {
+                var messages: [ConversationMessage]
+                var more: Bool
+            }
+            let found = try store.messages(in: id, after: after, limit: limit + 1)
+            return Outcome(data: WireEncoder.encode(Page(messages: Array(found.prefix(limit)), more: found.count > limit)))
+        case .read(let id, let seq):
+            guard let mark = try store.markRead(id, user: caller.id, seq: seq) else {
+                return Outcome(data: WireEncoder.encode(["readSeq": try store.membership(id, user: caller.id)?.readSeq ?? 0]))
+            }
+            let event = ServerEvent.messageRead(conversation: id, user: caller.id, seq: mark)
+            return Outcome(data: WireEncoder.encode(["readSeq": mark]), events: [Delivery(users: try audience(id, kind: facts.caller?.kind, caller: caller.id), event: event)])
+        case .typing(let id):
+            let event = ServerEvent.typing(conversation: id, user: caller.id, until: now + Self.typingFor)
+            let others = try audience(id, kind: facts.caller?.kind, caller: caller.id).filter { $0 != caller.id }
+            return Outcome(data: WireEncoder.encode(["until": now + Self.typingFor]), events: [Delivery(users: others, event: event)])
+        }
+    }
+
+    /// `msg.send`: the message stored (once per `clientMsgId`), and for every member's devices.
+    private func send(_ draft: MessageDraft, to target: MessageTarget, caller: Caller, now: Int64) throws -> Outcome {
+        let id: String
+        var direct: (a: String, b: String)?
+        switch target {
+        case .user(let user):
+            id = ConversationRules.directId(caller.id, user)
+            direct = (caller.id, user)
+        case .conversation(let conversation):
+            id = conversation
+        }
+        struct Sent: Encodable {
+            var conversation: String
+            var seq: Int64
+            var ts: Int64
+            var duplicate: Bool?
+        }
+        switch try context.store.post(draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now) {
+        case .notMember:
+            throw ProtocolError(.conversationNotFound, "no conversation \(id) of yours")
+        case .duplicate(let message):
+            return Outcome(data: WireEncoder.encode(Sent(conversation: id, seq: message.seq, ts: message.ts, duplicate: true)))
+        case .posted(let message):
+            context.metrics.count(.conversationMessages)
+            let members = try context.store.memberIds(of: id)
+            return Outcome(data: WireEncoder.encode(Sent(conversation: id, seq: message.seq, ts: message.ts)), events: [Delivery(users: members, event: .messageNew(message))])
+        }
+    }
+
+    /// `conv.leave`: the caller's other devices are told it left, the others that it did; an
+    /// owner's group passes to its longest-standing admin (else member); a group left empty is deleted.
+    private func leave(_ id: String, caller: String, role: Role) throws -> [Delivery] {
+        let store = context.store
+        try store.removeMember(id, user: caller)
+        let remaining = try store.members(of: id)
+        guard !remaining.isEmpty else {
+            try store.deleteConversation(id)
+            return [Delivery(users: [caller], event: .conversationRemoved(conversation: id, by: caller, reason: "left"))]
+        }
+        var owner: String?
+        if role == .owner {
+            let heir = remaining.filter { $0.role == .admin }.min { $0.joinedAt < $1.joinedAt } ?? remaining.min { $0.joinedAt < $1.joinedAt }
+            if let heir {
+                try store.setOwner(id, user: heir.user)
+                owner = heir.user
+            }
+        }
+        let change = ConversationChange(conversation: id, by: caller, left: [caller], memberCount: remaining.count, owner: owner)
+        return [
+            Delivery(users: [caller], event: .conversationRemoved(conversation: id, by: caller, reason: "left")),
+            Delivery(users: remaining.map(\.user), event: .conversationUpdated(change)),
+        ]
+    }
+
+    /// Who hears a member's read marks and typing: every member where the rules say so, else the
+    /// member's own devices.
+    private func audience(_ id: String, kind: ConversationKind?, caller: String) throws -> [String] {
+        let members = try context.store.memberIds(of: id)
+        return rules.toEveryone(kind ?? .group, members: members.count) ? members : [caller]
+    }
+
+    private func summary(_ id: String, for user: String) throws -> ConversationSummary {
+        guard let summary = try context.store.conversation(id, for: user) else { throw ProtocolError(.conversationNotFound, "no conversation \(id) of yours") }
+        return summary
+    }
+}

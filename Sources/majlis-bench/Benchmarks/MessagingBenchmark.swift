@@ -1,0 +1,155 @@
+import Foundation
+import MajlisCommandLine
+import MajlisLab
+import MajlisProtocol
+import MajlisTransport
+
+/// `majlis bench messaging`: conversations outside rooms on a real `majlis serve` (a child
+/// process): one-to-one delivery to an online recipient, a message to a large group to its last
+/// member, and an offline device catching up. Prints figures; asserts nothing.
+enum MessagingBenchmark {
+    static let help = """
+        usage: majlis bench messaging [--direct N] [--group N] [--group-messages N] [--conversations N] [--per-conversation N] [--loops N]
+        First times a 300 µs piece of arithmetic on the idle machine (the latency tail the machine itself adds).
+        Then starts `majlis serve` on a free loopback port and prints:
+        one-to-one delivery to an online recipient (--direct messages, default 200, one per 20 ms): from the send to
+        the recipient's msg.new, p50/p99;
+        a group of --group online members (default 2000): --group-messages messages (default 50, one per 200 ms), from
+        the send to the last member's msg.new, p50/p99;
+        an offline device catching up: --conversations groups (default 100) get --per-conversation messages each
+        (default 100) while the user is away, then it connects and lists and syncs them all (pages of 200), timed from
+        its hello to the last page.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = try Arguments(arguments)
+        if args.wantsHelp {
+            say(help)
+            return 0
+        }
+        let direct = try args.int("direct", default: 200, range: 1...100_000)
+        let groupSize = try args.int("group", default: 2000, range: 2...20_000)
+        let groupMessages = try args.int("group-messages", default: 50, range: 1...10_000)
+        let conversations = try args.int("conversations", default: 100, range: 1...10_000)
+        let perConversation = try args.int("per-conversation", default: 100, range: 1...10_000)
+        let loops = try args.int("loops", default: 2, range: 1...16)
+        try args.rejectPositional("bench messaging")
+        raiseFileLimit()
+        say(HostNoise.measure().summary)
+
+        let server = try ServerProcess(extra: ["--max-group-members", String(max(500, groupSize + 1))])
+        defer { server.stop() }
+        say("majlis bench messaging: server pid \(server.pid)")
+        let clientLoops = try (0..<loops).map { _ in try WebSocketClient() }
+        let controlLoop = try WebSocketClient()
+        defer {
+            clientLoops.forEach { $0.stop() }
+            controlLoop.stop()
+        }
+        func connect(_ user: String, on loop: WebSocketClient) throws -> BenchClient {
+            let client = BenchClient(user: user, token: ServerProcess.token(user))
+            client.connection = try loop.connect(url: server.url, delegate: client)
+            return client
+        }
+
+        // One-to-one: each message carries its send time; the recipient records its arrival.
+        // The senders take turns, ten messages each (a user's chat burst: 10, then 2 a second).
+        let recipient = try connect("recipient", on: controlLoop)
+        let senders = try (0..<(direct + 9) / 10).map { try connect("s\($0)", on: controlLoop) }
+        try BenchClient.waitAll(senders + [recipient], timeout: 30) { $0.signedIn }
+        for index in 0..<direct {
+            let sentAt = MonotonicClock.nanoseconds()
+            senders[index / 10].send(id: Int64(1_000_000 + index), "msg.send", ["to": "recipient", "text": .string("t=\(sentAt)"), "clientMsgId": .string("d\(index)")])
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        try BenchClient.waitAll([recipient], timeout: 60) { $0.chatCount >= direct }
+        let delivered = recipient.chatLatencies
+        say(String(format: "one-to-one, online recipient (%d messages): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                   delivered.count, percentile(delivered, 0.5), percentile(delivered, 0.99), delivered.max() ?? 0))
+
+        // A large group: every member online; each message timed to its last member. The
+        // messages come from writers in the group, ten each, who are not among the timed members.
+        let owner = try connect("owner", on: controlLoop)
+        let groupWriters = try (0..<(groupMessages + 9) / 10).map { try connect("gw\($0)", on: controlLoop) }
+        var members: [BenchClient] = []
+        for index in 0..<groupSize {
+            members.append(try connect("m\(index)", on: clientLoops[index % loops]))
+            if index % 200 == 199 { try BenchClient.waitAll(members, timeout: 60) { $0.signedIn } }
+        }
+        try BenchClient.waitAll(members + groupWriters + [owner], timeout: 120) { $0.signedIn }
+        let made = try owner.request("conv.create", ["title": "Bench", "members": .array(groupWriters.map { .string($0.user) })])
+        guard let group = made["conversation"]?["id"]?.stringValue else { throw Arguments.Failure(description: "conv.create answered \(made)") }
+        for start in stride(from: 0, to: members.count, by: 100) {
+            let batch = members[start..<min(members.count, start + 100)].map { JSONValue.string($0.user) }
+            _ = try owner.request("conv.invite", ["conversation": .string(group), "users": .array(batch)])
+        }
+        Thread.sleep(forTimeInterval: 1)
+        for member in members { member.resetChat() }
+        for index in 0..<groupMessages {
+            let sentAt = MonotonicClock.nanoseconds()
+            groupWriters[index / 10].send(id: Int64(2_000_000 + index), "msg.send", ["conversation": .string(group), "text": .string("t=\(sentAt)"), "clientMsgId": .string("g\(index)")])
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        try BenchClient.waitAll(members, timeout: 120) { $0.chatCount >= groupMessages }
+        let latencies = members.map(\.chatLatencies)
+        let toLast = (0..<groupMessages).map { index in latencies.map { $0[index] }.max() ?? 0 }
+        let every = latencies.flatMap { $0 }
+        say(String(format: "group of %d online members (%d messages): to the last member p50 %.2f ms, p99 %.2f ms; every delivery p50 %.2f ms, p99 %.2f ms",
+                   groupSize, groupMessages, percentile(toLast, 0.5), percentile(toLast, 0.99), percentile(every, 0.5), percentile(every, 0.99)))
+        members.forEach { $0.connection?.close(code: 1000, reason: "done") }
+
+        // An offline device catching up: groups of the absent user and ten writers each, who
+        // write within their chat burst (10 each) while the user is away.
+        let writersPer = (perConversation + 9) / 10
+        var writers: [BenchClient] = []
+        for conversation in 0..<conversations {
+            for writer in 0..<writersPer { writers.append(try connect("w\(conversation)-\(writer)", on: clientLoops[(conversation + writer) % loops])) }
+            if conversation % 20 == 19 { try BenchClient.waitAll(writers, timeout: 60) { $0.signedIn } }
+        }
+        try BenchClient.waitAll(writers, timeout: 120) { $0.signedIn }
+        for conversation in 0..<conversations {
+            let own = writers[(conversation * writersPer)..<((conversation + 1) * writersPer)]
+            let made = try own.first!.request("conv.create", ["title": .string("c\(conversation)"), "members": .array((own.dropFirst().map(\.user) + ["away"]).map(JSONValue.string))])
+            guard let id = made["conversation"]?["id"]?.stringValue else { throw Arguments.Failure(description: "conv.create answered \(made)") }
+            for message in 0..<perConversation {
+                own[own.startIndex + message / 10].send(id: Int64(3_000_000 + message), "msg.send", ["conversation": .string(id), "text": .string("m\(message)"), "clientMsgId": .string("o\(message)")])
+            }
+        }
+        // Messaging ops are carried out in the order they arrive: once each writer's next request
+        // is answered, its messages are stored.
+        for writer in writers { _ = try writer.request("conv.list", ["limit": 1]) }
+
+        let started = MonotonicClock.nanoseconds()
+        let away = try connect("away", on: controlLoop)
+        try BenchClient.waitAll([away], timeout: 30) { $0.signedIn }
+        var synced = 0
+        var requests = 0
+        var after: String?
+        var listed: [(id: String, lastSeq: Int64)] = []
+        repeat {
+            var list: [String: JSONValue] = ["limit": 200]
+            if let after { list["after"] = .string(after) }
+            let page = try away.request("conv.list", list)
+            requests += 1
+            let entries = page["conversations"]?.arrayValue ?? []
+            listed += entries.compactMap { entry in entry["id"]?.stringValue.map { ($0, entry["lastSeq"]?.intValue ?? 0) } }
+            after = page["more"] == true ? entries.last?["id"]?.stringValue : nil
+        } while after != nil
+        for (id, lastSeq) in listed {
+            var from: Int64 = 0
+            while from < lastSeq {
+                let page = try away.request("msg.sync", ["conversation": .string(id), "after": .int(from), "limit": 200])
+                requests += 1
+                let messages = page["messages"]?.arrayValue ?? []
+                synced += messages.count
+                from = messages.last?["seq"]?.intValue ?? lastSeq
+            }
+        }
+        let seconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
+        say(String(format: "offline device catching up: %d messages in %d conversations synced in %.2f s (%d requests, from connecting to the last page)",
+                   synced, listed.count, seconds, requests))
+        return 0
+    }
+
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double { SignalingBenchmark.percentile(values, fraction) }
+}

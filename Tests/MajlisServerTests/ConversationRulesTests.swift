@@ -1,0 +1,67 @@
+@testable import MajlisServer
+import MajlisProtocol
+import Testing
+
+/// Who may do what in a conversation, from a table of facts, without a store.
+@Suite struct ConversationRulesTests {
+    typealias Facts = ConversationRules.Facts
+
+    static func member(_ role: Role, kind: ConversationKind = .group, lastSeq: Int64 = 5) -> Store.Membership {
+        Store.Membership(kind: kind, role: role, readSeq: 0, lastSeq: lastSeq)
+    }
+
+    static let text = MessageDraft(text: "hi", clientMsgId: "c")
+
+    static let cases: [(MessagingCommand, Facts, ErrorCode?)] = [
+        (.createGroup(title: "t", members: ["a", "b"]), Facts(), nil),
+        (.createGroup(title: "t", members: ["a", "b", "c"]), Facts(), .forbidden),  // 4 with the owner, over 3
+        (.createGroup(title: "t", members: ["a", "b", "me"]), Facts(), nil),  // the owner named again counts once
+        (.send(.user("me"), text), Facts(), .badRequest),
+        (.send(.user("omar"), text), Facts(), nil),
+        (.send(.conversation("g"), text), Facts(), .conversationNotFound),
+        (.send(.conversation("g"), text), Facts(caller: member(.member)), nil),
+        (.send(.conversation("g"), MessageDraft(text: "re", replyTo: 6, clientMsgId: "c")), Facts(caller: member(.member)), .badRequest),
+        (.send(.conversation("g"), MessageDraft(text: "re", replyTo: 5, clientMsgId: "c")), Facts(caller: member(.member)), nil),
+        (.sync(conversation: "g", after: 0, limit: 10), Facts(), .conversationNotFound),
+        (.read(conversation: "g", seq: 3), Facts(caller: member(.member)), nil),
+        (.invite(conversation: "g", users: ["x"]), Facts(caller: member(.member), members: 2, newcomers: 1), .forbidden),
+        (.invite(conversation: "g", users: ["x"]), Facts(caller: member(.admin), members: 2, newcomers: 1), nil),
+        (.invite(conversation: "g", users: ["x", "y"]), Facts(caller: member(.owner), members: 2, newcomers: 2), .forbidden),
+        (.invite(conversation: "d", users: ["x"]), Facts(caller: member(.member, kind: .direct)), .badRequest),
+        (.remove(conversation: "g", user: "x"), Facts(caller: member(.owner), target: member(.admin)), nil),
+        (.remove(conversation: "g", user: "x"), Facts(caller: member(.admin), target: member(.member)), nil),
+        (.remove(conversation: "g", user: "x"), Facts(caller: member(.admin), target: member(.admin)), .forbidden),
+        (.remove(conversation: "g", user: "x"), Facts(caller: member(.member), target: member(.member)), .forbidden),
+        (.remove(conversation: "g", user: "x"), Facts(caller: member(.owner)), .badRequest),
+        (.remove(conversation: "g", user: "me"), Facts(caller: member(.owner), target: member(.owner)), .badRequest),
+        (.leave(conversation: "g"), Facts(caller: member(.member)), nil),
+        (.leave(conversation: "d"), Facts(caller: member(.member, kind: .direct)), .badRequest),
+        (.rename(conversation: "g", title: "t"), Facts(caller: member(.member)), .forbidden),
+        (.rename(conversation: "g", title: "t"), Facts(caller: member(.admin)), nil),
+        (.setRole(conversation: "g", user: "x", role: .admin), Facts(caller: member(.admin), target: member(.member)), .forbidden),
+        (.setRole(conversation: "g", user: "x", role: .admin), Facts(caller: member(.owner), target: member(.member)), nil),
+        (.setRole(conversation: "g", user: "x", role: .member), Facts(caller: member(.owner), target: member(.owner)), .badRequest),
+        (.settings(conversation: "g", muted: true, pinned: nil), Facts(), .conversationNotFound),
+    ]
+
+    @Test func eachCommandIsRefusedOrAllowedAsTheTableSays() {
+        let rules = ConversationRules(groupSize: 3, broadcastUpTo: 2)
+        for (command, facts, expected) in Self.cases {
+            #expect(rules.refusal(command, by: "me", facts: facts)?.code == expected, "\(command)")
+        }
+    }
+
+    @Test func aDirectConversationHasOneIdWhoeverWritesFirst() {
+        let id = ConversationRules.directId("huda", "omar")
+        #expect(id == ConversationRules.directId("omar", "huda"))
+        #expect(id != ConversationRules.directId("huda", "omar2"))
+        #expect(Identifier.isValid(id) && id.hasPrefix("d-"))
+    }
+
+    @Test func readMarksGoToEveryoneOnlyInSmallConversations() {
+        let rules = ConversationRules(groupSize: 500, broadcastUpTo: 100)
+        #expect(rules.toEveryone(.direct, members: 2))
+        #expect(rules.toEveryone(.group, members: 100))
+        #expect(!rules.toEveryone(.group, members: 101))
+    }
+}

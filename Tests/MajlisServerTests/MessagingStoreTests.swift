@@ -1,0 +1,78 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// Conversations in the store, the same on SQLite and PostgreSQL.
+@Suite struct MessagingStoreTests {
+    static let huda = UserRef(id: "huda", name: "Huda")
+    static let omar = UserRef(id: "omar", name: "Omar")
+
+    static func text(_ text: String, _ client: String) -> MessageDraft { MessageDraft(text: text, clientMsgId: client) }
+
+    @Test(arguments: StoreBackend.allCases) func messagesAreNumberedWithoutGapsAndPostedOncePerClientId(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        let direct = "d-test"
+        var seqs: [Int64] = []
+        for index in 1...5 {
+            let sender = index.isMultiple(of: 2) ? Self.omar : Self.huda
+            guard case .posted(let message) = try store.post(Self.text("m\(index)", "c\(index)"), in: direct, from: sender, direct: ("huda", "omar"), now: Int64(index)) else {
+                Issue.record("message \(index) was not posted")
+                return
+            }
+            seqs.append(message.seq)
+        }
+        #expect(seqs == [1, 2, 3, 4, 5])
+        // The same client id again from the same sender is the message it became; from the
+        // other member it is a new message.
+        #expect(try store.post(Self.text("again", "c5"), in: direct, from: Self.huda, now: 9) == .duplicate(try store.messages(in: direct, after: 4, limit: 1)[0]))
+        guard case .posted(let sixth) = try store.post(Self.text("again", "c5"), in: direct, from: Self.omar, now: 9) else {
+            Issue.record("the other member's message was not posted")
+            return
+        }
+        #expect(sixth.seq == 6)
+        #expect(try store.post(Self.text("x", "z"), in: direct, from: UserRef(id: "eve", name: "Eve"), now: 9) == .notMember)
+        #expect(try store.messages(in: direct, after: 2, limit: 2).map(\.text) == ["m3", "m4"])
+
+        // Each sender has read what it sent; the read mark moves forward only, and not past the newest.
+        let huda = try #require(try store.conversation(direct, for: "huda"))
+        #expect(huda.kind == .direct && huda.peer == "omar" && huda.readSeq == 5 && huda.unread == 1 && huda.lastMessage?.seq == 6)
+        #expect(try store.markRead(direct, user: "huda", seq: 99) == 6)
+        #expect(try store.markRead(direct, user: "huda", seq: 3) == nil)
+        #expect(try store.totalUnread(of: "huda") == 0)
+        #expect(try store.totalUnread(of: "omar") == 0)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func groupsListUnreadAndMembers(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        try store.createGroup("g-a", title: "A", owner: "huda", members: ["omar"], now: 1)
+        try store.createGroup("g-b", title: "B", owner: "omar", members: ["huda", "omar"], now: 2)
+        for index in 1...3 { _ = try store.post(Self.text("m\(index)", "c\(index)"), in: "g-a", from: Self.omar, now: 10) }
+        _ = try store.post(Self.text("b", "c"), in: "g-b", from: Self.omar, now: 11)
+        #expect(try store.totalUnread(of: "huda") == 4)
+        try store.setSettings("g-b", user: "huda", muted: true, pinned: nil)
+        #expect(try store.totalUnread(of: "huda") == 3)  // a muted conversation counts no more
+
+        let first = try store.conversations(of: "huda", after: nil, limit: 1)
+        #expect(first.map(\.id) == ["g-a"] && first[0].role == .owner && first[0].memberCount == 2 && first[0].unread == 3)
+        let second = try store.conversations(of: "huda", after: "g-a", limit: 5)
+        #expect(second.map(\.id) == ["g-b"] && second[0].muted && second[0].role == .member && second[0].title == "B")
+
+        // Someone added late has read nothing before, and sees none of it as unread.
+        #expect(try store.addMembers("g-a", users: ["zaid", "omar"], now: 20) == ["zaid"])
+        #expect(try store.conversation("g-a", for: "zaid")?.unread == 0)
+        #expect(try store.members(of: "g-a").map(\.user) == ["huda", "omar", "zaid"])
+        try store.setOwner("g-a", user: "zaid")
+        #expect(try store.membership("g-a", user: "zaid")?.role == .owner)
+        #expect(try store.removeMember("g-a", user: "omar"))
+        #expect(!(try store.removeMember("g-a", user: "omar")))
+        #expect(try store.memberCount(of: "g-a") == 2)
+        try store.deleteConversation("g-a")
+        #expect(try store.conversation("g-a", for: "huda") == nil && (try store.messages(in: "g-a", after: 0, limit: 5)).isEmpty)
+    }
+}

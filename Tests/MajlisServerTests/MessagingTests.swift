@@ -1,0 +1,216 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// Conversations outside rooms, through a real server and real connections (docs/protocol.md
+/// section 17): every device of every member hears a message at once, an offline device catches
+/// up by sequence number, a retried send posts once, and groups keep their roles.
+@Suite(.serialized) struct MessagingTests {
+    func code(_ answer: JSONValue) -> String? { answer["error"]?["code"]?.stringValue }
+
+    @Test func aDirectMessageReachesEveryDeviceOfBothUsersButTheSendingOne() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let phone = try await TestClient.signedIn(server, user: "huda", device: "phone")
+        let web = try await TestClient.signedIn(server, user: "huda", device: "web")
+        let omarPhone = try await TestClient.signedIn(server, user: "omar", device: "phone")
+        let omarTablet = try await TestClient.signedIn(server, user: "omar", device: "tablet")
+        // Two devices of one user live side by side: neither replaced the other.
+        #expect(!phone.isClosed && !omarPhone.isClosed)
+
+        let sent = try await phone.request("msg.send", ["to": "omar", "text": "مرحبا", "clientMsgId": "c1"])
+        #expect(sent["ok"] == true, "\(sent)")
+        let conversation = try #require(sent["data"]?["conversation"]?.stringValue)
+        #expect(sent["data"]?["seq"] == 1)
+        for device in [omarPhone, omarTablet, web] {
+            let event = try await device.event("msg.new")
+            #expect(event["data"]?["conversation"]?.stringValue == conversation)
+            #expect(event["data"]?["text"] == "مرحبا" && event["data"]?["from"]?["id"] == "huda" && event["data"]?["seq"] == 1)
+            #expect(event["room"] == nil && event["seq"] == nil)
+        }
+        // The answer came to the sender's device, the event did not.
+        let answer = try await omarTablet.request("msg.send", ["to": "huda", "text": "أهلا", "clientMsgId": "c1"])
+        #expect(answer["data"]?["conversation"]?.stringValue == conversation && answer["data"]?["seq"] == 2)
+        _ = try await phone.event("msg.new") { $0["data"]?["seq"] == 2 }
+        #expect(!phone.pendingEvents.contains { $0["data"]?["seq"] == 1 })
+
+        // Both see it in their lists, with the other as peer; the reply marked Omar's read.
+        let list = try await phone.request("conv.list")
+        let entry = try #require(list["data"]?["conversations"]?.arrayValue?.first)
+        #expect(entry["id"]?.stringValue == conversation && entry["kind"] == "direct" && entry["peer"] == "omar")
+        #expect(entry["lastSeq"] == 2 && entry["readSeq"] == 1 && entry["unread"] == 1 && list["data"]?["unread"] == 1)
+        #expect(entry["lastMessage"]?["text"] == "أهلا")
+        let omars = try await omarPhone.request("conv.list")
+        let omarsEntry = omars["data"]?["conversations"]?.arrayValue?.first
+        #expect(omarsEntry?["peer"] == "huda" && omarsEntry?["unread"] == 0)
+    }
+
+    @Test func aRetriedSendPostsOnceAndAnOfflineDeviceCatchesUpInPages() async throws {
+        // Faster than the chat rate allows a person: a bot's burst.
+        let server = try TestServer { $0.roomLimits.chatBurst = 100 }
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        var conversation = ""
+        for index in 1...25 {
+            let answer = try await huda.request("msg.send", ["to": "omar", "text": .string("m\(index)"), "clientMsgId": .string("c\(index)")])
+            conversation = try #require(answer["data"]?["conversation"]?.stringValue)
+        }
+        let again = try await huda.request("msg.send", ["to": "omar", "text": "m25 again", "clientMsgId": "c25"])
+        #expect(again["data"]?["seq"] == 25 && again["data"]?["duplicate"] == true)
+
+        // Omar was offline for all of it: his device syncs from what it had (seq 0), 10 a page.
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        var seen: [Int64] = []
+        var texts: [String] = []
+        var more = true
+        while more {
+            let page = try await omar.request("msg.sync", ["conversation": .string(conversation), "after": .int(seen.last ?? 0), "limit": 10])
+            let messages = page["data"]?["messages"]?.arrayValue ?? []
+            seen += messages.compactMap { $0["seq"]?.intValue }
+            texts += messages.compactMap { $0["text"]?.stringValue }
+            more = page["data"]?["more"] == true
+        }
+        #expect(seen == Array(1...25))
+        #expect(texts.last == "m25")
+        let list = try await omar.request("conv.list")
+        #expect(list["data"]?["unread"] == 25)
+        let read = try await omar.request("msg.read", ["conversation": .string(conversation), "seq": 25])
+        #expect(read["data"]?["readSeq"] == 25)
+        // The sender is told who read, up to where.
+        let receipt = try await huda.event("msg.read")
+        #expect(receipt["data"]?["user"] == "omar" && receipt["data"]?["seq"] == 25)
+        #expect(try await omar.request("conv.list")["data"]?["unread"] == 0)
+    }
+
+    @Test func aGroupKeepsItsRolesAndTellsItsMembers() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let owner = try await TestClient.signedIn(server, user: "owner")
+        let amal = try await TestClient.signedIn(server, user: "amal")
+        let badr = try await TestClient.signedIn(server, user: "badr")
+        let stranger = try await TestClient.signedIn(server, user: "stranger")
+
+        let made = try await owner.request("conv.create", ["title": "رحلة", "members": ["amal"]])
+        let group = try #require(made["data"]?["conversation"]?["id"]?.stringValue)
+        #expect(made["data"]?["conversation"]?["role"] == "owner" && made["data"]?["conversation"]?["memberCount"] == 2)
+        let told = try await amal.event("conv.updated")
+        #expect(told["data"]?["conversation"]?.stringValue == group && told["data"]?["title"] == "رحلة")
+
+        // A member may not invite; the owner may; the invited learn of the group.
+        #expect(code(try await amal.request("conv.invite", ["conversation": .string(group), "users": ["badr"]])) == "forbidden")
+        let invited = try await owner.request("conv.invite", ["conversation": .string(group), "users": ["badr", "amal"]])
+        #expect(invited["data"]?["added"] == ["badr"])
+        _ = try await badr.event("conv.updated") { $0["data"]?["joined"] == ["badr"] }
+
+        // Someone outside the group neither reads nor writes it.
+        #expect(code(try await stranger.request("msg.sync", ["conversation": .string(group)])) == "conversation_not_found")
+        #expect(code(try await stranger.request("msg.send", ["conversation": .string(group), "text": "hi", "clientMsgId": "x"])) == "conversation_not_found")
+
+        // A card with a type no client knows keeps its fallback and payload.
+        let card = try await amal.request(
+            "msg.send", ["conversation": .string(group), "type": "paper_boat", "payload": ["bottle": 7], "fallback": "A paper boat drifted in", "clientMsgId": "b1"])
+        #expect(card["ok"] == true)
+        for member in [owner, badr] {
+            let event = try await member.event("msg.new")
+            #expect(event["data"]?["type"] == "paper_boat" && event["data"]?["fallback"] == "A paper boat drifted in" && event["data"]?["payload"]?["bottle"] == 7)
+        }
+        #expect(code(try await amal.request("msg.send", ["conversation": .string(group), "type": "paper_boat", "clientMsgId": "b2"])) == "bad_request")
+
+        // Typing reaches the others, not the typist's own connection.
+        _ = try await badr.request("msg.typing", ["conversation": .string(group)])
+        let typing = try await amal.event("msg.typing")
+        #expect(typing["data"]?["user"] == "badr" && (typing["data"]?["until"]?.intValue ?? 0) > 0)
+
+        // An admin removes members but not the owner; the removed one is told, the rest see it.
+        #expect(try await owner.request("conv.role", ["conversation": .string(group), "user": "amal", "role": "admin"])["ok"] == true)
+        #expect(code(try await amal.request("conv.remove", ["conversation": .string(group), "user": "owner"])) == "forbidden")
+        #expect(try await amal.request("conv.remove", ["conversation": .string(group), "user": "badr"])["ok"] == true)
+        let removed = try await badr.event("conv.removed")
+        #expect(removed["data"]?["reason"] == "removed" && removed["data"]?["by"] == "amal")
+        #expect(code(try await badr.request("msg.sync", ["conversation": .string(group)])) == "conversation_not_found")
+
+        // The owner leaves: the admin owns the group now.
+        #expect(try await owner.request("conv.leave", ["conversation": .string(group)])["ok"] == true)
+        let handed = try await amal.event("conv.updated") { $0["data"]?["left"] == ["owner"] }
+        #expect(handed["data"]?["owner"] == "amal")
+        let details = try await amal.request("conv.get", ["conversation": .string(group)])
+        #expect(details["data"]?["conversation"]?["role"] == "owner" && details["data"]?["members"]?.arrayValue?.count == 1)
+    }
+
+    @Test func badMessagingRequestsAreRefusedClearly() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        let cases: [(String, [String: JSONValue], String)] = [
+            ("msg.send", ["text": "hi", "clientMsgId": "c"], "bad_request"),
+            ("msg.send", ["to": "omar", "conversation": "x", "text": "hi", "clientMsgId": "c"], "bad_request"),
+            ("msg.send", ["to": "huda", "text": "hi", "clientMsgId": "c"], "bad_request"),
+            ("msg.send", ["to": "omar", "text": "", "clientMsgId": "c"], "bad_request"),
+            ("msg.send", ["to": "omar", "text": .string(String(repeating: "x", count: 4_001)), "clientMsgId": "c"], "bad_request"),
+            ("msg.send", ["to": "bad id!", "text": "hi", "clientMsgId": "c"], "bad_request"),
+            ("conv.create", ["title": " "], "bad_request"),
+            ("conv.role", ["conversation": "g", "user": "omar", "role": "owner"], "bad_request"),
+            ("conv.settings", ["conversation": "g"], "bad_request"),
+            ("conv.get", ["conversation": "g-none"], "conversation_not_found"),
+        ]
+        for (op, args, expected) in cases {
+            let answer = try await huda.request(op, args)
+            #expect(code(answer) == expected, "\(op) \(args): \(answer)")
+        }
+        // A direct conversation is not a group.
+        let sent = try await huda.request("msg.send", ["to": "omar", "text": "hi", "clientMsgId": "c"])
+        let direct = try #require(sent["data"]?["conversation"]?.stringValue)
+        #expect(code(try await huda.request("conv.invite", ["conversation": .string(direct), "users": ["badr"]])) == "bad_request")
+        #expect(code(try await huda.request("conv.leave", ["conversation": .string(direct)])) == "bad_request")
+        // A reply to a message that does not exist.
+        #expect(code(try await huda.request("msg.send", ["conversation": .string(direct), "text": "re", "replyTo": 9, "clientMsgId": "d"])) == "bad_request")
+        // A token for one room does not message.
+        let roomOnly = try await TestClient.connect(server.url)
+        _ = try await roomOnly.request("hello", ["token": .string(server.token("zaid", room: "salon"))])
+        #expect(code(try await roomOnly.request("conv.list")) == "forbidden")
+    }
+
+    @Test func mutedAndPinnedFollowTheUserToItsOtherDevices() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let phone = try await TestClient.signedIn(server, user: "huda", device: "phone")
+        let web = try await TestClient.signedIn(server, user: "huda", device: "web")
+        let sent = try await phone.request("msg.send", ["to": "omar", "text": "hi", "clientMsgId": "c"])
+        let direct = try #require(sent["data"]?["conversation"]?.stringValue)
+        _ = try await web.event("msg.new")
+        #expect(try await phone.request("conv.settings", ["conversation": .string(direct), "muted": true, "pinned": true])["ok"] == true)
+        let change = try await web.event("conv.updated")
+        #expect(change["data"]?["muted"] == true && change["data"]?["pinned"] == true)
+        let entry = try await web.request("conv.get", ["conversation": .string(direct)])
+        #expect(entry["data"]?["conversation"]?["muted"] == true && entry["data"]?["conversation"]?["pinned"] == true)
+    }
+
+    /// A room's events go to the device that joined it last; the one before is told it is
+    /// elsewhere and keeps its connection (and its messages). The same device connecting again
+    /// still replaces its older connection, as before devices.
+    @Test func aRoomFollowsTheDeviceThatJoinedItLast() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let phone = try await TestClient.signedIn(server, user: "huda", device: "phone")
+        try await phone.call("room.create", room: "salon")
+        let web = try await TestClient.signedIn(server, user: "huda", device: "web")
+        try await web.call("room.join", room: "salon")
+        let moved = try await phone.event("you.elsewhere")
+        #expect(moved["room"] == "salon")
+        #expect(!phone.isClosed)
+
+        let guest = try await TestClient.signedIn(server, user: "guest")
+        try await guest.call("room.join", room: "salon")
+        _ = try await web.event("member.joined")
+        // The phone still gets Huda's messages.
+        _ = try await guest.request("msg.send", ["to": "huda", "text": "hi", "clientMsgId": "c"])
+        _ = try await phone.event("msg.new")
+        #expect(!phone.pendingEvents.contains { $0["ev"] == "member.joined" })
+
+        let webAgain = try await TestClient.signedIn(server, user: "huda", device: "web")
+        #expect(try await web.closed() == 4004)
+        #expect(try await webAgain.request("ping")["ok"] == true)
+    }
+}
