@@ -15,7 +15,8 @@ enum MessagingBenchmark {
         one-to-one delivery to an online recipient (--direct messages, default 200, one per 20 ms): from the send to
         the recipient's msg.new, p50/p99;
         a group of --group online members (default 2000): --group-messages messages (default 50, one per 200 ms), from
-        the send to the last member's msg.new, p50/p99;
+        the send to the last member's msg.new, p50/p99, beside the yardstick: the same members in a room, the same
+        number of room chat messages to them, timed the same way;
         an offline device catching up: --conversations groups (default 100) get --per-conversation messages each
         (default 100) while the user is away, then it connects and lists and syncs them all (pages of 200), timed from
         its hello to the last page.
@@ -37,7 +38,8 @@ enum MessagingBenchmark {
         raiseFileLimit()
         say(HostNoise.measure().summary)
 
-        let server = try ServerProcess(extra: ["--max-group-members", String(max(500, groupSize + 1))])
+        // The group: its owner, its writers and the timed members.
+        let server = try ServerProcess(extra: ["--max-group-members", String(max(500, groupSize + (groupMessages + 9) / 10 + 1))])
         defer { server.stop() }
         say("majlis bench messaging: server pid \(server.pid)")
         let clientLoops = try (0..<loops).map { _ in try WebSocketClient() }
@@ -90,12 +92,23 @@ enum MessagingBenchmark {
             groupWriters[index / 10].send(id: Int64(2_000_000 + index), "msg.send", ["conversation": .string(group), "text": .string("t=\(sentAt)"), "clientMsgId": .string("g\(index)")])
             Thread.sleep(forTimeInterval: 0.2)
         }
-        try BenchClient.waitAll(members, timeout: 120) { $0.chatCount >= groupMessages }
-        let latencies = members.map(\.chatLatencies)
-        let toLast = (0..<groupMessages).map { index in latencies.map { $0[index] }.max() ?? 0 }
-        let every = latencies.flatMap { $0 }
+        let fanOut = try toLast(members, messages: groupMessages)
         say(String(format: "group of %d online members (%d messages): to the last member p50 %.2f ms, p99 %.2f ms; every delivery p50 %.2f ms, p99 %.2f ms",
-                   groupSize, groupMessages, percentile(toLast, 0.5), percentile(toLast, 0.99), percentile(every, 0.5), percentile(every, 0.99)))
+                   groupSize, groupMessages, fanOut.last.p50, fanOut.last.p99, fanOut.every.p50, fanOut.every.p99))
+
+        // The yardstick, same members, same machine, same run: a room's chat to all of them.
+        _ = try owner.call(.create(RoomSettings(title: "Yardstick")), room: "yard")
+        for client in members + groupWriters { _ = try client.call(.join(create: nil), room: "yard") }
+        Thread.sleep(forTimeInterval: 1)
+        for member in members { member.resetChat() }
+        for index in 0..<groupMessages {
+            let sentAt = MonotonicClock.nanoseconds()
+            groupWriters[index / 10].send(id: Int64(2_500_000 + index), "chat.send", ["room": "yard", "text": .string("t=\(sentAt)"), "clientMsgId": .string("y\(index)")])
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let room = try toLast(members, messages: groupMessages)
+        say(String(format: "yardstick, room chat to the same %d members: to the last member p50 %.2f ms, p99 %.2f ms; group / room: p50 %.2f, p99 %.2f",
+                   groupSize, room.last.p50, room.last.p99, fanOut.last.p50 / max(room.last.p50, 0.001), fanOut.last.p99 / max(room.last.p99, 0.001)))
         members.forEach { $0.connection?.close(code: 1000, reason: "done") }
 
         // An offline device catching up: groups of the absent user and ten writers each, who
@@ -152,4 +165,14 @@ enum MessagingBenchmark {
     }
 
     static func percentile(_ values: [Double], _ fraction: Double) -> Double { SignalingBenchmark.percentile(values, fraction) }
+
+    /// Once every member has heard `messages` timed messages: per message, the time to its last
+    /// member, and every delivery's time (p50 and p99 of each).
+    static func toLast(_ members: [BenchClient], messages: Int) throws -> (last: (p50: Double, p99: Double), every: (p50: Double, p99: Double)) {
+        try BenchClient.waitAll(members, timeout: 120) { $0.chatCount >= messages }
+        let latencies = members.map(\.chatLatencies)
+        let last = (0..<messages).map { index in latencies.map { $0[index] }.max() ?? 0 }
+        let every = latencies.flatMap { $0 }
+        return ((percentile(last, 0.5), percentile(last, 0.99)), (percentile(every, 0.5), percentile(every, 0.99)))
+    }
 }
