@@ -1,5 +1,6 @@
 import Foundation
 import MajlisProtocol
+import MajlisTransport
 
 /// What every part of the server shares: configuration, store, presence, rooms, media, the web
 /// app, log and clock.
@@ -22,6 +23,8 @@ final class ServerContext: Sendable {
     /// on its own (no Redis).
     let registry: NodeRegistry?
     let leases: RoomLeases?
+    /// Carries messaging events to the cluster's other nodes; nil on a server on its own.
+    let messagingBus: MessagingBus?
     /// What this cluster's nodes sign what they tell each other with (their registry entries,
     /// their relay statements).
     let seal: ClusterSeal
@@ -46,6 +49,14 @@ final class ServerContext: Sendable {
                 known: { registry.lastKnown }, freshWithin: 2 * registry.interval, store: store, logger: logger, lookup: { registry.entry(of: $0) })
         } else {
             leases = nil
+        }
+        if let redis, let url = config.redisURL, let reader = try? RedisClient(url: url) {
+            let presence = presence
+            messagingBus = MessagingBus(writer: redis, reader: reader, seal: seal, node: config.node, logger: logger) { users, frame in
+                WebSocketConnection.send(frame, to: presence.sessions(of: users).map(\.connection), urgent: false)
+            }
+        } else {
+            messagingBus = nil
         }
         let settings = config.webhooks
         let keyId = settings.key ?? config.keys.keys.sorted().first

@@ -45,6 +45,8 @@ final class MessagingRequests: Sendable {
                 let event = WireEncoder.event(EventFrame(room: nil, seq: nil, event: delivery.event))
                 let connections = context.presence.sessions(of: delivery.users).compactMap { $0 === session ? nil : $0.connection }
                 WebSocketConnection.send(event, to: connections, urgent: false)
+                // The members' sessions on the cluster's other nodes.
+                context.messagingBus?.publish(users: delivery.users, frame: event)
             }
         }
     }

@@ -82,6 +82,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 leases.start(here: { context.node.placement(context) }) { room in context.rooms.relinquish(room) }
             }, stop: { leases.stop() }))
         }
+        if let bus = context.messagingBus { services.append(.init("messaging bus", start: { bus.start() }, stop: { bus.stop() })) }
         services.append(.init("media", start: { media.start() }, stop: { media.stop() }))
         if let webhooks = context.webhooks { services.append(.init("webhooks", start: { webhooks.start() }, stop: { webhooks.stop() })) }
         services.append(.init("sweeper", start: { sweeper.start() }, stop: { sweeper.stop() }))

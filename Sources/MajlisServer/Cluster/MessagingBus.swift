@@ -1,0 +1,122 @@
+import Foundation
+import MajlisProtocol
+import Synchronization
+
+/// Carries messaging events between the nodes of a cluster, so that a message reaches its
+/// recipients whichever node they are connected to. A node writes each event it sends its own
+/// sessions to one Redis stream, sealed with the cluster's secret (`ClusterSeal`: nodes trust
+/// only each other), and reads what the other nodes write there on a thread of its own, from
+/// where it last read: an event written while a node's read was being made again is read all the
+/// same. The stream keeps about its last 10,000 events.
+///
+/// What the bus carries is only the live copy: every message is in the shared store before any
+/// event of it is sent, so a device that missed one (Redis unreachable, its node restarting)
+/// has it by `msg.sync`.
+final class MessagingBus: Sendable {
+    static let stream = "majlis:messaging"
+    /// Events the stream keeps (about: Redis trims whole blocks).
+    static let kept = 10_000
+    /// How long one read waits for events (ms): under the Redis client's 2 s command timeout,
+    /// and the longest `stop` waits for the reader.
+    static let wait = 1_000
+
+    /// An event as it travels between nodes.
+    private struct Entry: Codable {
+        var node: String
+        var users: [String]
+        var frame: String
+    }
+
+    private let writer: RedisClient
+    /// A connection of its own: a read blocks it for up to `wait`.
+    private let reader: RedisClient
+    private let seal: ClusterSeal
+    private let node: String
+    private let logger: Logger
+    /// Sends `frame` to this node's sessions of `users`.
+    private let deliver: @Sendable (_ users: [String], _ frame: Data) -> Void
+    private let running = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(
+        writer: RedisClient, reader: RedisClient, seal: ClusterSeal, node: String, logger: Logger,
+        deliver: @escaping @Sendable (_ users: [String], _ frame: Data) -> Void
+    ) {
+        self.writer = writer
+        self.reader = reader
+        self.seal = seal
+        self.node = node
+        self.logger = logger
+        self.deliver = deliver
+    }
+
+    /// Hands `frame` to the other nodes, for their sessions of `users`. Called on the messaging
+    /// queue; a failure is logged (the recipients sync what they missed).
+    func publish(users: [String], frame: Data) {
+        guard let json = try? JSONEncoder().encode(Entry(node: node, users: users, frame: String(decoding: frame, as: UTF8.self))) else { return }
+        do {
+            try writer.command(["XADD", Self.stream, "MAXLEN", "~", String(Self.kept), "*", "e", seal.seal(String(decoding: json, as: UTF8.self))])
+        } catch {
+            logger.log(.warning, "a messaging event could not reach the other nodes: \(error)", event: "messaging.bus", fields: ["error": "\(error)"])
+        }
+    }
+
+    /// Starts reading the other nodes' events (those written from now on).
+    func start() {
+        guard !running.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let thread = Thread { [self] in
+            read()
+            finished.signal()
+        }
+        thread.name = "majlis-bus"
+        thread.start()
+    }
+
+    /// Stops reading (within one read's wait).
+    func stop() {
+        guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }
+        finished.wait()
+        reader.close()
+    }
+
+    private func read() {
+        var last = "$"
+        var failing = false
+        while running.load(ordering: .relaxed) {
+            let reply: RedisClient.Reply
+            do {
+                reply = try reader.command(["XREAD", "COUNT", "512", "BLOCK", String(Self.wait), "STREAMS", Self.stream, last])
+                if failing {
+                    failing = false
+                    logger.log(.info, "messaging events from other nodes flow again", event: "messaging.bus")
+                }
+            } catch {
+                if !failing {
+                    failing = true
+                    logger.log(.warning, "messaging events from other nodes cannot be read: \(error)", event: "messaging.bus", fields: ["error": "\(error)"])
+                }
+                Thread.sleep(forTimeInterval: 0.2)
+                continue
+            }
+            for (id, sealed) in Self.entries(reply) {
+                last = id
+                guard let text = seal.open(sealed), let entry = try? JSONDecoder().decode(Entry.self, from: Data(text.utf8)), entry.node != node else { continue }
+                deliver(entry.users, Data(entry.frame.utf8))
+            }
+        }
+    }
+
+    /// The ids and sealed events of an `XREAD` reply (nil on a timeout): `[[stream, [[id, [field, value]], ...]]]`.
+    static func entries(_ reply: RedisClient.Reply) -> [(id: String, sealed: String)] {
+        guard case .array(let streams) = reply else { return [] }
+        var found: [(String, String)] = []
+        for case .array(let stream) in streams where stream.count == 2 {
+            guard case .array(let items) = stream[1] else { continue }
+            for case .array(let item) in items where item.count == 2 {
+                guard let id = item[0].text, case .array(let fields) = item[1], fields.count >= 2, let value = fields[1].text else { continue }
+                found.append((id, value))
+            }
+        }
+        return found
+    }
+}

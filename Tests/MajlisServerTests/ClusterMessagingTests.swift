@@ -1,0 +1,46 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// Messaging across the nodes of a cluster: a message reaches every device of its recipients
+/// whichever node each is connected to, and a node takes from the bus only what the cluster's
+/// nodes sealed.
+@Suite(.serialized) struct ClusterMessagingTests {
+    @Test func aMessageReachesRecipientsOnEveryNode() async throws {
+        let shared = try await ClusterTests.sharedStore()
+        let a = try ClusterTests.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        let b = try ClusterTests.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer {
+            a.destroy()
+            b.destroy()
+        }
+        let hudaPhone = try await TestClient.signedIn(a, user: "huda", device: "phone")
+        let hudaWeb = try await TestClient.signedIn(b, user: "huda", device: "web")
+        let omar = try await TestClient.signedIn(b, user: "omar")
+
+        let sent = try await hudaPhone.request("msg.send", ["to": "omar", "text": "from a", "clientMsgId": "c1"])
+        let conversation = try #require(sent["data"]?["conversation"]?.stringValue)
+        for device in [omar, hudaWeb] {
+            let event = try await device.event("msg.new")
+            #expect(event["data"]?["text"] == "from a" && event["data"]?["conversation"]?.stringValue == conversation)
+        }
+        let reply = try await omar.request("msg.send", ["conversation": .string(conversation), "text": "from b", "clientMsgId": "c1"])
+        #expect(reply["data"]?["seq"] == 2)
+        let back = try await hudaPhone.event("msg.new")
+        #expect(back["data"]?["text"] == "from b" && back["data"]?["seq"] == 2)
+        _ = try await omar.request("msg.typing", ["conversation": .string(conversation)])
+        _ = try await hudaPhone.event("msg.typing") { $0["data"]?["user"] == "omar" }
+
+        // An event written to the bus by anyone but the cluster's nodes is not delivered: the
+        // forged one comes before the real one on the stream, so it would have arrived first.
+        let redis = try RedisClient(url: shared.redis)
+        let forged = #"{"node":"node-x","users":["huda"],"frame":"{\"ev\":\"msg.new\",\"data\":{\"text\":\"forged\"}}"}"#
+        try redis.command(["XADD", "majlis:messaging", "*", "e", String(repeating: "0", count: 64) + " " + forged])
+        try redis.command(["XADD", "majlis:messaging", "*", "e", ClusterSeal(secret: "another cluster").seal(forged)])
+        _ = try await omar.request("msg.send", ["conversation": .string(conversation), "text": "real", "clientMsgId": "c2"])
+        _ = try await hudaPhone.event("msg.new") { $0["data"]?["text"] == "real" }
+        #expect(!hudaPhone.pendingEvents.contains { $0["data"]?["text"] == "forged" })
+    }
+}
