@@ -60,6 +60,9 @@ public struct ServerConfig: Sendable {
     public var maxRoomsPerConnection = 10
     /// Members a conversation group may have, its owner included.
     public var maxGroupMembers = 500
+    /// Seconds after sending in which a message's sender may revoke it, and edit its text.
+    public var revokeSeconds = 120
+    public var editSeconds = 900
     /// WebRTC offers a connection may send per second, after a burst of `offerBurst`.
     public var offersPerSecond = 1.0
     public var offerBurst = 5

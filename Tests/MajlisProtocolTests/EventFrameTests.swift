@@ -22,6 +22,7 @@ import Testing
             .messageNew(ConversationMessage(
                 conversation: "d-1", seq: 3, from: UserRef(id: "a", name: "A"), type: "paper_boat", text: nil, payload: ["n": 1], fallback: "A boat",
                 replyTo: 2, mentions: ["b"], ts: 9, clientMsgId: "c1")),
+            .messageUpdated(ConversationMessage(conversation: "d-1", seq: 3, from: UserRef(id: "a", name: "A"), text: nil, ts: 9, clientMsgId: "c1", revokedBy: "a")),
             .messageRead(conversation: "d-1", user: "b", seq: 3), .typing(conversation: "g-1", user: "a", until: 15),
             .conversationUpdated(ConversationChange(conversation: "g-1", by: "a", title: "T", joined: ["b"], memberCount: 2, user: "b", role: .admin)),
             .conversationRemoved(conversation: "g-1", by: "a", reason: "removed"),

@@ -84,6 +84,7 @@ import Testing
             .send(.user("omar"), MessageDraft(text: "hi", replyTo: 2, mentions: ["omar"], clientMsgId: "c1")),
             .send(.conversation("g-1"), MessageDraft(type: "boat", text: nil, payload: ["n": [1, 2]], fallback: "A boat", clientMsgId: "c2")),
             .sync(conversation: "g-1", after: 7, limit: 50), .read(conversation: "g-1", seq: 9), .typing(conversation: "g-1"),
+            .edit(conversation: "g-1", seq: 4, text: "مرحبا"), .revoke(conversation: "g-1", seq: 4),
         ]
         var ops = Set<String>()
         for (id, command) in commands.enumerated() {

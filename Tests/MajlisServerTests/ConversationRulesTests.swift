@@ -11,6 +11,14 @@ import Testing
     }
 
     static let text = MessageDraft(text: "hi", clientMsgId: "c")
+    static let now: Int64 = 10_000_000
+
+    /// Message 3, sent `ago` ms before `now` by `sender`.
+    static func message(by sender: String = "me", ago: Int64, type: String = "text", revokedBy: String? = nil) -> ConversationMessage {
+        ConversationMessage(
+            conversation: "g", seq: 3, from: UserRef(id: sender, name: sender), type: type, text: "hi", fallback: type == "text" ? nil : "a card",
+            ts: now - ago, clientMsgId: "c", revokedBy: revokedBy)
+    }
 
     static let cases: [(MessagingCommand, Facts, ErrorCode?)] = [
         (.createGroup(title: "t", members: ["a", "b"]), Facts(), nil),
@@ -42,12 +50,28 @@ import Testing
         (.setRole(conversation: "g", user: "x", role: .admin), Facts(caller: member(.owner), target: member(.member)), nil),
         (.setRole(conversation: "g", user: "x", role: .member), Facts(caller: member(.owner), target: member(.owner)), .badRequest),
         (.settings(conversation: "g", muted: true, pinned: nil), Facts(), .conversationNotFound),
+        // Edits: one's own text messages, within 15 minutes (the rules' default).
+        (.edit(conversation: "g", seq: 3, text: "t"), Facts(caller: member(.member), message: message(ago: 899_000)), nil),
+        (.edit(conversation: "g", seq: 3, text: "t"), Facts(caller: member(.member), message: message(ago: 901_000)), .forbidden),
+        (.edit(conversation: "g", seq: 3, text: "t"), Facts(caller: member(.owner), message: message(by: "omar", ago: 1)), .forbidden),
+        (.edit(conversation: "g", seq: 3, text: "t"), Facts(caller: member(.member), message: message(ago: 1, type: "gift")), .badRequest),
+        (.edit(conversation: "g", seq: 3, text: "t"), Facts(caller: member(.member), message: message(ago: 1, revokedBy: "me")), .badRequest),
+        (.edit(conversation: "g", seq: 3, text: "t"), Facts(caller: member(.member)), .badRequest),
+        (.edit(conversation: "g", seq: 3, text: "t"), Facts(), .conversationNotFound),
+        // Revokes: one's own within 2 minutes; a group's owner and admins any, any time.
+        (.revoke(conversation: "g", seq: 3), Facts(caller: member(.member), message: message(ago: 119_000)), nil),
+        (.revoke(conversation: "g", seq: 3), Facts(caller: member(.member), message: message(ago: 121_000)), .forbidden),
+        (.revoke(conversation: "g", seq: 3), Facts(caller: member(.member), message: message(by: "omar", ago: 1)), .forbidden),
+        (.revoke(conversation: "g", seq: 3), Facts(caller: member(.admin), message: message(by: "omar", ago: 86_400_000)), nil),
+        (.revoke(conversation: "d", seq: 3), Facts(caller: member(.member, kind: .direct), message: message(by: "omar", ago: 1)), .forbidden),
+        (.revoke(conversation: "g", seq: 3), Facts(caller: member(.member), message: message(by: "omar", ago: 1, revokedBy: "omar")), nil),
+        (.revoke(conversation: "g", seq: 3), Facts(caller: member(.member)), .badRequest),
     ]
 
     @Test func eachCommandIsRefusedOrAllowedAsTheTableSays() {
         let rules = ConversationRules(groupSize: 3, broadcastUpTo: 2)
         for (command, facts, expected) in Self.cases {
-            #expect(rules.refusal(command, by: "me", facts: facts)?.code == expected, "\(command)")
+            #expect(rules.refusal(command, by: "me", facts: facts, now: Self.now)?.code == expected, "\(command)")
         }
     }
 

@@ -172,6 +172,33 @@ import Testing
         #expect(code(try await roomOnly.request("conv.list")) == "forbidden")
     }
 
+    /// An edit and a revoke reach every member as the message now is; a revoked message keeps
+    /// its number and sender in the history, and nothing of what it said.
+    @Test func editsAndRevokesReachEveryoneAndLeaveATombstone() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        let sent = try await huda.request("msg.send", ["to": "omar", "text": "see you at 5", "clientMsgId": "c1"])
+        let direct = try #require(sent["data"]?["conversation"]?.stringValue)
+        _ = try await omar.event("msg.new")
+        #expect(code(try await omar.request("msg.edit", ["conversation": .string(direct), "seq": 1, "text": "mine now"])) == "forbidden")
+        #expect(try await huda.request("msg.edit", ["conversation": .string(direct), "seq": 1, "text": "see you at 6"])["ok"] == true)
+        let edited = try await omar.event("msg.updated")
+        #expect(edited["data"]?["text"] == "see you at 6" && edited["data"]?["seq"] == 1 && edited["data"]?["editedAt"]?.intValue != nil)
+
+        #expect(code(try await omar.request("msg.revoke", ["conversation": .string(direct), "seq": 1])) == "forbidden")
+        #expect(try await huda.request("msg.revoke", ["conversation": .string(direct), "seq": 1])["ok"] == true)
+        let revoked = try await omar.event("msg.updated")
+        #expect(revoked["data"]?["revokedBy"] == "huda" && revoked["data"]?["text"] == nil)
+        let history = try await omar.request("msg.sync", ["conversation": .string(direct)])
+        let tombstone = try #require(history["data"]?["messages"]?.arrayValue?.first)
+        #expect(tombstone["seq"] == 1 && tombstone["from"]?["id"] == "huda" && tombstone["text"] == nil && tombstone["revokedBy"] == "huda")
+        #expect(code(try await huda.request("msg.edit", ["conversation": .string(direct), "seq": 1, "text": "back"])) == "bad_request")
+        // Revoking it again changes nothing and is no error.
+        #expect(try await huda.request("msg.revoke", ["conversation": .string(direct), "seq": 1])["ok"] == true)
+    }
+
     @Test func mutedAndPinnedFollowTheUserToItsOtherDevices() async throws {
         let server = try TestServer()
         defer { server.destroy() }

@@ -18,10 +18,15 @@ public struct ConversationMessage: Sendable, Codable, Equatable {
     public var ts: Int64
     /// The sender's own id for the message (its devices match their unsent copy by it).
     public var clientMsgId: String
+    /// When its text was last edited (Unix ms).
+    public var editedAt: Int64?
+    /// Who revoked it (its sender, or a group's owner or admin): its text, payload, fallback,
+    /// reply and mentions are gone.
+    public var revokedBy: String?
 
     public init(
         conversation: String, seq: Int64, from: UserRef, type: String = "text", text: String?, payload: JSONValue? = nil, fallback: String? = nil,
-        replyTo: Int64? = nil, mentions: [String]? = nil, ts: Int64, clientMsgId: String
+        replyTo: Int64? = nil, mentions: [String]? = nil, ts: Int64, clientMsgId: String, editedAt: Int64? = nil, revokedBy: String? = nil
     ) {
         self.conversation = conversation
         self.seq = seq
@@ -34,12 +39,7 @@ public struct ConversationMessage: Sendable, Codable, Equatable {
         self.mentions = mentions
         self.ts = ts
         self.clientMsgId = clientMsgId
-    }
-
-    /// What to show for the message when `type` is not one the client knows: the fallback, else
-    /// the text, else a placeholder. A client never fails on a type it does not know.
-    public var displayText: String {
-        if type == "text", let text { return text }
-        return fallback ?? text ?? "[\(type)]"
+        self.editedAt = editedAt
+        self.revokedBy = revokedBy
     }
 }

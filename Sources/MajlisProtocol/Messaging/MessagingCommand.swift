@@ -27,6 +27,10 @@ public enum MessagingCommand: Sendable, Equatable {
     case read(conversation: String, seq: Int64)
     /// `msg.typing`: the caller is typing.
     case typing(conversation: String)
+    /// `msg.edit`: the sender changes a text message's text.
+    case edit(conversation: String, seq: Int64, text: String)
+    /// `msg.revoke`: the sender (within a limit) or a group's owner or admin takes a message back.
+    case revoke(conversation: String, seq: Int64)
 
     /// The conversation the command is about, when it names one.
     public var conversation: String? {
@@ -35,7 +39,7 @@ public enum MessagingCommand: Sendable, Equatable {
         case .send(.user, _): return nil
         case .send(.conversation(let id), _): return id
         case .get(let id), .invite(let id, _), .remove(let id, _), .leave(let id), .rename(let id, _), .setRole(let id, _, _), .settings(let id, _, _),
-            .sync(let id, _, _), .read(let id, _), .typing(let id):
+            .sync(let id, _, _), .read(let id, _), .typing(let id), .edit(let id, _, _), .revoke(let id, _):
             return id
         }
     }

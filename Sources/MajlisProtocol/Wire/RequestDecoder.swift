@@ -252,6 +252,14 @@ public enum RequestDecoder {
             .read(conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 0...Int.max)))
         },
         "msg.typing": messaging { args throws(ProtocolError) in .typing(conversation: try args.identifier("conversation")) },
+        "msg.edit": messaging { args throws(ProtocolError) in
+            let text = try args.string("text", maxLength: Limits.messageText)
+            guard !text.isEmpty else { throw ProtocolError(.badRequest, "args.text must not be empty") }
+            return .edit(conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 1...Int.max)), text: text)
+        },
+        "msg.revoke": messaging { args throws(ProtocolError) in
+            .revoke(conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 1...Int.max)))
+        },
 
         "room.create": room { args throws(ProtocolError) in .create(try settings(args)) },
         "room.join": room { args throws(ProtocolError) in

@@ -52,6 +52,13 @@ extension RequestEncoder {
             put("seq", .int(seq))
             return ("msg.read", args)
         case .typing: return ("msg.typing", args)
+        case .edit(_, let seq, let text):
+            put("seq", .int(seq))
+            put("text", .string(text))
+            return ("msg.edit", args)
+        case .revoke(_, let seq):
+            put("seq", .int(seq))
+            return ("msg.revoke", args)
         }
     }
 }

@@ -50,7 +50,7 @@ extension ServerEvent {
         case .speakerLevels(let levels): try LevelsData(levels: levels).encode(to: encoder)
         case .networkQuality(let user, let up, let down): try QualityData(user: user, up: up, down: down).encode(to: encoder)
         case .youElsewhere: try EmptyData().encode(to: encoder)
-        case .messageNew(let message): try message.encode(to: encoder)
+        case .messageNew(let message), .messageUpdated(let message): try message.encode(to: encoder)
         case .messageRead(let conversation, let user, let seq): try ReadData(conversation: conversation, user: user, seq: seq).encode(to: encoder)
         case .typing(let conversation, let user, let until):
             try TypingData(conversation: conversation, user: user, until: until).encode(to: encoder)
@@ -108,6 +108,7 @@ extension ServerEvent {
             self = .networkQuality(user: data.user, up: data.up, down: data.down)
         case "you.elsewhere": self = .youElsewhere
         case "msg.new": self = .messageNew(try ConversationMessage(from: decoder))
+        case "msg.updated": self = .messageUpdated(try ConversationMessage(from: decoder))
         case "msg.read":
             let data = try ReadData(from: decoder)
             self = .messageRead(conversation: data.conversation, user: data.user, seq: data.seq)

@@ -32,6 +32,8 @@ public enum ServerEvent: Sendable, Equatable {
     case youElsewhere
     /// A new message in one of the user's conversations.
     case messageNew(ConversationMessage)
+    /// A message was edited or revoked: the message as it is now.
+    case messageUpdated(ConversationMessage)
     /// A member has read a conversation up to `seq`.
     case messageRead(conversation: String, user: String, seq: Int64)
     /// A member is typing, until `until` (Unix ms) unless told again.
@@ -70,6 +72,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .networkQuality: return "network.quality"
         case .youElsewhere: return "you.elsewhere"
         case .messageNew: return "msg.new"
+        case .messageUpdated: return "msg.updated"
         case .messageRead: return "msg.read"
         case .typing: return "msg.typing"
         case .conversationUpdated: return "conv.updated"

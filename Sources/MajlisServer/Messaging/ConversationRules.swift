@@ -12,6 +12,11 @@ struct ConversationRules: Sendable {
     /// everyone, each read would be a write to every member (2,000 members reading a message: four
     /// million frames).
     var broadcastUpTo = 100
+    /// How long after sending its sender may revoke a message (ms; `majlis serve --revoke-seconds`).
+    /// A group's owner and admins revoke any message, any time.
+    var revokeWindow: Int64 = 120_000
+    /// How long after sending its sender may edit a text message (ms; `--edit-seconds`).
+    var editWindow: Int64 = 900_000
 
     /// What the caller's command needs to know about the conversation it names.
     struct Facts: Sendable {
@@ -22,6 +27,8 @@ struct ConversationRules: Sendable {
         /// Members now (for `conv.invite`: how many of the invited are not members yet, added).
         var members = 0
         var newcomers = 0
+        /// The message the command names (`msg.edit`, `msg.revoke`).
+        var message: ConversationMessage?
     }
 
     /// The id of the direct conversation between `a` and `b` (either order): the same on every
@@ -32,8 +39,8 @@ struct ConversationRules: Sendable {
         return "d-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Why `caller` may not carry out `command` given `facts` (nil: it may).
-    func refusal(_ command: MessagingCommand, by caller: String, facts: Facts) -> ProtocolError? {
+    /// Why `caller` may not carry out `command` at `now` given `facts` (nil: it may).
+    func refusal(_ command: MessagingCommand, by caller: String, facts: Facts, now: Int64) -> ProtocolError? {
         switch command {
         case .createGroup(_, let members):
             let size = Set(members + [caller]).count
@@ -71,6 +78,28 @@ struct ConversationRules: Sendable {
         case .rename(let id, _):
             if let refusal = groupOnly(id, facts, "be renamed") { return refusal }
             return facts.caller?.role.isModerator == true ? nil : ProtocolError(.forbidden, "only the group's owner and admins rename it")
+        case .edit(let id, let seq, _):
+            guard facts.caller != nil else { return notFound(id) }
+            guard let message = facts.message else { return ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") }
+            guard message.from.id == caller else { return ProtocolError(.forbidden, "only its sender edits a message") }
+            guard message.revokedBy == nil else { return ProtocolError(.badRequest, "message \(seq) was revoked") }
+            guard message.type == "text" else { return ProtocolError(.badRequest, "only a text message is edited; message \(seq) is a \(message.type)") }
+            guard now - message.ts <= editWindow else {
+                return ProtocolError(.forbidden, "a message is edited within \(editWindow / 1000) s of sending it")
+            }
+            return nil
+        case .revoke(let id, let seq):
+            guard let membership = facts.caller else { return notFound(id) }
+            guard let message = facts.message else { return ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") }
+            if message.revokedBy != nil { return nil }
+            if membership.kind == .group, membership.role.isModerator { return nil }
+            guard message.from.id == caller else {
+                return ProtocolError(.forbidden, "only its sender, or a group's owner or admin, revokes a message")
+            }
+            guard now - message.ts <= revokeWindow else {
+                return ProtocolError(.forbidden, "a message is revoked within \(revokeWindow / 1000) s of sending it")
+            }
+            return nil
         case .setRole(let id, let user, _):
             if let refusal = groupOnly(id, facts, "have roles") { return refusal }
             guard facts.caller?.role == .owner else { return ProtocolError(.forbidden, "only the group's owner sets roles") }

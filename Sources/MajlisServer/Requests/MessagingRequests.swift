@@ -82,13 +82,14 @@ final class MessagingRequests: Sendable {
             facts.caller = try store.membership(id, user: caller.id)
             switch command {
             case .remove(_, let user), .setRole(_, let user, _): facts.target = try store.membership(id, user: user)
+            case .edit(_, let seq, _), .revoke(_, let seq): facts.message = try store.message(seq, in: id)
             case .invite(_, let users):
                 facts.members = try store.memberCount(of: id)
                 facts.newcomers = try users.filter { try store.membership(id, user: $0) == nil }.count
             default: break
             }
         }
-        if let refusal = rules.refusal(command, by: caller.id, facts: facts) { throw refusal }
+        if let refusal = rules.refusal(command, by: caller.id, facts: facts, now: now) { throw refusal }
         switch command {
         case .createGroup(let title, let members):
             let id = "g-" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
@@ -156,11 +157,24 @@ final class MessagingRequests: Sendable {
             }
             let event = ServerEvent.messageRead(conversation: id, user: caller.id, seq: mark)
             return Outcome(data: WireEncoder.encode(["readSeq": mark]), events: [Delivery(users: try audience(id, kind: facts.caller?.kind, caller: caller.id), event: event)])
+        case .edit(let id, let seq, let text):
+            try store.editMessage(seq, in: id, text: text, now: now)
+            return try updated(seq, in: id)
+        case .revoke(let id, let seq):
+            guard facts.message?.revokedBy == nil else { return Outcome(data: WireEncoder.encode(EmptyData())) }
+            try store.revokeMessage(seq, in: id, by: caller.id)
+            return try updated(seq, in: id)
         case .typing(let id):
             let event = ServerEvent.typing(conversation: id, user: caller.id, until: now + Self.typingFor)
             let others = try audience(id, kind: facts.caller?.kind, caller: caller.id).filter { $0 != caller.id }
             return Outcome(data: WireEncoder.encode(["until": now + Self.typingFor]), events: [Delivery(users: others, event: event)])
         }
+    }
+
+    /// A message edited or revoked: `msg.updated` with it as it is now, for every member.
+    private func updated(_ seq: Int64, in id: String) throws -> Outcome {
+        guard let message = try context.store.message(seq, in: id) else { throw ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") }
+        return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: try context.store.memberIds(of: id), event: .messageUpdated(message))])
     }
 
     /// `msg.send`: the message stored (once per `clientMsgId`), and for every member's devices.

@@ -64,7 +64,11 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         precallRequests = PrecallRequests(context: context)
         sessionRequests = SessionRequests(context: context, sessions: sessions, precall: precallRequests)
         roomRequests = RoomRequests(context: context)
-        messagingRequests = MessagingRequests(context: context, rules: ConversationRules(groupSize: config.maxGroupMembers))
+        messagingRequests = MessagingRequests(
+            context: context,
+            rules: ConversationRules(
+                groupSize: config.maxGroupMembers, revokeWindow: Duration.seconds(config.revokeSeconds).milliseconds,
+                editWindow: Duration.seconds(config.editSeconds).milliseconds))
     }
 
     /// The services, in the order they start (see `ServiceGroup`).

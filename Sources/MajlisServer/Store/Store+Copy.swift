@@ -16,7 +16,7 @@ extension Store {
         ("webhook_deliveries", "event, endpoint, room, state, attempts, next_attempt_at, delivered_at, last_error"),
         ("conversations", "id, kind, title, owner, created_at, last_seq, last_ts"),
         ("conversation_members", #"conversation, "user", role, joined_at, read_seq, muted, pinned"#),
-        ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id"),
+        ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"),
     ]
 
     /// Copies everything this store holds into `target`, which must hold nothing yet, in one

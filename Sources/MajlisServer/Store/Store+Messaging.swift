@@ -27,7 +27,7 @@ extension Store {
     private struct StoredMeanwhile: Error {}
 
     /// The columns a message is read from, in `message(_:at:)`'s order.
-    private static let messageColumns = "seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id"
+    private static let messageColumns = "seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"
 
     private static func message(_ row: [SQLValue], at start: Int, conversation: String) -> ConversationMessage? {
         guard let seq = row[start].int else { return nil }
@@ -36,7 +36,7 @@ extension Store {
             conversation: conversation, seq: seq, from: UserRef(id: row[start + 1].text ?? "", name: row[start + 2].text ?? ""),
             type: row[start + 3].text ?? "text", text: row[start + 4].text, payload: row[start + 5].text.flatMap { try? JSONParser().parse($0) },
             fallback: row[start + 6].text, replyTo: row[start + 7].int, mentions: mentions, ts: row[start + 9].int ?? 0,
-            clientMsgId: row[start + 10].text ?? "")
+            clientMsgId: row[start + 10].text ?? "", editedAt: row[start + 11].int, revokedBy: row[start + 12].text)
     }
 
     private static func role(_ value: SQLValue) -> Role { value.text.flatMap(Role.init(rawValue:)) ?? .member }
@@ -274,6 +274,31 @@ extension Store {
             "UPDATE conversation_members SET read_seq = ? WHERE conversation = ? AND \"user\" = ? AND read_seq < ?",
             .int(seq), .text(id), .text(sender.id), .int(seq))
         return .posted(message)
+    }
+
+    /// Message `seq` of conversation `id`.
+    public func message(_ seq: Int64, in id: String) throws -> ConversationMessage? {
+        try withDatabase { db in
+            try db.query("SELECT \(Self.messageColumns) FROM messages WHERE conversation = ? AND seq = ?", .text(id), .int(seq))
+                .first.flatMap { Self.message($0, at: 0, conversation: id) }
+        }
+    }
+
+    /// Message `seq` of conversation `id` takes `text` (edited at `now`).
+    public func editMessage(_ seq: Int64, in id: String, text: String, now: Int64) throws {
+        try writing { db in
+            _ = try db.run("UPDATE messages SET text = ?, edited_at = ? WHERE conversation = ? AND seq = ?", .text(text), .int(now), .text(id), .int(seq))
+        }
+    }
+
+    /// Message `seq` of conversation `id` is revoked by `user`: what it said is gone; its
+    /// number, sender, type and time stay (a tombstone), so that no client sees a gap.
+    public func revokeMessage(_ seq: Int64, in id: String, by user: String) throws {
+        try writing { db in
+            _ = try db.run(
+                "UPDATE messages SET text = NULL, payload = NULL, fallback = NULL, reply_to = NULL, mentions = NULL, revoked_by = ? WHERE conversation = ? AND seq = ?",
+                .text(user), .text(id), .int(seq))
+        }
     }
 
     /// Up to `limit` messages of conversation `id` after `after`, oldest first.

@@ -93,7 +93,7 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE messages (
             conversation TEXT NOT NULL, seq INTEGER NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL, type TEXT NOT NULL,
             text TEXT, payload TEXT, fallback TEXT, reply_to INTEGER, mentions TEXT, ts INTEGER NOT NULL, client_msg_id TEXT NOT NULL,
-            PRIMARY KEY (conversation, seq));
+            edited_at INTEGER, revoked_by TEXT, PRIMARY KEY (conversation, seq));
         CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
         """,
     ]
@@ -144,7 +144,7 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE messages (
             conversation TEXT COLLATE "C" NOT NULL, seq BIGINT NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL, type TEXT NOT NULL,
             text TEXT, payload TEXT, fallback TEXT, reply_to BIGINT, mentions TEXT, ts BIGINT NOT NULL, client_msg_id TEXT NOT NULL,
-            PRIMARY KEY (conversation, seq));
+            edited_at BIGINT, revoked_by TEXT, PRIMARY KEY (conversation, seq));
         CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
         """,
     ]

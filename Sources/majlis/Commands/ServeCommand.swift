@@ -13,6 +13,7 @@ enum ServeCommand {
                             [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL] [--cluster-secret SECRET]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N] [--max-group-members N]
+                            [--revoke-seconds SECONDS] [--edit-seconds SECONDS]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
@@ -43,7 +44,8 @@ enum ServeCommand {
         store errors an event name and its fields),
         --max-connections-per-address 256 (WebSockets; 32 more of any kind), --max-rooms-per-user 20 (owned, made or handed
         over; server admins: no limit), --max-rooms-per-connection 10 (rooms a user is in at once), --max-group-members 500
-        (a conversation group's members, its owner included), --request-timeout 30
+        (a conversation group's members, its owner included), --revoke-seconds 120 and --edit-seconds 900 (how long after
+        sending a message its sender may revoke it, and edit its text), --request-timeout 30
         (an HTTP request's headers and body; 408 after),
         --history-messages 10000 (per room), --history-days 90.
         Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
@@ -115,6 +117,8 @@ enum ServeCommand {
         config.maxRoomsPerUser = try args.int("max-rooms-per-user", default: 20, range: 1...1_000_000)
         config.maxRoomsPerConnection = try args.int("max-rooms-per-connection", default: 10, range: 1...10_000)
         config.maxGroupMembers = try args.int("max-group-members", default: 500, range: 2...100_000)
+        config.revokeSeconds = try args.int("revoke-seconds", default: 120, range: 0...31_536_000)
+        config.editSeconds = try args.int("edit-seconds", default: 900, range: 0...31_536_000)
         config.requestSeconds = try args.int("request-timeout", default: 30, range: 1...3600)
         config.historyMessages = try args.int("history-messages", default: 10_000, range: 1...100_000_000)
         config.historyDays = try args.int("history-days", default: 90, range: 1...36_500)
