@@ -63,6 +63,8 @@ public struct ServerConfig: Sendable {
     /// Seconds after sending in which a message's sender may revoke it, and edit its text.
     public var revokeSeconds = 120
     public var editSeconds = 900
+    /// Messages one may send to a user who has not written back and shares no group with them.
+    public var strangerMessages = 3
     /// WebRTC offers a connection may send per second, after a burst of `offerBurst`.
     public var offersPerSecond = 1.0
     public var offerBurst = 5

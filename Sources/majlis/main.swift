@@ -10,9 +10,10 @@ let usage = """
       token    print an access token
       admin    drive rooms through the server API (list, end, kick, mute-all, say, webhooks)
       join     join a room as a bot (or with a terminal UI: --tui)
+      message  send, list, sync and follow conversations outside rooms
       probe    measure the network path to a server before joining
       echo-test  speak and hear yourself back through a server
-      bench    run a benchmark (signaling, media, mouth-to-ear, quality, webhooks, cluster, audio)
+      bench    run a benchmark (signaling, media, mouth-to-ear, quality, webhooks, cluster, audio, attacks, messaging)
       netsim   relay UDP through a simulated weak network
       backup   copy the store while the server runs
       migrate  move a data directory's store into PostgreSQL
@@ -42,6 +43,7 @@ do {
     case "token": status = try TokenCommand.run(rest)
     case "admin": status = try AdminCommand.run(rest)
     case "join": status = try JoinCommand.run(rest)
+    case "message": status = try MessageCommand.run(rest)
     case "probe": status = try ProbeCommand.run(rest)
     case "echo-test": status = try EchoTestCommand.run(rest)
     case "bench": status = BenchLauncher.run(rest)

@@ -100,6 +100,14 @@ import Testing
         #expect(Harness.frames(h.advance(by: 10_000)).map(\.op) == ["ping"])
     }
 
+    @Test func helloNamesTheDeviceTheAppGave() {
+        var options = Core.Options()
+        options.device = "iphone-7f3a"
+        var h = Harness(options: options)
+        let hello = Harness.frames(h.run { core, now in core.connect(1, now: now) }).first
+        #expect(hello?.op == "hello" && hello?.args?["device"] == "iphone-7f3a")
+    }
+
     @Test func aRequestThatTimesOutIsSentAgainWithItsRidThenGivenUp() {
         var h = Harness()
         h.connected()

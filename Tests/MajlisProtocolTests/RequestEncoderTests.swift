@@ -70,7 +70,7 @@ import Testing
             if decoded != .request(IncomingRequest(id: Int64(id), op: op, rid: nil, command: .room("r1", command))) { break }
         }
         // Every room op of the protocol was produced.
-        #expect(ops == Set(RequestDecoder.ops.filter { !$0.hasPrefix("conv.") && !$0.hasPrefix("msg.") }).subtracting(["hello", "ping", "session.renew", "bye", "echo.start", "echo.stop", "probe.start", "probe.result", "probe.stop"]))
+        #expect(ops == Set(RequestDecoder.ops.filter { !$0.hasPrefix("conv.") && !$0.hasPrefix("msg.") && !$0.hasPrefix("user.") }).subtracting(["hello", "ping", "session.renew", "bye", "echo.start", "echo.stop", "probe.start", "probe.result", "probe.stop"]))
         // The one command the wire cannot express: a non-atomic change of several steps.
         #expect(RequestEncoder.request(.attributes([.delete(["a"]), .delete(["b"])], force: false, atomic: false), room: "r") == nil)
     }
@@ -85,6 +85,7 @@ import Testing
             .send(.conversation("g-1"), MessageDraft(type: "boat", text: nil, payload: ["n": [1, 2]], fallback: "A boat", clientMsgId: "c2")),
             .sync(conversation: "g-1", after: 7, limit: 50), .read(conversation: "g-1", seq: 9), .typing(conversation: "g-1"),
             .edit(conversation: "g-1", seq: 4, text: "مرحبا"), .revoke(conversation: "g-1", seq: 4),
+            .report(conversation: "g-1", seq: 4, reason: "spam"), .block(user: "omar"), .unblock(user: "omar"), .listBlocks,
         ]
         var ops = Set<String>()
         for (id, command) in commands.enumerated() {
@@ -93,6 +94,6 @@ import Testing
             let frame = RequestEncoder.frame(id: Int64(id), op: op, args: args)
             #expect(RequestDecoder.decode(frame) == .request(IncomingRequest(id: Int64(id), op: op, rid: nil, command: .messaging(command))), "\(command)")
         }
-        #expect(ops == Set(RequestDecoder.ops.filter { $0.hasPrefix("conv.") || $0.hasPrefix("msg.") }))
+        #expect(ops == Set(RequestDecoder.ops.filter { $0.hasPrefix("conv.") || $0.hasPrefix("msg.") || $0.hasPrefix("user.") }))
     }
 }

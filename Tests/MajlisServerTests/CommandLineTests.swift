@@ -290,8 +290,57 @@ import Testing
         #expect(rooms.output.contains("kept") && rooms.output.contains("Kept room"), "\(rooms)")
     }
 
+    /// `majlis message` sends, lists, syncs, makes groups and follows, one JSON object a line;
+    /// a bad invocation fails with one clear line before connecting.
+    @Test func messageSendsListsSyncsAndFollows() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        let base = ["message", "--url", server.url, "--token", server.token("huda"), "--device", "cli"]
+        let sent = try run(base + ["send", "--to", "omar", "--text", "مرحبا", "--client-id", "c1"])
+        let answer = try JSONDecoder().decode(JSONValue.self, from: Data(sent.output.utf8))
+        let conversation = try #require(answer["conversation"]?.stringValue, "\(sent)")
+        #expect(sent.status == 0 && answer["seq"] == 1)
+        #expect(try await omar.event("msg.new")["data"]?["text"] == "مرحبا")
+        let card = try run(base + ["send", "--conversation", conversation, "--type", "invite", "--fallback", "Join my room", "--payload", #"{"room":"salon"}"#])
+        #expect(card.status == 0, "\(card)")
+        let synced = try run(base + ["sync", "--conversation", conversation]).output.split(separator: "\n")
+        #expect(synced.count == 2 && synced[1].contains(#""fallback":"Join my room""#), "\(synced)")
+        let listed = try run(base + ["list"]).output.split(separator: "\n")
+        #expect(listed.count == 1 && listed[0].contains(#""peer":"omar""#), "\(listed)")
+        let group = try run(base + ["create", "--title", "Trip", "--members", "omar"])
+        #expect(group.status == 0 && group.output.contains(#""memberCount":2"#), "\(group)")
+
+        // Following: what comes is printed as it comes.
+        let follower = Process()
+        follower.executableURL = MajlisProcess.executable
+        follower.arguments = ["message", "--url", server.url, "--token", server.token("huda"), "--device", "watch", "follow", "--duration", "60"]
+        let output = Pipe()
+        follower.standardOutput = output
+        try follower.run()
+        defer { follower.terminate() }
+        var printed = ""
+        func readUntil(_ text: String) {
+            while !printed.contains(text) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                printed += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+        readUntil(#"{"following":true}"#)
+        _ = try await omar.request("msg.send", ["conversation": .string(conversation), "text": "أهلا", "clientMsgId": "o1"])
+        readUntil("أهلا")
+        #expect(printed.contains(#""ev":"msg.new""#) && printed.contains("أهلا"), "\(printed)")
+
+        let bad = try run(base + ["send", "--text", "hi"])
+        #expect(bad.status != 0 && bad.error.contains("--to USER or --conversation ID"), "\(bad)")
+        let refused = try run(base + ["send", "--to", "huda", "--text", "me"])
+        #expect(refused.status != 0 && refused.error.contains("bad_request"), "\(refused)")
+        #expect(try run(base + ["dance"]).error.contains("unknown command 'dance'"))
+    }
+
     @Test func everyCommandAnswersDashH() throws {
-        for command in [["serve"], ["token"], ["admin"], ["join"], ["netsim"], ["bench"], ["bench", "media"], ["backup"], []] {
+        for command in [["serve"], ["token"], ["admin"], ["join"], ["message"], ["netsim"], ["bench"], ["bench", "media"], ["backup"], []] {
             let result = try run(command + ["-h"])
             #expect(result.status == 0 && result.output.hasPrefix("usage: majlis"), "\(command): \(result)")
         }

@@ -66,6 +66,20 @@ import Testing
         (.revoke(conversation: "d", seq: 3), Facts(caller: member(.member, kind: .direct), message: message(by: "omar", ago: 1)), .forbidden),
         (.revoke(conversation: "g", seq: 3), Facts(caller: member(.member), message: message(by: "omar", ago: 1, revokedBy: "omar")), nil),
         (.revoke(conversation: "g", seq: 3), Facts(caller: member(.member)), .badRequest),
+        // Direct messages: blocks either way, and a stranger's first three.
+        (.send(.user("omar"), text), Facts(peer: "omar", acquaintance: .init(sent: 2)), nil),
+        (.send(.user("omar"), text), Facts(peer: "omar", acquaintance: .init(sent: 3)), .forbidden),
+        (.send(.user("omar"), text), Facts(peer: "omar", acquaintance: .init(sent: 3, answered: true)), nil),
+        (.send(.user("omar"), text), Facts(peer: "omar", acquaintance: .init(sent: 9, shareGroup: true)), nil),
+        (.send(.user("omar"), text), Facts(peer: "omar", acquaintance: .init(blocks: true, answered: true)), .forbidden),
+        (.send(.conversation("d"), text), Facts(caller: member(.member, kind: .direct), peer: "omar", acquaintance: .init(blocked: true, answered: true)), .forbidden),
+        (.typing(conversation: "d"), Facts(caller: member(.member, kind: .direct), peer: "omar", acquaintance: .init(sent: 7)), nil),
+        (.typing(conversation: "d"), Facts(caller: member(.member, kind: .direct), peer: "omar", acquaintance: .init(blocked: true)), .forbidden),
+        (.report(conversation: "g", seq: 3, reason: ""), Facts(caller: member(.member), message: message(by: "omar", ago: 1)), nil),
+        (.report(conversation: "g", seq: 3, reason: ""), Facts(caller: member(.member)), .badRequest),
+        (.report(conversation: "g", seq: 3, reason: ""), Facts(), .conversationNotFound),
+        (.block(user: "me"), Facts(), .badRequest),
+        (.block(user: "omar"), Facts(), nil),
     ]
 
     @Test func eachCommandIsRefusedOrAllowedAsTheTableSays() {

@@ -75,4 +75,28 @@ import Testing
         try store.deleteConversation("g-a")
         #expect(try store.conversation("g-a", for: "huda") == nil && (try store.messages(in: "g-a", after: 0, limit: 5)).isEmpty)
     }
+
+    @Test(arguments: StoreBackend.allCases) func blocksAndStrangersAreToldApart(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        let direct = "d-pair"
+        _ = try store.post(Self.text("hi", "c1"), in: direct, from: Self.huda, direct: ("huda", "omar"), now: 1)
+        _ = try store.post(Self.text("hi again", "c2"), in: direct, from: Self.huda, now: 2)
+        #expect(try store.acquaintance(of: "huda", with: "omar", direct: direct) == Store.Acquaintance(sent: 2))
+        #expect(try store.peer(in: direct, of: "huda") == "omar")
+        _ = try store.post(Self.text("who is this", "o1"), in: direct, from: Self.omar, now: 3)
+        #expect(try store.acquaintance(of: "huda", with: "omar", direct: direct).answered)
+        #expect(try store.block("huda", by: "omar", now: 4))
+        #expect(!(try store.block("huda", by: "omar", now: 5)))
+        let blocked = try store.acquaintance(of: "huda", with: "omar", direct: direct)
+        #expect(blocked.blocked && !blocked.blocks)
+        #expect(try store.acquaintance(of: "omar", with: "huda", direct: direct).blocks)
+        #expect(try store.blocked(by: "omar") == ["huda"])
+        #expect(try store.unblock("huda", by: "omar"))
+        #expect(try store.blocked(by: "omar").isEmpty)
+        try store.createGroup("g-1", title: "G", owner: "zaid", members: ["huda", "omar"], now: 6)
+        #expect(try store.acquaintance(of: "huda", with: "omar", direct: direct).shareGroup)
+        #expect(try store.peer(in: "g-1", of: "huda") == nil)
+    }
 }

@@ -49,7 +49,10 @@ import Testing
 
     @Test func aRetriedSendPostsOnceAndAnOfflineDeviceCatchesUpInPages() async throws {
         // Faster than the chat rate allows a person: a bot's burst.
-        let server = try TestServer { $0.roomLimits.chatBurst = 100 }
+        let server = try TestServer { config in
+            config.roomLimits.chatBurst = 100
+            config.strangerMessages = 100
+        }
         defer { server.destroy() }
         let huda = try await TestClient.signedIn(server, user: "huda")
         var conversation = ""
@@ -197,6 +200,67 @@ import Testing
         #expect(code(try await huda.request("msg.edit", ["conversation": .string(direct), "seq": 1, "text": "back"])) == "bad_request")
         // Revoking it again changes nothing and is no error.
         #expect(try await huda.request("msg.revoke", ["conversation": .string(direct), "seq": 1])["ok"] == true)
+    }
+
+    /// A stranger writes a few messages and no more until answered (or until they share a
+    /// group); a block stops direct messages both ways until it is lifted.
+    @Test func strangersWriteAFewMessagesAndBlocksStopThemBothWays() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        for index in 1...3 {
+            #expect(try await omar.request("msg.send", ["to": "huda", "text": .string("hello \(index)"), "clientMsgId": .string("c\(index)")])["ok"] == true)
+        }
+        let fourth = try await omar.request("msg.send", ["to": "huda", "text": "hello?", "clientMsgId": "c4"])
+        #expect(code(fourth) == "forbidden" && fourth["error"]?["message"]?.stringValue?.contains("written back") == true)
+        let reply = try await huda.request("msg.send", ["to": "omar", "text": "hi", "clientMsgId": "h1"])
+        let direct = try #require(reply["data"]?["conversation"]?.stringValue)
+        #expect(try await omar.request("msg.send", ["to": "huda", "text": "hello?", "clientMsgId": "c4"])["ok"] == true)
+
+        #expect(try await huda.request("user.block", ["user": "omar"])["ok"] == true)
+        #expect(try await huda.request("user.blocks")["data"]?["users"] == ["omar"])
+        #expect(code(try await omar.request("msg.send", ["conversation": .string(direct), "text": "why", "clientMsgId": "c5"])) == "forbidden")
+        #expect(code(try await omar.request("msg.typing", ["conversation": .string(direct)])) == "forbidden")
+        #expect(code(try await huda.request("msg.send", ["to": "omar", "text": "bye", "clientMsgId": "h2"])) == "forbidden")
+        #expect(code(try await huda.request("user.block", ["user": "huda"])) == "bad_request")
+        #expect(try await huda.request("user.unblock", ["user": "omar"])["ok"] == true)
+        #expect(try await omar.request("msg.send", ["conversation": .string(direct), "text": "friends?", "clientMsgId": "c5"])["ok"] == true)
+
+        // Sharing a group, a user may write first without the stranger's limit.
+        let zaid = try await TestClient.signedIn(server, user: "zaid")
+        _ = try await huda.request("conv.create", ["title": "Book club", "members": ["zaid", "omar"]])
+        for index in 1...4 {
+            #expect(try await zaid.request("msg.send", ["to": "omar", "text": .string("z\(index)"), "clientMsgId": .string("z\(index)")])["ok"] == true)
+        }
+    }
+
+    /// With webhooks for messages, the app's backend hears of each message with the members who
+    /// were offline (to notify by push), and of each report.
+    @Test func theBackendHearsOfMessagesWithWhoWasOfflineAndOfReports() async throws {
+        let secret = TestServer.newSecret()
+        let receiver = try WebhookReceiver(secret: secret)
+        defer { receiver.stop() }
+        let server = try TestServer(secret: secret) { config in
+            config.webhooks.endpoints = [receiver.url]
+            config.webhooks.includeMessages = true
+        }
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        let zaid = try await TestClient.signedIn(server, user: "zaid")
+        let made = try await huda.request("conv.create", ["title": "Trip", "members": ["zaid", "omar"]])
+        let group = try #require(made["data"]?["conversation"]?["id"]?.stringValue)
+        _ = try await huda.request("msg.send", ["conversation": .string(group), "text": "tickets booked", "clientMsgId": "c1"])
+        _ = try await zaid.request("msg.report", ["conversation": .string(group), "seq": 1, "reason": "spam"])
+        #expect(await eventually { receiver.posts.count >= 2 })
+        let posts = receiver.posts.map(\.body)
+        let created = try #require(posts.first { $0["type"] == "message.created" })
+        #expect(created["conversation"]?.stringValue == group && created["room"] == nil && created["seq"] == 1)
+        #expect(created["data"]?["message"]?["text"] == "tickets booked" && created["data"]?["offline"] == ["omar"])
+        let reported = try #require(posts.first { $0["type"] == "message.reported" })
+        #expect(reported["data"]?["by"] == "zaid" && reported["data"]?["reason"] == "spam" && reported["data"]?["message"]?["seq"] == 1 && reported["seq"] == 2)
+        #expect(receiver.posts.allSatisfy { $0.signatureValid })
+        #expect(code(try await zaid.request("msg.report", ["conversation": .string(group), "seq": 5])) == "bad_request")
     }
 
     @Test func mutedAndPinnedFollowTheUserToItsOtherDevices() async throws {

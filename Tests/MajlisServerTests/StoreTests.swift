@@ -212,6 +212,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         try source.commit(room: "r", effects: [.saveAttributes(set: mood, deleted: [])], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
         try source.createGroup("g", title: "أصدقاء", owner: "o", members: [], now: 5)
         let card = MessageDraft(type: "invite", text: nil, payload: ["room": "r"], fallback: "Join my room", replyTo: nil, mentions: ["o"], clientMsgId: "m1")
+        try source.block("x", by: "o", now: 7)
         guard case .posted(let posted) = try source.post(card, in: "g", from: UserRef(id: "o", name: "O"), now: 6) else {
             Issue.record("the card was not posted")
             return
@@ -220,7 +221,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let database = try await StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
-        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
         #expect(throws: (any Error).self) { try source.copy(to: target) }
         let back = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
@@ -233,6 +234,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             #expect(try store.rememberedReply(user: "o", rid: "x", since: 0) == reply)
             #expect(try store.messages(in: "g", after: 0, limit: 5) == [posted])
             #expect(try store.conversation("g", for: "o")?.title == "أصدقاء")
+            #expect(try store.blocked(by: "o") == ["x"])
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)
             let records = try store.webhookRecords(state: nil, room: "r", after: nil, limit: 10)
             #expect(records.map(\.seq) == [1, 2] && records.map(\.cursor) == [1, 2], "\(records)")

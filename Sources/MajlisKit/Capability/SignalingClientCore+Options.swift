@@ -16,6 +16,11 @@ extension SignalingClientCore {
         /// certificate authorities vouch for (a development server's self-signed one). Any other
         /// certificate, or one for another host, fails the connection before the token is sent.
         public var trustedCertificate: String?
+        /// The app's own id for this device or install (1 to 64 of `A-Z a-z 0-9 _ . @ -`, the
+        /// same across launches): the user's connections on other devices then stay open beside
+        /// this one, and each gets the user's messages. Nil: any newer connection of the user
+        /// replaces this one.
+        public var device: String?
         public init() {}
     }
 

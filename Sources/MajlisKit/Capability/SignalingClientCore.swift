@@ -304,6 +304,7 @@ public struct SignalingClientCore: Sendable {
         var args: [String: JSONValue] = ["token": .string(token)]
         // A session of another node is not resumed there: it answers with a new one.
         if let resume = session?.session { args["resume"] = .string(resume) }
+        if let device = options.device { args["device"] = .string(device) }
         if let client = try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(options.client)) { args["client"] = client }
         out.append(.open(connections, url: url))
         out.append(.send(connections, RequestEncoder.frame(id: nextId, op: "hello", args: args)))

@@ -31,15 +31,22 @@ public enum MessagingCommand: Sendable, Equatable {
     case edit(conversation: String, seq: Int64, text: String)
     /// `msg.revoke`: the sender (within a limit) or a group's owner or admin takes a message back.
     case revoke(conversation: String, seq: Int64)
+    /// `msg.report`: a member tells the app's backend (by webhook) of a message, and why.
+    case report(conversation: String, seq: Int64, reason: String)
+    /// `user.block`, `user.unblock`: no direct messages either way between the caller and `user`.
+    case block(user: String)
+    case unblock(user: String)
+    /// `user.blocks`: the users the caller blocks.
+    case listBlocks
 
     /// The conversation the command is about, when it names one.
     public var conversation: String? {
         switch self {
-        case .createGroup, .list: return nil
+        case .createGroup, .list, .block, .unblock, .listBlocks: return nil
         case .send(.user, _): return nil
         case .send(.conversation(let id), _): return id
         case .get(let id), .invite(let id, _), .remove(let id, _), .leave(let id), .rename(let id, _), .setRole(let id, _, _), .settings(let id, _, _),
-            .sync(let id, _, _), .read(let id, _), .typing(let id), .edit(let id, _, _), .revoke(let id, _):
+            .sync(let id, _, _), .read(let id, _), .typing(let id), .edit(let id, _, _), .revoke(let id, _), .report(let id, _, _):
             return id
         }
     }

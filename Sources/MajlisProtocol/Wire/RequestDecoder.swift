@@ -252,6 +252,14 @@ public enum RequestDecoder {
             .read(conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 0...Int.max)))
         },
         "msg.typing": messaging { args throws(ProtocolError) in .typing(conversation: try args.identifier("conversation")) },
+        "msg.report": messaging { args throws(ProtocolError) in
+            .report(
+                conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 1...Int.max)),
+                reason: try args.optionalString("reason", maxLength: 500) ?? "")
+        },
+        "user.block": messaging { args throws(ProtocolError) in .block(user: try args.identifier("user")) },
+        "user.unblock": messaging { args throws(ProtocolError) in .unblock(user: try args.identifier("user")) },
+        "user.blocks": messaging { _ in .listBlocks },
         "msg.edit": messaging { args throws(ProtocolError) in
             let text = try args.string("text", maxLength: Limits.messageText)
             guard !text.isEmpty else { throw ProtocolError(.badRequest, "args.text must not be empty") }

@@ -59,6 +59,17 @@ extension RequestEncoder {
         case .revoke(_, let seq):
             put("seq", .int(seq))
             return ("msg.revoke", args)
+        case .report(_, let seq, let reason):
+            put("seq", .int(seq))
+            put("reason", .string(reason))
+            return ("msg.report", args)
+        case .block(let user):
+            put("user", .string(user))
+            return ("user.block", args)
+        case .unblock(let user):
+            put("user", .string(user))
+            return ("user.unblock", args)
+        case .listBlocks: return ("user.blocks", args)
         }
     }
 }

@@ -17,6 +17,9 @@ struct ConversationRules: Sendable {
     var revokeWindow: Int64 = 120_000
     /// How long after sending its sender may edit a text message (ms; `--edit-seconds`).
     var editWindow: Int64 = 900_000
+    /// Messages a user may send to someone who has not written back and shares no group with
+    /// them (`--stranger-messages`): a stranger's first few, and no more until an answer.
+    var strangerMessages = 3
 
     /// What the caller's command needs to know about the conversation it names.
     struct Facts: Sendable {
@@ -29,6 +32,10 @@ struct ConversationRules: Sendable {
         var newcomers = 0
         /// The message the command names (`msg.edit`, `msg.revoke`).
         var message: ConversationMessage?
+        /// For a direct conversation's `msg.send` and `msg.typing`: its other user, and what
+        /// stands between the two.
+        var peer: String?
+        var acquaintance: Store.Acquaintance?
     }
 
     /// The id of the direct conversation between `a` and `b` (either order): the same on every
@@ -48,15 +55,24 @@ struct ConversationRules: Sendable {
         case .list:
             return nil
         case .send(.user(let user), _):
-            return user == caller ? ProtocolError(.badRequest, "a message goes to another user") : nil
+            return user == caller ? ProtocolError(.badRequest, "a message goes to another user") : between(facts, sending: true)
         case .send(.conversation(let id), let draft):
             guard let membership = facts.caller else { return notFound(id) }
             if let reply = draft.replyTo, reply > membership.lastSeq {
                 return ProtocolError(.badRequest, "args.replyTo: conversation \(id) has no message \(reply)")
             }
-            return nil
-        case .get(let id), .sync(let id, _, _), .read(let id, _), .typing(let id), .settings(let id, _, _):
+            return between(facts, sending: true)
+        case .typing(let id):
+            return facts.caller == nil ? notFound(id) : between(facts, sending: false)
+        case .get(let id), .sync(let id, _, _), .read(let id, _), .settings(let id, _, _):
             return facts.caller == nil ? notFound(id) : nil
+        case .report(let id, let seq, _):
+            guard facts.caller != nil else { return notFound(id) }
+            return facts.message == nil ? ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") : nil
+        case .block(let user), .unblock(let user):
+            return user == caller ? ProtocolError(.badRequest, "args.user: one does not block oneself") : nil
+        case .listBlocks:
+            return nil
         case .invite(let id, _):
             if let refusal = groupOnly(id, facts, "invite") { return refusal }
             guard facts.caller?.role.isModerator == true else { return ProtocolError(.forbidden, "only the group's owner and admins invite") }
@@ -106,6 +122,19 @@ struct ConversationRules: Sendable {
             guard let target = facts.target else { return ProtocolError(.badRequest, "\(user) is not a member of conversation \(id)") }
             return target.role == .owner ? ProtocolError(.badRequest, "the owner's role is owner") : nil
         }
+    }
+
+    /// What a block, or the other user's silence, refuses of a direct conversation's message or
+    /// typing (nil in a group: blocks keep direct conversations apart only).
+    private func between(_ facts: Facts, sending: Bool) -> ProtocolError? {
+        guard let peer = facts.peer, let acquaintance = facts.acquaintance else { return nil }
+        if acquaintance.blocks { return ProtocolError(.forbidden, "you block \(peer): unblock them to write to them") }
+        if acquaintance.blocked { return ProtocolError(.forbidden, "\(peer) does not take your messages") }
+        if sending, !acquaintance.answered, !acquaintance.shareGroup, acquaintance.sent >= strangerMessages {
+            return ProtocolError(
+                .forbidden, "\(peer) has not written back yet: at most \(strangerMessages) messages to someone who has not, and shares no group with you")
+        }
+        return nil
     }
 
     /// Refuses a group's op on a conversation the caller is not in, or on a direct one.

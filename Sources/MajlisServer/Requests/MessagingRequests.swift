@@ -75,20 +75,36 @@ final class MessagingRequests: Sendable {
         return result
     }
 
-    private func carryOut(_ command: MessagingCommand, caller: Caller, now: Int64) throws -> Outcome {
+    /// What the rules need to know of the store to judge `command`.
+    private func facts(_ command: MessagingCommand, caller: Caller) throws -> ConversationRules.Facts {
         let store = context.store
         var facts = ConversationRules.Facts()
         if let id = command.conversation {
             facts.caller = try store.membership(id, user: caller.id)
             switch command {
             case .remove(_, let user), .setRole(_, let user, _): facts.target = try store.membership(id, user: user)
-            case .edit(_, let seq, _), .revoke(_, let seq): facts.message = try store.message(seq, in: id)
+            case .edit(_, let seq, _), .revoke(_, let seq), .report(_, let seq, _): facts.message = try store.message(seq, in: id)
             case .invite(_, let users):
                 facts.members = try store.memberCount(of: id)
                 facts.newcomers = try users.filter { try store.membership(id, user: $0) == nil }.count
+            case .send, .typing:
+                if facts.caller?.kind == .direct, let peer = try store.peer(in: id, of: caller.id) {
+                    facts.peer = peer
+                    facts.acquaintance = try store.acquaintance(of: caller.id, with: peer, direct: id)
+                }
             default: break
             }
         }
+        if case .send(.user(let user), _) = command, user != caller.id {
+            facts.peer = user
+            facts.acquaintance = try store.acquaintance(of: caller.id, with: user, direct: ConversationRules.directId(caller.id, user))
+        }
+        return facts
+    }
+
+    private func carryOut(_ command: MessagingCommand, caller: Caller, now: Int64) throws -> Outcome {
+        let store = context.store
+        let facts = try facts(command, caller: caller)
         if let refusal = rules.refusal(command, by: caller.id, facts: facts, now: now) { throw refusal }
         switch command {
         case .createGroup(let title, let members):
@@ -157,6 +173,24 @@ final class MessagingRequests: Sendable {
             }
             let event = ServerEvent.messageRead(conversation: id, user: caller.id, seq: mark)
             return Outcome(data: WireEncoder.encode(["readSeq": mark]), events: [Delivery(users: try audience(id, kind: facts.caller?.kind, caller: caller.id), event: event)])
+        case .report(let id, _, let reason):
+            guard let message = facts.message else { return Outcome(data: WireEncoder.encode(EmptyData())) }
+            let data: JSONValue = ["message": Self.json(message), "by": .string(caller.id), "reason": .string(reason)]
+            if context.webhookEndpoints.isEmpty {
+                context.logger.log(
+                    .warning, "\(caller.id) reported message \(message.seq) of \(id), and no webhook takes reports", event: "message.reported",
+                    fields: ["conversation": id, "seq": String(message.seq), "by": caller.id])
+            }
+            try store.enqueueWebhooks([WebhookEvent(type: "message.reported", conversation: id, time: now, data: data)], endpoints: context.webhookEndpoints)
+            return Outcome(data: WireEncoder.encode(EmptyData()))
+        case .block(let user):
+            try store.block(user, by: caller.id, now: now)
+            return Outcome(data: WireEncoder.encode(EmptyData()))
+        case .unblock(let user):
+            try store.unblock(user, by: caller.id)
+            return Outcome(data: WireEncoder.encode(EmptyData()))
+        case .listBlocks:
+            return Outcome(data: WireEncoder.encode(["users": try store.blocked(by: caller.id)]))
         case .edit(let id, let seq, let text):
             try store.editMessage(seq, in: id, text: text, now: now)
             return try updated(seq, in: id)
@@ -194,7 +228,20 @@ final class MessagingRequests: Sendable {
             var ts: Int64
             var duplicate: Bool?
         }
-        switch try context.store.post(draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now) {
+        // The members no session of theirs hears the message on (on this node), for the app's
+        // push notifications.
+        var webhook: (ConversationMessage) -> WebhookEvent? = { _ in nil }
+        if context.config.webhooks.includeMessages, !context.webhookEndpoints.isEmpty {
+            let members = try direct.map { [$0.a, $0.b] } ?? context.store.memberIds(of: id)
+            let online = Set(context.presence.sessions(of: members).compactMap(\.userId))
+            let offline = members.filter { $0 != caller.id && !online.contains($0) }
+            webhook = { message in
+                WebhookEvent(type: "message.created", conversation: id, time: now, data: ["message": Self.json(message), "offline": .array(offline.map(JSONValue.string))])
+            }
+        }
+        let posting = try context.store.post(
+            draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now, webhook: webhook, endpoints: context.webhookEndpoints)
+        switch posting {
         case .notMember:
             throw ProtocolError(.conversationNotFound, "no conversation \(id) of yours")
         case .duplicate(let message):
@@ -236,6 +283,11 @@ final class MessagingRequests: Sendable {
     private func audience(_ id: String, kind: ConversationKind?, caller: String) throws -> [String] {
         let members = try context.store.memberIds(of: id)
         return rules.toEveryone(kind ?? .group, members: members.count) ? members : [caller]
+    }
+
+    /// A message as a webhook's data carries it.
+    static func json(_ message: ConversationMessage) -> JSONValue {
+        (try? JSONParser().parse(WireEncoder.encode(message))) ?? .null
     }
 
     private func summary(_ id: String, for user: String) throws -> ConversationSummary {

@@ -68,7 +68,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             context: context,
             rules: ConversationRules(
                 groupSize: config.maxGroupMembers, revokeWindow: Duration.seconds(config.revokeSeconds).milliseconds,
-                editWindow: Duration.seconds(config.editSeconds).milliseconds))
+                editWindow: Duration.seconds(config.editSeconds).milliseconds, strangerMessages: config.strangerMessages))
     }
 
     /// The services, in the order they start (see `ServiceGroup`).

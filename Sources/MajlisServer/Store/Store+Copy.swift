@@ -17,6 +17,7 @@ extension Store {
         ("conversations", "id, kind, title, owner, created_at, last_seq, last_ts"),
         ("conversation_members", #"conversation, "user", role, joined_at, read_seq, muted, pinned"#),
         ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"),
+        ("blocks", #""user", blocked, at"#),
     ]
 
     /// Copies everything this store holds into `target`, which must hold nothing yet, in one

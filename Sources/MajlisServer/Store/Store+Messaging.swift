@@ -219,14 +219,22 @@ extension Store {
     /// Stores `draft` from `sender` in conversation `id` (the direct conversation `direct` names
     /// is made first when it does not exist): the next `seq`, read by its sender. A
     /// `clientMsgId` the sender used in the conversation before gets the message it became.
+    /// `webhook` makes the event the message causes (written in the same transaction, for `endpoints`).
     public func post(
-        _ draft: MessageDraft, in id: String, from sender: UserRef, direct: (a: String, b: String)? = nil, now: Int64
+        _ draft: MessageDraft, in id: String, from sender: UserRef, direct: (a: String, b: String)? = nil, now: Int64,
+        webhook: (ConversationMessage) -> WebhookEvent? = { _ in nil }, endpoints: [String] = []
     ) throws -> Posting {
         // Two nodes posting one `clientMsgId` at once: the second's insert finds the first's
         // row and its transaction is undone; tried again, it finds the message.
         for attempt in 0..<2 {
             do {
-                return try writing { db in try db.transaction { try Self.post(draft, in: id, from: sender, direct: direct, now: now, in: db) } }
+                return try writing { db in
+                    try db.transaction {
+                        let posting = try Self.post(draft, in: id, from: sender, direct: direct, now: now, in: db)
+                        if case .posted(let message) = posting, let event = webhook(message) { try Self.insert([event], endpoints: endpoints, in: db) }
+                        return posting
+                    }
+                }
             } catch is StoredMeanwhile where attempt == 0 {
                 continue
             }

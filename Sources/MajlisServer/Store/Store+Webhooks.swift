@@ -73,6 +73,11 @@ extension Store {
         }
     }
 
+    /// Writes `events` for `endpoints` on their own (events no other change carries, like a report).
+    public func enqueueWebhooks(_ events: [WebhookEvent], endpoints: [String]) throws {
+        try writing { db in try db.transaction { try Self.insert(events, endpoints: endpoints, in: db) } }
+    }
+
     static func insert(_ events: [WebhookEvent], endpoints: [String], in db: any SQLDatabase) throws {
         guard !endpoints.isEmpty else { return }
         for event in events {

@@ -95,6 +95,7 @@ public final class Store: @unchecked Sendable {
             text TEXT, payload TEXT, fallback TEXT, reply_to INTEGER, mentions TEXT, ts INTEGER NOT NULL, client_msg_id TEXT NOT NULL,
             edited_at INTEGER, revoked_by TEXT, PRIMARY KEY (conversation, seq));
         CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
+        CREATE TABLE blocks ("user" TEXT NOT NULL, blocked TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY ("user", blocked));
         """,
     ]
 
@@ -146,6 +147,7 @@ public final class Store: @unchecked Sendable {
             text TEXT, payload TEXT, fallback TEXT, reply_to BIGINT, mentions TEXT, ts BIGINT NOT NULL, client_msg_id TEXT NOT NULL,
             edited_at BIGINT, revoked_by TEXT, PRIMARY KEY (conversation, seq));
         CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
+        CREATE TABLE blocks ("user" TEXT COLLATE "C" NOT NULL, blocked TEXT COLLATE "C" NOT NULL, at BIGINT NOT NULL, PRIMARY KEY ("user", blocked));
         """,
     ]
 

@@ -10,6 +10,9 @@ public struct WebhookSettings: Sendable, Equatable {
     public var timeout = 10.0
     /// Whether chat messages are posted too (`chat.message`).
     public var includeChat = false
+    /// Whether conversations' messages are posted too (`message.created`, with the members who
+    /// were offline, for push notifications).
+    public var includeMessages = false
     /// The first retry comes after about this long (ms); each later one waits twice as long, up
     /// to `longestRetry`.
     public var firstRetry: Int64 = 1_000

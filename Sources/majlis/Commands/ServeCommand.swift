@@ -13,11 +13,11 @@ enum ServeCommand {
                             [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL] [--cluster-secret SECRET]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N] [--max-group-members N]
-                            [--revoke-seconds SECONDS] [--edit-seconds SECONDS]
+                            [--revoke-seconds SECONDS] [--edit-seconds SECONDS] [--stranger-messages N]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
-                            [--webhook-timeout SECONDS] [--webhook-chat] [--media-realtime] [--config FILE]
+                            [--webhook-timeout SECONDS] [--webhook-chat] [--webhook-messages] [--media-realtime] [--config FILE]
         Runs signaling (ws://HOST:PORT/v1/signal), the server API for the app's backend (/v1/rooms, described
         at /v1/openapi.yaml), the web app (http://HOST:PORT/, built into
         the binary; --web DIR serves a folder of it instead, as its files are, for working on it), GET /healthz, GET /metrics and the store (SQLite and the
@@ -34,7 +34,8 @@ enum ServeCommand {
         --webhook posts every room event (docs/webhooks.md) to each URL, signed with --webhook-key's secret
         (default: the first key), in order per room, retried with backoff for --webhook-retention seconds
         (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
-        --webhook-chat adds chat messages.
+        --webhook-chat adds chat messages; --webhook-messages adds conversations' messages (message.created, with the
+        members who were offline, for push notifications). Reported messages (message.reported) are always posted.
         --media-realtime: the thread that forwards voice runs at real-time priority where the process may (root,
         CAP_SYS_NICE, or RLIMIT_RTPRIO of 10 or more), and as an ordinary thread while it takes over half a core;
         /healthz says which (media.realtime).
@@ -45,7 +46,8 @@ enum ServeCommand {
         --max-connections-per-address 256 (WebSockets; 32 more of any kind), --max-rooms-per-user 20 (owned, made or handed
         over; server admins: no limit), --max-rooms-per-connection 10 (rooms a user is in at once), --max-group-members 500
         (a conversation group's members, its owner included), --revoke-seconds 120 and --edit-seconds 900 (how long after
-        sending a message its sender may revoke it, and edit its text), --request-timeout 30
+        sending a message its sender may revoke it, and edit its text), --stranger-messages 3 (messages one may send to a
+        user who has not written back and shares no group with them; 0: none), --request-timeout 30
         (an HTTP request's headers and body; 408 after),
         --history-messages 10000 (per room), --history-days 90.
         Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
@@ -60,7 +62,7 @@ enum ServeCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        var args = try Arguments(arguments, switches: ["webhook-chat", "media-realtime"])
+        var args = try Arguments(arguments, switches: ["webhook-chat", "webhook-messages", "media-realtime"])
         if args.wantsHelp {
             say(help)
             return 0
@@ -119,6 +121,7 @@ enum ServeCommand {
         config.maxGroupMembers = try args.int("max-group-members", default: 500, range: 2...100_000)
         config.revokeSeconds = try args.int("revoke-seconds", default: 120, range: 0...31_536_000)
         config.editSeconds = try args.int("edit-seconds", default: 900, range: 0...31_536_000)
+        config.strangerMessages = try args.int("stranger-messages", default: 3, range: 0...1_000_000)
         config.requestSeconds = try args.int("request-timeout", default: 30, range: 1...3600)
         config.historyMessages = try args.int("history-messages", default: 10_000, range: 1...100_000_000)
         config.historyDays = try args.int("history-days", default: 90, range: 1...36_500)
@@ -140,6 +143,7 @@ enum ServeCommand {
         config.webhooks.retention = try args.int("webhook-retention", default: 86_400, range: 1...(365 * 86_400))
         config.webhooks.timeout = Double(try args.int("webhook-timeout", default: 10, range: 1...600))
         config.webhooks.includeChat = args.flag("webhook-chat")
+        config.webhooks.includeMessages = args.flag("webhook-messages")
         config.mediaRealtime = args.flag("media-realtime")
         try args.rejectPositional("serve")
         if let web = config.webDirectory, !FileManager.default.fileExists(atPath: (web as NSString).appendingPathComponent("index.html")) {
