@@ -43,4 +43,51 @@ import Testing
         _ = try await hudaPhone.event("msg.new") { $0["data"]?["text"] == "real" }
         #expect(!hudaPhone.pendingEvents.contains { $0["data"]?["text"] == "forged" })
     }
+
+    /// A node killed (SIGKILL) while a member sends: every message it acknowledged is kept, and
+    /// the member, sending again through another node what was not acknowledged (same client
+    /// ids), posts nothing twice.
+    @Test func aNodeKilledMidSendLosesNoAcknowledgedMessageAndPostsNoneTwice() async throws {
+        let shared = try await ClusterTests.sharedStore()
+        let survivor = try ClusterTests.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer { survivor.destroy() }
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<3 {
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let node = try ClusterTests.process("node-a\(round)", shared, data: data)
+            defer { node.terminate() }
+            let omar = try await TestClient.signedIn(survivor, user: "omar")
+            let made = try await omar.request("conv.create", ["title": .string("Crash \(round)"), "members": ["huda"]])
+            let group = try #require(made["data"]?["conversation"]?["id"]?.stringValue)
+            let huda = try await TestClient.connect(node.url)
+            _ = try await huda.request("hello", ["token": .string(survivor.token("huda"))])
+            let ids = (0..<10).map { "r\(round)-m\($0)" }
+            let sender = Task { () -> [String] in
+                var acknowledged: [String] = []
+                for id in ids {
+                    guard let answer = try? await huda.request("msg.send", ["conversation": .string(group), "text": .string(id), "clientMsgId": .string(id)]),
+                        answer["ok"] == true
+                    else { break }
+                    acknowledged.append(id)
+                    try? await Task.sleep(for: .milliseconds(30))
+                }
+                return acknowledged
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
+            node.kill()
+            let acknowledged = await sender.value
+            // Back through the other node: what was not acknowledged is sent again, as a client does.
+            let again = try await TestClient.signedIn(survivor, user: "huda")
+            for id in ids where !acknowledged.contains(id) {
+                let answer = try await again.request("msg.send", ["conversation": .string(group), "text": .string(id), "clientMsgId": .string(id)])
+                #expect(answer["ok"] == true, "\(answer)")
+            }
+            let synced = try await omar.request("msg.sync", ["conversation": .string(group), "limit": 50])
+            let stored = synced["data"]?["messages"]?.arrayValue?.compactMap { $0["clientMsgId"]?.stringValue } ?? []
+            #expect(stored == ids, "round \(round): \(acknowledged.count) acknowledged before the kill; stored \(stored)")
+            let seqs = synced["data"]?["messages"]?.arrayValue?.compactMap { $0["seq"]?.intValue } ?? []
+            #expect(seqs == Array(1...10), "\(seqs)")
+        }
+    }
 }
