@@ -31,6 +31,27 @@ import Testing
         }
     }
 
+    /// "Conversations" (compiled; it needs a server to run).
+    static func conversations(url: String, installID: String, groupId: String) async throws {
+        var options = LiveSignalingClient.Options()
+        options.device = installID
+        let signaling = LiveSignalingClient(url: url, token: token, options: options)
+        _ = try await signaling.connect()
+        let messenger = Messenger(signaling: signaling)
+        try await messenger.start()               // lists the conversations and syncs each
+        for await state in await messenger.states() {
+            // state.ordered: the list (pinned first, newest first), state.unread: the badge,
+            // state.messages[id]: a conversation's messages without gaps, state.pending: what is
+            // being sent, state.typing(in: id, now:): who types
+            _ = state
+        }
+        try await messenger.send(text: "See you tonight", to: .user("omar"))
+        try await messenger.send(MessageDraft(type: "room_invite", text: nil, payload: ["room": "salon"],
+                                              fallback: "Join my room: salon", clientMsgId: UUID().uuidString),
+                                 to: .conversation(groupId))
+        try await messenger.markRead(groupId)
+    }
+
     /// "Joining a room" (compiled; it needs a server to run).
     static func joiningARoom() async throws {
         let signaling = LiveSignalingClient(url: "ws://127.0.0.1:7880/v1/signal", token: token)
