@@ -160,6 +160,30 @@ struct RoomLeasesTests {
         #expect(a.held == 1)
     }
 
+    /// A node wakes after the node that took its room stalled past that lease too (the bus has
+    /// no lease for the room): its renewal, which wrote its own lease again, finds its fence old
+    /// and gives the lease back, so the room stays with the node that took it.
+    @Test func aNodeThatWakesToALostRoomLeavesItsLeaseToTheRoomsNewNode() throws {
+        let cluster = try Cluster()
+        let a = cluster.node("a")
+        let b = cluster.node("b")
+        _ = try a.acquire("hall")
+        _ = try a.acquire("garden")
+        cluster.clock.advance(by: .seconds(3))
+        _ = try b.acquire("hall")
+        _ = try b.acquire("garden")
+        // b stalls past both leases; a wakes: its renewal loses the hall, its check the garden.
+        cluster.clock.advance(by: .seconds(3))
+        a.renewAll()
+        #expect(a.confirm("garden")?.code == .conflict)
+        #expect(a.held == 0 && cluster.lost.withLock { $0["a"] }.map(Set.init) == ["hall", "garden"])
+        #expect(try cluster.bus.holder(of: "hall") == nil && cluster.bus.holder(of: "garden") == nil)
+        // b wakes and keeps both.
+        b.renewAll()
+        #expect(b.held == 2 && cluster.lost.withLock { $0["b"] } == nil)
+        #expect(try cluster.bus.holder(of: "hall") == "b i-b" && cluster.bus.holder(of: "garden") == "b i-b")
+    }
+
     /// A busy node sends a member's new room to an idle node that reports: the room is kept for
     /// it, every node asked meanwhile names it, and it opens there. An operator's call opens a
     /// room where it is made.

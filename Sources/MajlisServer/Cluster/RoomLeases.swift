@@ -225,7 +225,7 @@ public final class RoomLeases: Sendable {
                 return refusal(id, node: String(other.split(separator: " ").first ?? ""), opening: false)
             }
             if case .taken = answer, !fenceIsNewest(id, lease.fence) {
-                lose(id, reason: "another node held it meanwhile")
+                lose(id, reason: "another node held it meanwhile", retaken: true)
                 return ProtocolError(.conflict, "room \(id) is no longer hosted on this node: join it again")
             }
             leases.withLock { if $0[id] != nil { $0[id]?.confirmed = now } }
@@ -255,7 +255,7 @@ public final class RoomLeases: Sendable {
                 if unreachable.exchange(false, ordering: .relaxed) { logger.info("cluster: room leases are renewed again") }
                 switch answer {
                 case .heldBy: lose(room, reason: "its lease is held by another node")
-                case .taken where !fenceIsNewest(room, lease.fence): lose(room, reason: "another node held it meanwhile")
+                case .taken where !fenceIsNewest(room, lease.fence): lose(room, reason: "another node held it meanwhile", retaken: true)
                 default: leases.withLock { if $0[room] != nil { $0[room]?.confirmed = asked } }
                 }
             } catch {
@@ -272,8 +272,13 @@ public final class RoomLeases: Sendable {
         }
     }
 
-    private func lose(_ id: String, reason: String) {
+    /// Stops holding room `id`. `retaken`: the renewal that found it lost wrote this node's lease
+    /// again (the bus had none: the node that took the room meanwhile let go of it, or stalled
+    /// past its own lease), so it is given back at once; kept, it would take the room from that
+    /// node at its next renewal while this one serves it no more.
+    private func lose(_ id: String, reason: String, retaken: Bool = false) {
         guard leases.withLock({ $0.removeValue(forKey: id) }) != nil else { return }
+        if retaken { try? bus.release(room: id, holder: holder) }
         counted.withLock { $0.lost += 1 }
         logger.log(.warning, "room \(id): this node no longer hosts it: \(reason)", event: "room.lost", fields: ["room": id])
         lost.withLock { $0 }?(id)
