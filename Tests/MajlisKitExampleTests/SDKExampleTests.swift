@@ -50,6 +50,8 @@ import Testing
                                               fallback: "Join my room: salon", clientMsgId: UUID().uuidString),
                                  to: .conversation(groupId))
         try await messenger.markRead(groupId)
+        let found = try await messenger.search("salon")   // newest first; found.next: the next page
+        _ = found
     }
 
     /// "Joining a room" (compiled; it needs a server to run).

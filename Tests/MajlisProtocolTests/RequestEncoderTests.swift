@@ -85,7 +85,8 @@ import Testing
             .send(.conversation("g-1"), MessageDraft(type: "boat", text: nil, payload: ["n": [1, 2]], fallback: "A boat", clientMsgId: "c2")),
             .sync(conversation: "g-1", after: 7, limit: 50), .read(conversation: "g-1", seq: 9), .typing(conversation: "g-1"),
             .edit(conversation: "g-1", seq: 4, text: "مرحبا"), .revoke(conversation: "g-1", seq: 4),
-            .report(conversation: "g-1", seq: 4, reason: "spam"), .block(user: "omar"), .unblock(user: "omar"), .listBlocks,
+            .report(conversation: "g-1", seq: 4, reason: "spam"), .search(query: "東京 اجتماع", conversation: nil, cursor: nil, limit: 20),
+            .search(query: "hi", conversation: "g-1", cursor: "5.2.g-1", limit: 3), .block(user: "omar"), .unblock(user: "omar"), .listBlocks,
         ]
         var ops = Set<String>()
         for (id, command) in commands.enumerated() {

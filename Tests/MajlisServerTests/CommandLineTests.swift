@@ -290,7 +290,7 @@ import Testing
         #expect(rooms.output.contains("kept") && rooms.output.contains("Kept room"), "\(rooms)")
     }
 
-    /// `majlis message` sends, lists, syncs, makes groups and follows, one JSON object a line;
+    /// `majlis message` sends, lists, syncs, searches, makes groups and follows, one JSON object a line;
     /// a bad invocation fails with one clear line before connecting.
     @Test func messageSendsListsSyncsAndFollows() async throws {
         let server = try TestServer()
@@ -308,6 +308,8 @@ import Testing
         #expect(synced.count == 2 && synced[1].contains(#""fallback":"Join my room""#), "\(synced)")
         let listed = try run(base + ["list"]).output.split(separator: "\n")
         #expect(listed.count == 1 && listed[0].contains(#""peer":"omar""#), "\(listed)")
+        let found = try run(base + ["search", "--query", "room"]).output.split(separator: "\n")
+        #expect(found.count == 1 && found[0].contains(#""seq":2"#), "\(found)")
         let group = try run(base + ["create", "--title", "Trip", "--members", "omar"])
         #expect(group.status == 0 && group.output.contains(#""memberCount":2"#), "\(group)")
 

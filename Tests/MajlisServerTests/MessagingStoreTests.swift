@@ -76,6 +76,59 @@ import Testing
         #expect(try store.conversation("g-a", for: "huda") == nil && (try store.messages(in: "g-a", after: 0, limit: 5)).isEmpty)
     }
 
+    /// Search finds a member's messages by the words people type, in Arabic, Chinese, Japanese
+    /// and English, in their own conversations only; an edit is found by its new words, a
+    /// revoked message no more; a copy into another store (another kind of index) finds the same.
+    @Test(arguments: StoreBackend.allCases) func messagesAreFoundByTheirWords(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        try store.createGroup("g-a", title: "A", owner: "huda", members: ["omar"], now: 1)
+        try store.createGroup("g-b", title: "B", owner: "omar", members: ["sara"], now: 1)
+        let texts = [
+            "g-a": ["مرحبا، أين الكتابُ؟", "我们明天在北京见面", "東京タワーで会いましょう", "The Café opens at nine", "Hello there"],
+            "g-b": ["hello from the other group"],
+        ]
+        for (id, messages) in texts.sorted(by: { $0.key < $1.key }) {
+            for (index, text) in messages.enumerated() {
+                _ = try store.post(Self.text(text, "\(id)-\(index)"), in: id, from: Self.omar, now: Int64(10 + index))
+            }
+        }
+        func found(_ query: String, _ user: String = "huda", in conversation: String? = nil, after: Store.SearchPosition? = nil) throws -> [String] {
+            try store.search(query, for: user, in: conversation, after: after, limit: 10).map { $0.text ?? "" }
+        }
+        #expect(try found("كتاب") == ["مرحبا، أين الكتابُ؟"])
+        #expect(try found("اين") == ["مرحبا، أين الكتابُ؟"])
+        #expect(try found("北京") == ["我们明天在北京见面"])
+        #expect(try found("明天 见面") == ["我们明天在北京见面"])
+        #expect(try found("タワー") == ["東京タワーで会いましょう"])
+        #expect(try found("東京") == ["東京タワーで会いましょう"])
+        #expect(try found("cafe NINE") == ["The Café opens at nine"])
+        #expect(try found("hel") == ["Hello there"])  // huda is not in g-b
+        #expect(try found("hello", "omar") == ["Hello there", "hello from the other group"])  // newest first
+        #expect(try found("hello", "omar", in: "g-a") == ["Hello there"])
+        let newest = try #require(try store.search("hello", for: "omar", limit: 1).first)
+        #expect(try found("hello", "omar", after: Store.SearchPosition(newest)) == ["hello from the other group"])
+        #expect(try found("京都") == [])
+        #expect(try found("hello", "eve") == [])
+
+        try store.editMessage(5, in: "g-a", text: "Goodbye there", now: 20)
+        #expect(try found("hello") == [] && found("goodbye") == ["Goodbye there"])
+        try store.revokeMessage(4, in: "g-a", by: "omar")
+        #expect(try found("cafe") == [])
+        // A card is found by its fallback.
+        let card = MessageDraft(type: "invite", text: nil, payload: ["room": "hall"], fallback: "Join my room", clientMsgId: "card")
+        _ = try store.post(card, in: "g-a", from: Self.omar, now: 30)
+        #expect(try store.search("room", for: "huda", limit: 10).map(\.seq) == [6])
+        do {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-search-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let copy = try Store(directory: directory)
+            try store.copy(to: copy)
+            #expect(try copy.search("北京", for: "huda", limit: 10).map(\.seq) == [2])
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases) func blocksAndStrangersAreToldApart(_ backend: StoreBackend) async throws {
         let place = try await backend.place()
         defer { backend.discard(place) }

@@ -157,6 +157,9 @@ import Testing
             ("conv.role", ["conversation": "g", "user": "omar", "role": "owner"], "bad_request"),
             ("conv.settings", ["conversation": "g"], "bad_request"),
             ("conv.get", ["conversation": "g-none"], "conversation_not_found"),
+            ("msg.search", ["q": "?!"], "bad_request"),
+            ("msg.search", ["q": "hi", "limit": 51], "bad_request"),
+            ("msg.search", ["q": "hi", "conversation": "g-none"], "conversation_not_found"),
         ]
         for (op, args, expected) in cases {
             let answer = try await huda.request(op, args)
@@ -173,6 +176,36 @@ import Testing
         let roomOnly = try await TestClient.connect(server.url)
         _ = try await roomOnly.request("hello", ["token": .string(server.token("zaid", room: "salon"))])
         #expect(code(try await roomOnly.request("conv.list")) == "forbidden")
+    }
+
+    /// A member finds messages of its conversations by words, page by page, newest first.
+    @Test func aMemberSearchesItsConversationsPageByPage() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        _ = try await huda.request("msg.send", ["to": "omar", "text": "متى؟", "clientMsgId": "q"])
+        for index in 1...5 {
+            _ = try await omar.request("msg.send", ["to": "huda", "text": .string("موعد الاجتماع \(index)"), "clientMsgId": .string("m\(index)")])
+        }
+        _ = try await omar.request("msg.send", ["to": "sara", "text": "موعد آخر", "clientMsgId": "s"])
+        // Pages of two, none missed or twice (messages may share a millisecond).
+        var found: [String] = []
+        var cursor: JSONValue?
+        var pages = 0
+        repeat {
+            var args: [String: JSONValue] = ["q": "اجتماع موعد", "limit": 2]
+            if let cursor { args["cursor"] = cursor }
+            let page = try await huda.request("msg.search", args)
+            found += page["data"]?["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } ?? []
+            cursor = page["data"]?["next"]
+            #expect((page["data"]?["more"] == true) == (cursor != nil))
+            pages += 1
+        } while cursor != nil && pages < 10
+        #expect(found == (1...5).reversed().map { "موعد الاجتماع \($0)" }, "\(found)")
+        #expect(code(try await huda.request("msg.search", ["q": "موعد", "cursor": "nonsense"])) == "bad_request")
+        let all = try await huda.request("msg.search", ["q": "موعد", "limit": 50])
+        #expect(all["data"]?["messages"]?.arrayValue?.count == 5 && all["data"]?["more"] == false, "\(all)")
     }
 
     /// An edit and a revoke reach every member as the message now is; a revoked message keeps

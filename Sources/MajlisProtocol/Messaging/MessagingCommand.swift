@@ -33,6 +33,9 @@ public enum MessagingCommand: Sendable, Equatable {
     case revoke(conversation: String, seq: Int64)
     /// `msg.report`: a member tells the app's backend (by webhook) of a message, and why.
     case report(conversation: String, seq: Int64, reason: String)
+    /// `msg.search`: the caller's messages with every word of `query`, newest first, in one
+    /// conversation or all of the caller's; from `cursor` (the previous page's `next`) on.
+    case search(query: String, conversation: String?, cursor: String?, limit: Int)
     /// `user.block`, `user.unblock`: no direct messages either way between the caller and `user`.
     case block(user: String)
     case unblock(user: String)
@@ -44,6 +47,7 @@ public enum MessagingCommand: Sendable, Equatable {
         switch self {
         case .createGroup, .list, .block, .unblock, .listBlocks: return nil
         case .send(.user, _): return nil
+        case .search(_, let id, _, _): return id
         case .send(.conversation(let id), _): return id
         case .get(let id), .invite(let id, _), .remove(let id, _), .leave(let id), .rename(let id, _), .setRole(let id, _, _), .settings(let id, _, _),
             .sync(let id, _, _), .read(let id, _), .typing(let id), .edit(let id, _, _), .revoke(let id, _), .report(let id, _, _):

@@ -257,6 +257,13 @@ public enum RequestDecoder {
                 conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 1...Int.max)),
                 reason: try args.optionalString("reason", maxLength: 500) ?? "")
         },
+        "msg.search": messaging { args throws(ProtocolError) in
+            let query = try args.string("q", maxLength: 200)
+            guard query.contains(where: { $0.isLetter || $0.isNumber }) else { throw ProtocolError(.badRequest, "args.q must have a word to look for") }
+            return .search(
+                query: query, conversation: try args.optionalIdentifier("conversation"),
+                cursor: try args.optionalString("cursor", maxLength: 200), limit: try args.optionalInt("limit", in: 1...50) ?? 20)
+        },
         "user.block": messaging { args throws(ProtocolError) in .block(user: try args.identifier("user")) },
         "user.unblock": messaging { args throws(ProtocolError) in .unblock(user: try args.identifier("user")) },
         "user.blocks": messaging { _ in .listBlocks },

@@ -63,6 +63,11 @@ extension RequestEncoder {
             put("seq", .int(seq))
             put("reason", .string(reason))
             return ("msg.report", args)
+        case .search(let query, _, let cursor, let limit):
+            put("q", .string(query))
+            put("cursor", cursor.map(JSONValue.string))
+            put("limit", .int(Int64(limit)))
+            return ("msg.search", args)
         case .block(let user):
             put("user", .string(user))
             return ("user.block", args)

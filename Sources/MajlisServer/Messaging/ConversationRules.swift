@@ -54,6 +54,10 @@ struct ConversationRules: Sendable {
             return size > groupSize ? ProtocolError(.forbidden, "a group holds at most \(groupSize) members") : nil
         case .list:
             return nil
+        case .search(_, let id?, _, _):
+            return facts.caller == nil ? notFound(id) : nil
+        case .search:
+            return nil
         case .send(.user(let user), _):
             return user == caller ? ProtocolError(.badRequest, "a message goes to another user") : between(facts, sending: true)
         case .send(.conversation(let id), let draft):

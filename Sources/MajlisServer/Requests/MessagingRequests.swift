@@ -167,6 +167,20 @@ final class MessagingRequests: Sendable {
             }
             let found = try store.messages(in: id, after: after, limit: limit + 1)
             return Outcome(data: WireEncoder.encode(Page(messages: Array(found.prefix(limit)), more: found.count > limit)))
+        case .search(let query, let id, let cursor, let limit):
+            struct Found: Encodable {
+                var messages: [ConversationMessage]
+                var more: Bool
+                var next: String?
+            }
+            let after = try cursor.map { text in
+                guard let position = Store.SearchPosition(text) else { throw ProtocolError(.badRequest, "args.cursor is not one this server gave") }
+                return position
+            }
+            let found = try store.search(query, for: caller.id, in: id, after: after, limit: limit + 1)
+            let page = Array(found.prefix(limit))
+            let next = found.count > limit ? page.last.map { Store.SearchPosition($0).description } : nil
+            return Outcome(data: WireEncoder.encode(Found(messages: page, more: next != nil, next: next)))
         case .read(let id, let seq):
             guard let mark = try store.markRead(id, user: caller.id, seq: seq) else {
                 return Outcome(data: WireEncoder.encode(["readSeq": try store.membership(id, user: caller.id)?.readSeq ?? 0]))

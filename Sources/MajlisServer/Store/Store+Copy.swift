@@ -18,6 +18,7 @@ extension Store {
         ("conversation_members", #"conversation, "user", role, joined_at, read_seq, muted, pinned"#),
         ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"),
         ("blocks", #""user", blocked, at"#),
+        ("held_messages", "id, conversation, sender, sender_name, recipient, draft, at"),
     ]
 
     /// Copies everything this store holds into `target`, which must hold nothing yet, in one
@@ -50,6 +51,8 @@ extension Store {
                             }
                             counts.append((table, rows.count))
                         }
+                        // The search index is each store's own kind: made anew from the messages.
+                        try Self.indexStoredMessages(in: destination)
                         // Events written from now on are numbered after the copied ones.
                         if destination.dialect == .postgres {
                             try destination.execute(

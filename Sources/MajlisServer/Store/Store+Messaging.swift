@@ -27,9 +27,14 @@ extension Store {
     private struct StoredMeanwhile: Error {}
 
     /// The columns a message is read from, in `message(_:at:)`'s order.
-    private static let messageColumns = "seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"
+    static let messageColumns = "seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"
 
-    private static func message(_ row: [SQLValue], at start: Int, conversation: String) -> ConversationMessage? {
+    /// `messageColumns` of the table named `alias` in a query.
+    static func messageColumns(of alias: String) -> String {
+        messageColumns.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+    }
+
+    static func message(_ row: [SQLValue], at start: Int, conversation: String) -> ConversationMessage? {
         guard let seq = row[start].int else { return nil }
         let mentions = row[start + 8].text.map { $0.split(separator: " ").map(String.init) }
         return ConversationMessage(
@@ -162,6 +167,7 @@ extension Store {
         try writing { db in
             try db.transaction {
                 try db.run("DELETE FROM messages WHERE conversation = ?", .text(id))
+                try db.run("DELETE FROM message_search WHERE conversation = ?", .text(id))
                 try db.run("DELETE FROM conversation_members WHERE conversation = ?", .text(id))
                 try db.run("DELETE FROM conversations WHERE id = ?", .text(id))
             }
@@ -195,7 +201,7 @@ extension Store {
                 SELECT c.id, c.kind, c.title, c.created_at, c.last_seq, c.last_ts, m.role, m.read_seq, m.muted, m.pinned,
                 (SELECT COUNT(*) FROM conversation_members x WHERE x.conversation = c.id),
                 (SELECT x."user" FROM conversation_members x WHERE x.conversation = c.id AND x."user" <> ? ORDER BY x."user" LIMIT 1),
-                \(Self.messageColumns.split(separator: ",").map { "l." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                \(Self.messageColumns(of: "l"))
                 FROM conversation_members m JOIN conversations c ON c.id = m.conversation
                 LEFT JOIN messages l ON l.conversation = c.id AND l.seq = c.last_seq
                 WHERE m."user" = ? AND \(condition) ORDER BY c.id LIMIT ?
@@ -278,6 +284,7 @@ extension Store {
         // Not stored: another transaction stored this client id meanwhile (PostgreSQL); undone
         // whole, so the sequence number taken above is not lost.
         guard stored == 1 else { throw StoredMeanwhile() }
+        try index(message, in: db)
         try db.run(
             "UPDATE conversation_members SET read_seq = ? WHERE conversation = ? AND \"user\" = ? AND read_seq < ?",
             .int(seq), .text(id), .text(sender.id), .int(seq))
@@ -286,16 +293,22 @@ extension Store {
 
     /// Message `seq` of conversation `id`.
     public func message(_ seq: Int64, in id: String) throws -> ConversationMessage? {
-        try withDatabase { db in
-            try db.query("SELECT \(Self.messageColumns) FROM messages WHERE conversation = ? AND seq = ?", .text(id), .int(seq))
-                .first.flatMap { Self.message($0, at: 0, conversation: id) }
-        }
+        try withDatabase { db in try Self.message(seq, in: id, db: db) }
+    }
+
+    private static func message(_ seq: Int64, in id: String, db: any SQLDatabase) throws -> ConversationMessage? {
+        try db.query("SELECT \(messageColumns) FROM messages WHERE conversation = ? AND seq = ?", .text(id), .int(seq))
+            .first.flatMap { message($0, at: 0, conversation: id) }
     }
 
     /// Message `seq` of conversation `id` takes `text` (edited at `now`).
     public func editMessage(_ seq: Int64, in id: String, text: String, now: Int64) throws {
         try writing { db in
-            _ = try db.run("UPDATE messages SET text = ?, edited_at = ? WHERE conversation = ? AND seq = ?", .text(text), .int(now), .text(id), .int(seq))
+            try db.transaction {
+                try db.run("UPDATE messages SET text = ?, edited_at = ? WHERE conversation = ? AND seq = ?", .text(text), .int(now), .text(id), .int(seq))
+                try Self.unindex(seq, in: id, db: db)
+                if let message = try Self.message(seq, in: id, db: db) { try Self.index(message, in: db) }
+            }
         }
     }
 
@@ -303,9 +316,12 @@ extension Store {
     /// number, sender, type and time stay (a tombstone), so that no client sees a gap.
     public func revokeMessage(_ seq: Int64, in id: String, by user: String) throws {
         try writing { db in
-            _ = try db.run(
-                "UPDATE messages SET text = NULL, payload = NULL, fallback = NULL, reply_to = NULL, mentions = NULL, revoked_by = ? WHERE conversation = ? AND seq = ?",
-                .text(user), .text(id), .int(seq))
+            try db.transaction {
+                try db.run(
+                    "UPDATE messages SET text = NULL, payload = NULL, fallback = NULL, reply_to = NULL, mentions = NULL, revoked_by = ? WHERE conversation = ? AND seq = ?",
+                    .text(user), .text(id), .int(seq))
+                try Self.unindex(seq, in: id, db: db)
+            }
         }
     }
 

@@ -97,6 +97,13 @@ public final class Store: @unchecked Sendable {
         CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
         CREATE TABLE blocks ("user" TEXT NOT NULL, blocked TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY ("user", blocked));
         """,
+        """
+        CREATE VIRTUAL TABLE message_search USING fts5(terms, conversation UNINDEXED, seq UNINDEXED, tokenize = 'unicode61 remove_diacritics 0');
+        CREATE TABLE held_messages (
+            id TEXT PRIMARY KEY, conversation TEXT NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL, recipient TEXT NOT NULL,
+            draft TEXT NOT NULL, at INTEGER NOT NULL);
+        CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, json_extract(draft, '$.clientMsgId'));
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -149,6 +156,14 @@ public final class Store: @unchecked Sendable {
         CREATE UNIQUE INDEX messages_client_id ON messages (conversation, sender, client_msg_id);
         CREATE TABLE blocks ("user" TEXT COLLATE "C" NOT NULL, blocked TEXT COLLATE "C" NOT NULL, at BIGINT NOT NULL, PRIMARY KEY ("user", blocked));
         """,
+        """
+        CREATE TABLE message_search (conversation TEXT COLLATE "C" NOT NULL, seq BIGINT NOT NULL, terms TSVECTOR NOT NULL, PRIMARY KEY (conversation, seq));
+        CREATE INDEX message_search_terms ON message_search USING GIN (terms);
+        CREATE TABLE held_messages (
+            id TEXT COLLATE "C" PRIMARY KEY, conversation TEXT COLLATE "C" NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL,
+            recipient TEXT NOT NULL, draft TEXT NOT NULL, at BIGINT NOT NULL);
+        CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, (draft::json ->> 'clientMsgId'));
+        """,
     ]
 
     /// Opens (creating if needed) the SQLite database in `directory`.
@@ -193,6 +208,14 @@ public final class Store: @unchecked Sendable {
         dialect == .sqlite ? sqliteMigrations : postgresMigrations
     }
 
+    /// What a migration needs done that its SQL does not do, run in its transaction after it.
+    static func completing(migration number: Int, of dialect: SQLDialect) -> ((any SQLDatabase) throws -> Void)? {
+        switch (dialect, number) {
+        case (.sqlite, 7), (.postgres, 5): return indexStoredMessages  // messages stored before the search index
+        default: return nil
+        }
+    }
+
     /// How many migrations the schema has had.
     static func version(of database: any SQLDatabase) throws -> Int {
         switch database.dialect {
@@ -223,6 +246,7 @@ public final class Store: @unchecked Sendable {
         for (index, migration) in migrations.enumerated() where index >= version {
             try database.transaction {
                 try database.execute(migration)
+                try completing(migration: index + 1, of: database.dialect)?(database)
                 switch database.dialect {
                 case .sqlite: try database.execute("PRAGMA user_version = \(index + 1)")
                 case .postgres: try database.run("INSERT INTO majlis_schema (version) VALUES (?)", .int(Int64(index + 1)))

@@ -4,7 +4,7 @@ import MajlisKit
 import MajlisProtocol
 
 /// `majlis message`: conversations from a terminal or a script (docs/protocol.md section 17):
-/// send, list, sync, make a group, and follow what arrives. Prints JSON, one object a line.
+/// send, list, sync, search, make a group, and follow what arrives. Prints JSON, one object a line.
 enum MessageCommand {
     static let help = """
         usage: majlis message --url ws://HOST:PORT/v1/signal --token TOKEN [--device ID] [--trust-cert FILE.pem] COMMAND
@@ -13,6 +13,9 @@ enum MessageCommand {
           list                                         prints each conversation of the user (ConversationSummary)
           sync --conversation ID [--after SEQ]         prints each message after SEQ (default 0), oldest first
           read --conversation ID --seq SEQ             marks the conversation read up to SEQ
+          search --query WORDS [--conversation ID] [--limit N]
+                                                       prints each message with every word, newest first (at most N,
+                                                       default 20)
           create --title TITLE [--members USER,USER]   makes a group; prints it
           follow [--duration SECONDS]                  prints every messaging event (msg.new, msg.updated, msg.read,
                                                        msg.typing, conv.updated, conv.removed) as it comes, until
@@ -34,7 +37,7 @@ enum MessageCommand {
         options.device = args.string("device")
         options.trustedCertificate = args.string("trust-cert")
         guard let command = args.positional.first, args.positional.count == 1 else {
-            throw Arguments.Failure(description: "say one command: send, list, sync, read, create or follow (see majlis message --help)")
+            throw Arguments.Failure(description: "say one command: send, list, sync, read, search, create or follow (see majlis message --help)")
         }
         let work = try self.work(command, &args)
         try args.rejectUnknown()
@@ -100,6 +103,20 @@ enum MessageCommand {
             guard let conversation = args.string("conversation") else { throw Arguments.Failure(description: "read: --conversation is required") }
             let seq = Int64(try args.int("seq", default: 0))
             return { signaling in try await printRequest(signaling, .read(conversation: conversation, seq: seq)) }
+        case "search":
+            guard let query = args.string("query") else { throw Arguments.Failure(description: "search: --query is required") }
+            let conversation = args.string("conversation")
+            let limit = try args.int("limit", default: 20, range: 1...10_000)
+            return { signaling in
+                var cursor: String?, printed = 0
+                repeat {
+                    let page = try await request(signaling, .search(query: query, conversation: conversation, cursor: cursor, limit: min(50, limit - printed)))
+                    let messages = page["messages"]?.arrayValue ?? []
+                    messages.forEach(printLine)
+                    printed += messages.count
+                    cursor = page["next"]?.stringValue
+                } while cursor != nil && printed < limit
+            }
         case "create":
             guard let title = args.string("title") else { throw Arguments.Failure(description: "create: --title is required") }
             let members = args.string("members").map { $0.split(separator: ",").map(String.init) } ?? []
@@ -108,7 +125,7 @@ enum MessageCommand {
             let duration = try args.int("duration", default: 0, range: 0...31_536_000)
             return { signaling in try await follow(signaling, seconds: duration) }
         default:
-            throw Arguments.Failure(description: "unknown command '\(command)': send, list, sync, read, create or follow")
+            throw Arguments.Failure(description: "unknown command '\(command)': send, list, sync, read, search, create or follow")
         }
     }
 

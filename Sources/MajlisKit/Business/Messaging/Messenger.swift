@@ -179,6 +179,15 @@ public actor Messenger {
         _ = try await request(.typing(conversation: conversation))
     }
 
+    /// The user's messages with every word of `query` (docs/protocol.md section 17, Search),
+    /// newest first, in `conversation` or in all of the user's; `after` is the previous page's
+    /// `next`.
+    public func search(_ query: String, in conversation: String? = nil, after cursor: String? = nil, limit: Int = 20) async throws(MajlisError) -> SearchPage {
+        let answer = try await request(.search(query: query, conversation: conversation, cursor: cursor, limit: limit))
+        guard let page: SearchPage = decoded(answer) else { throw MajlisError.server(ProtocolError(.internal, "msg.search answered without messages")) }
+        return page
+    }
+
     /// Makes a group of the user and `members`.
     @discardableResult
     public func createGroup(title: String, members: [String]) async throws(MajlisError) -> ConversationSummary {
