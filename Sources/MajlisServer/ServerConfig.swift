@@ -65,6 +65,9 @@ public struct ServerConfig: Sendable {
     public var editSeconds = 900
     /// Messages one may send to a user who has not written back and shares no group with them.
     public var strangerMessages = 3
+    /// Whether a stranger's message past `strangerMessages` is held for the app's backend to
+    /// review (`hold`) rather than refused (`refuse`).
+    public var strangerOverflow = "refuse"
     /// WebRTC offers a connection may send per second, after a burst of `offerBurst`.
     public var offersPerSecond = 1.0
     public var offerBurst = 5

@@ -22,7 +22,7 @@ import Testing
         defer { server.destroy() }
         let (hudaPhone, phone) = try await messenger(server, "huda", device: "phone")
         let (omar, omarClient) = try await messenger(server, "omar", device: "phone")
-        let sent = try await hudaPhone.send(text: "مرحبا يا عمر", to: .user("omar"))
+        let sent = try #require(try await hudaPhone.send(text: "مرحبا يا عمر", to: .user("omar")))
         #expect(await eventually { await omar.state.messages[sent.conversation]?.last?.text == "مرحبا يا عمر" })
         let omars = await omar.state
         #expect(omars.unread == 1 && omars.conversations[sent.conversation]?.peer == "huda")

@@ -117,12 +117,34 @@ import Testing
             return
         }
         fails.set(false)
-        let sent = try await messenger.retry("mine-1")
+        let sent = try #require(try await messenger.retry("mine-1"))
         #expect(sent.seq == 2 && sent.clientMsgId == "mine-1" && fake.lastArgs(of: "msg.send")?["clientMsgId"] == "mine-1")
         let state = await messenger.state
         #expect(state.pending.isEmpty && state.messages["d-1"]?.last?.text == "are you there?")
         // Sending marks the conversation read up to what was sent.
         #expect(state.conversations["d-1"]?.readSeq == 2 && state.unread == 0)
+    }
+
+    /// A message the server holds for review stays pending as held: released, it arrives as a
+    /// message of the conversation and is pending no more; rejected, it shows so.
+    @Test func aHeldMessageWaitsForItsReview() async throws {
+        let fake = Self.server(stored: 1, read: 1)
+        let messenger = Messenger(signaling: fake)
+        try await messenger.start()
+        fake.respond { op, args in
+            guard op == "msg.send" else { return .success([:]) }
+            let held: JSONValue = .string("h-" + (args["clientMsgId"]?.stringValue ?? ""))
+            return .success(["conversation": "d-1", "held": held, "ts": 5_000])
+        }
+        #expect(try await messenger.send(MessageDraft(text: "hello?", clientMsgId: "mine-1"), to: .user("omar")) == nil)
+        #expect(try await messenger.send(MessageDraft(text: "buy now", clientMsgId: "mine-2"), to: .user("omar")) == nil)
+        #expect(await messenger.state.pending.map(\.status) == [.held(id: "h-mine-1"), .held(id: "h-mine-2")])
+        // Released: the user's own message arrives with its client id.
+        let released = ConversationMessage(conversation: "d-1", seq: 2, from: UserRef(id: "huda", name: "huda"), text: "hello?", ts: 6_000, clientMsgId: "mine-1")
+        fake.emit(.event(EventFrame(room: nil, seq: nil, event: .messageNew(released))))
+        #expect(await eventually { await messenger.state.messages["d-1"]?.last?.text == "hello?" })
+        fake.emit(.event(EventFrame(room: nil, seq: nil, event: .messageRejected(conversation: "d-1", clientMsgId: "mine-2", reason: "spam"))))
+        #expect(await eventually { await messenger.state.pending.map(\.status) == [.rejected("spam")] })
     }
 
     @Test func readingMarksTheConversationReadOnTheServer() async throws {

@@ -154,6 +154,7 @@ import Testing
             ("msg.send", ["to": "omar", "text": .string(String(repeating: "x", count: 4_001)), "clientMsgId": "c"], "bad_request"),
             ("msg.send", ["to": "bad id!", "text": "hi", "clientMsgId": "c"], "bad_request"),
             ("conv.create", ["title": " "], "bad_request"),
+            ("conv.create", ["title": "\u{1C}\u{3000}\t"], "bad_request"),
             ("conv.role", ["conversation": "g", "user": "omar", "role": "owner"], "bad_request"),
             ("conv.settings", ["conversation": "g"], "bad_request"),
             ("conv.get", ["conversation": "g-none"], "conversation_not_found"),

@@ -203,7 +203,8 @@ extension VoiceRoom {
             await change { $0.networkQuality = NetworkQuality(rawValue: max(up, down).rawValue) }
         case .signal(let from, let type, let payload):
             emit(.signal(from: from, type: type, payload: payload))
-        case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved:
+        case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved,
+            .messageRejected:
             break
         }
     }

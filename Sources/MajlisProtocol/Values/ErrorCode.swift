@@ -8,6 +8,7 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case forbidden
     case roomNotFound = "room_not_found"
     case conversationNotFound = "conversation_not_found"
+    case messageNotFound = "message_not_found"
     case roomExists = "room_exists"
     case roomFull = "room_full"
     case notInRoom = "not_in_room"

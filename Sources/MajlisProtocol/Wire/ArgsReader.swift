@@ -34,6 +34,16 @@ struct ArgsReader {
         return text
     }
 
+    /// A string with something to see in it: not only white space (Unicode's, and the four
+    /// information separators U+001C to U+001F, which some languages count with it).
+    func nonBlankString(_ key: String, maxLength: Int? = nil) throws(ProtocolError) -> String {
+        let text = try string(key, maxLength: maxLength)
+        guard text.unicodeScalars.contains(where: { !$0.properties.isWhitespace && !(0x1C...0x1F).contains($0.value) }) else {
+            throw ProtocolError(.badRequest, "args.\(key) must not be empty or only spaces")
+        }
+        return text
+    }
+
     func string(_ key: String, maxLength: Int? = nil) throws(ProtocolError) -> String {
         guard let text = try optionalString(key, maxLength: maxLength) else {
             throw ProtocolError(.badRequest, "args.\(key) is required")

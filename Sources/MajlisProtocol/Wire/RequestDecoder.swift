@@ -79,6 +79,20 @@ public enum RequestDecoder {
         }
     }
 
+    /// The messaging command that `op` with these `args` stands for, validated exactly as a
+    /// frame's (for the server API).
+    public static func messagingCommand(op: String, args: [String: JSONValue]) -> Result<MessagingCommand, ProtocolError> {
+        guard let parse = parsers[op] else { return .failure(ProtocolError(.unsupported, "unknown op '\(op)'")) }
+        do {
+            guard case .messaging(let command) = try parse(ArgsReader(.object(args))) else {
+                return .failure(ProtocolError(.unsupported, "'\(op)' is not a messaging op"))
+            }
+            return .success(command)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// The frame's integer `id` found by a scan without decoding (for answering a frame that is
     /// refused before any work is spent on it): the first `"id"` key followed by an integer.
     public static func peekId(_ frame: Data) -> Int64? {
@@ -198,8 +212,7 @@ public enum RequestDecoder {
         "probe.stop": { _ in .probeStop },
 
         "conv.create": messaging { args throws(ProtocolError) in
-            let title = try args.string("title", maxLength: Limits.title)
-            guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ProtocolError(.badRequest, "args.title must not be empty") }
+            let title = try args.nonBlankString("title", maxLength: Limits.title)
             let members = args.raw("members") == nil ? [] : try args.identifierSet("members", maxCount: Limits.invitees)
             return .createGroup(title: title, members: members)
         },
@@ -217,8 +230,7 @@ public enum RequestDecoder {
         },
         "conv.leave": messaging { args throws(ProtocolError) in .leave(conversation: try args.identifier("conversation")) },
         "conv.update": messaging { args throws(ProtocolError) in
-            let title = try args.string("title", maxLength: Limits.title)
-            guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ProtocolError(.badRequest, "args.title must not be empty") }
+            let title = try args.nonBlankString("title", maxLength: Limits.title)
             return .rename(conversation: try args.identifier("conversation"), title: title)
         },
         "conv.role": messaging { args throws(ProtocolError) in

@@ -22,6 +22,7 @@ extension ServerEvent {
     private struct ReadData: Codable { var conversation: String; var user: String; var seq: Int64 }
     private struct TypingData: Codable { var conversation: String; var user: String; var until: Int64 }
     private struct RemovedData: Codable { var conversation: String; var by: String; var reason: String }
+    private struct MessageRejectedData: Codable { var conversation: String; var clientMsgId: String; var reason: String }
 
     /// Encodes the event's data object.
     func encodeData(to encoder: any Encoder) throws {
@@ -57,6 +58,8 @@ extension ServerEvent {
         case .conversationUpdated(let change): try change.encode(to: encoder)
         case .conversationRemoved(let conversation, let by, let reason):
             try RemovedData(conversation: conversation, by: by, reason: reason).encode(to: encoder)
+        case .messageRejected(let conversation, let clientMsgId, let reason):
+            try MessageRejectedData(conversation: conversation, clientMsgId: clientMsgId, reason: reason).encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -119,6 +122,9 @@ extension ServerEvent {
         case "conv.removed":
             let data = try RemovedData(from: decoder)
             self = .conversationRemoved(conversation: data.conversation, by: data.by, reason: data.reason)
+        case "msg.rejected":
+            let data = try MessageRejectedData(from: decoder)
+            self = .messageRejected(conversation: data.conversation, clientMsgId: data.clientMsgId, reason: data.reason)
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

@@ -43,6 +43,9 @@ public enum ServerEvent: Sendable, Equatable {
     /// The user is no longer a member of a conversation: `reason` is `left` (on another device)
     /// or `removed`.
     case conversationRemoved(conversation: String, by: String, reason: String)
+    /// A message of the user's that was held for review (`held` in `msg.send`'s answer) will
+    /// not be delivered: the app's backend rejected it.
+    case messageRejected(conversation: String, clientMsgId: String, reason: String)
     /// An event this version does not know; kept as it came.
     case unknown(name: String, data: JSONValue)
 
@@ -77,6 +80,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .typing: return "msg.typing"
         case .conversationUpdated: return "conv.updated"
         case .conversationRemoved: return "conv.removed"
+        case .messageRejected: return "msg.rejected"
         case .unknown(let name, _): return name
         }
     }

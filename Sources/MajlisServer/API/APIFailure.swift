@@ -38,7 +38,7 @@ struct APIFailure: Error {
         case .badRequest: return 400
         case .unauthorized, .tokenExpired: return 401
         case .forbidden, .banned: return 403
-        case .roomNotFound, .conversationNotFound, .notInRoom, .requestNotFound, .inviteNotFound, .seatOutOfRange: return 404
+        case .roomNotFound, .conversationNotFound, .messageNotFound, .notInRoom, .requestNotFound, .inviteNotFound, .seatOutOfRange: return 404
         case .unsupported: return 404
         case .roomExists, .roomFull, .seatOccupied, .seatLocked, .alreadySeated, .notSeated, .noFreeSeat, .approvalRequired,
             .alreadyRequested, .chatMuted, .conflict:

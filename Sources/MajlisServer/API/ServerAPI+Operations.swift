@@ -100,6 +100,49 @@ extension APIRoute {
             try api.run(call, op: "attr.delete", args: ["keys": .array([.string(key)]), "force": .bool(true)])
         },
 
+        APIRoute("POST", "conversations") { try $0.createGroup($1) },
+        APIRoute("GET", "conversations/{conversation}") { api, call in
+            let id = call.parameters["conversation"]
+            try api.messaging(call) { messaging, _ in try messaging.conversation(id) }
+        },
+        APIRoute("POST", "conversations/{conversation}/members") { try $0.addMembers($1) },
+        APIRoute("DELETE", "conversations/{conversation}/members/{user}") { api, call in
+            let (id, user, by) = (call.parameters["conversation"], call.parameters["user"], call.claims.sub)
+            guard Identifier.isValid(user) else { throw APIFailure(ProtocolError(.badRequest, "the user must be an id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -")) }
+            try api.messaging(call) { messaging, _ in try messaging.removeMember(user, from: id, by: by) }
+        },
+        APIRoute("GET", "conversations/{conversation}/messages") { api, call in
+            let id = call.parameters["conversation"]
+            let after = Int64(try call.queryInt("after", in: 0...Int.max) ?? 0)
+            let limit = try call.queryInt("limit", in: 1...200) ?? 100
+            try api.messaging(call) { messaging, _ in try messaging.messages(in: id, after: after, limit: limit) }
+        },
+        APIRoute("POST", "conversations/{conversation}/messages") { try $0.postMessage($1, direct: false) },
+        APIRoute("DELETE", "conversations/{conversation}/messages/{seq}") { api, call in
+            let (id, by) = (call.parameters["conversation"], call.claims.sub)
+            guard let seq = Int64(call.parameters["seq"]), seq > 0 else { throw APIFailure(ProtocolError(.badRequest, "the seq must be a whole number from 1")) }
+            try api.messaging(call) { messaging, _ in try messaging.delete(seq, in: id, by: by) }
+        },
+        APIRoute("POST", "users/{user}/messages") { try $0.postMessage($1, direct: true) },
+        APIRoute("GET", "held-messages") { api, call in
+            let after = call.query["after"].flatMap { $0.isEmpty ? nil : $0 }
+            if let after, after.count > 64 { throw APIFailure(ProtocolError(.badRequest, "after must be a held message's id (at most 64 characters)")) }
+            let limit = try call.queryInt("limit", in: 1...200) ?? 100
+            try api.messaging(call) { messaging, _ in try messaging.heldMessages(after: after, limit: limit) }
+        },
+        APIRoute("POST", "held-messages/{held}/release") { api, call in
+            let id = call.parameters["held"]
+            try api.messaging(call) { messaging, now in try messaging.release(id, now: now) }
+        },
+        APIRoute("POST", "held-messages/{held}/reject") { api, call in
+            let id = call.parameters["held"]
+            let reason = try call.body()["reason"]
+            guard reason == nil || (reason?.stringValue.map { $0.count <= 500 } ?? false) else {
+                throw APIFailure(ProtocolError(.badRequest, "reason must be a string of at most 500 characters"))
+            }
+            try api.messaging(call) { messaging, _ in try messaging.reject(id, reason: reason?.stringValue ?? "") }
+        },
+
         APIRoute("GET", "webhooks/events") { try $0.listWebhooks($1) },
         APIRoute("GET", "nodes") { try $0.listNodes($1) },
         APIRoute("POST", "nodes/{node}/drain") { try $0.drainNode($1) },
@@ -151,7 +194,15 @@ extension ServerAPI {
         "POST rooms/{room}/chat": ["type", "text", "payload", "from"],
         "POST rooms/{room}/signals": ["to", "type", "payload", "from"],
         "PATCH rooms/{room}/attributes": ["attrs", "deleteOnLeave", "updateOwner"],
+        "POST conversations": ["title", "owner", "members"],
+        "POST conversations/{conversation}/members": ["users"],
+        "POST conversations/{conversation}/messages": messageFields,
+        "POST users/{user}/messages": messageFields,
+        "POST held-messages/{held}/reject": ["reason"],
     ]
+
+    /// What a message posted through the API may have (`msg.send`'s args, and who sends it).
+    static let messageFields: Set<String> = ["from", "type", "text", "payload", "fallback", "replyTo", "mentions"]
 
     func createRoom(_ call: APICall) throws {
         var body = try call.body()
@@ -215,7 +266,7 @@ extension ServerAPI {
 
     /// The caller a message or signal comes from: `from: {id, name}` in the body (a named bot
     /// user), else the system (`system`, "System").
-    private func sender(_ call: APICall, _ body: inout [String: JSONValue]) throws -> Caller {
+    func sender(_ call: APICall, _ body: inout [String: JSONValue]) throws -> Caller {
         var grants = call.claims.effectiveGrants
         grants.chat = true
         guard let from = body.removeValue(forKey: "from") else {

@@ -17,15 +17,19 @@ import MajlisTransport
 /// service thread; answers come from there or from the room's queue.
 final class ServerAPI: Sendable {
     let context: ServerContext
+    /// Where conversations' changes are carried out, in order with members' ops.
+    let messagingRequests: MessagingRequests
     private let queue = DispatchQueue(label: "majlis.api", attributes: .concurrent)
 
-    init(context: ServerContext) {
+    init(context: ServerContext, messaging: MessagingRequests) {
         self.context = context
+        messagingRequests = messaging
     }
 
     /// Whether `path` belongs to the API.
     static func owns(_ path: String) -> Bool {
-        path == "/v1/rooms" || path.hasPrefix("/v1/rooms/") || path.hasPrefix("/v1/webhooks/") || path == "/v1/nodes" || path.hasPrefix("/v1/nodes/") || path == "/v1/openapi.yaml"
+        path == "/v1/rooms" || path.hasPrefix("/v1/rooms/") || path == "/v1/conversations" || path.hasPrefix("/v1/conversations/")
+            || path.hasPrefix("/v1/users/") || path == "/v1/held-messages" || path.hasPrefix("/v1/held-messages/") || path.hasPrefix("/v1/webhooks/") || path == "/v1/nodes" || path.hasPrefix("/v1/nodes/") || path == "/v1/openapi.yaml"
     }
 
     /// Handles one request; answers through the exchange.

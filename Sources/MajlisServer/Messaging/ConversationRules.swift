@@ -20,6 +20,13 @@ struct ConversationRules: Sendable {
     /// Messages a user may send to someone who has not written back and shares no group with
     /// them (`--stranger-messages`): a stranger's first few, and no more until an answer.
     var strangerMessages = 3
+    /// What becomes of a stranger's message past `strangerMessages` (`--stranger-overflow`):
+    /// refused, or held until the app's backend releases or rejects it (the server API).
+    var strangerOverflow = StrangerOverflow.refuse
+
+    enum StrangerOverflow: String, Sendable, CaseIterable {
+        case refuse, hold
+    }
 
     /// What the caller's command needs to know about the conversation it names.
     struct Facts: Sendable {
@@ -134,11 +141,22 @@ struct ConversationRules: Sendable {
         guard let peer = facts.peer, let acquaintance = facts.acquaintance else { return nil }
         if acquaintance.blocks { return ProtocolError(.forbidden, "you block \(peer): unblock them to write to them") }
         if acquaintance.blocked { return ProtocolError(.forbidden, "\(peer) does not take your messages") }
-        if sending, !acquaintance.answered, !acquaintance.shareGroup, acquaintance.sent >= strangerMessages {
+        if sending, strangerOverflow == .refuse, Self.pastStrangerLimit(acquaintance, strangerMessages) {
             return ProtocolError(
                 .forbidden, "\(peer) has not written back yet: at most \(strangerMessages) messages to someone who has not, and shares no group with you")
         }
         return nil
+    }
+
+    /// Whether a message to a user the rules let through (`refusal` is nil) is held for the app's
+    /// backend to review: the sender has written its share to someone who has not answered.
+    func holds(_ command: MessagingCommand, facts: Facts) -> Bool {
+        guard case .send = command, strangerOverflow == .hold, let acquaintance = facts.acquaintance else { return false }
+        return Self.pastStrangerLimit(acquaintance, strangerMessages)
+    }
+
+    private static func pastStrangerLimit(_ acquaintance: Store.Acquaintance, _ limit: Int) -> Bool {
+        !acquaintance.answered && !acquaintance.shareGroup && acquaintance.sent >= limit
     }
 
     /// Refuses a group's op on a conversation the caller is not in, or on a direct one.

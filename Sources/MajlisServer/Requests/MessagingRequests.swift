@@ -8,8 +8,8 @@ import MajlisTransport
 /// on every device, what changed. They run one at a time on a queue of their own (the store is
 /// never read on the service thread), so a session's ops are carried out in the order it sent them.
 final class MessagingRequests: Sendable {
-    private let context: ServerContext
-    private let rules: ConversationRules
+    let context: ServerContext
+    let rules: ConversationRules
     private let queue = DispatchQueue(label: "majlis.messaging")
     /// How long a `msg.typing` holds (ms): clients say it again every few seconds while typing.
     static let typingFor: Int64 = 6_000
@@ -20,13 +20,13 @@ final class MessagingRequests: Sendable {
     }
 
     /// What an op comes to: its answer's data, and the events to send once it is answered.
-    private struct Outcome {
+    struct Outcome {
         var data: Data
         var events: [Delivery] = []
     }
 
     /// An event for the sessions of `users` (every device), but the one that made the request.
-    private struct Delivery {
+    struct Delivery {
         var users: [String]
         var event: ServerEvent
     }
@@ -41,12 +41,31 @@ final class MessagingRequests: Sendable {
             session.state.withLock { $0.chargeAnswer(frame.count, now: now) }
             session.send(frame, since: receivedAt)
             context.metrics.recordOp(request.op, result: ServerMetrics.result(ok: ok, body: body), since: receivedAt)
-            for delivery in events {
-                let event = WireEncoder.event(EventFrame(room: nil, seq: nil, event: delivery.event))
-                let connections = context.presence.sessions(of: delivery.users).compactMap { $0 === session ? nil : $0.connection }
-                WebSocketConnection.send(event, to: connections, urgent: false)
-                // The members' sessions on the cluster's other nodes.
-                context.messagingBus?.publish(users: delivery.users, frame: event)
+            deliver(events, except: session)
+        }
+    }
+
+    /// Sends each delivery's event to every session of its users (but `except`), on this node
+    /// and, through the messaging bus, on the cluster's others.
+    func deliver(_ deliveries: [Delivery], except session: Session? = nil) {
+        for delivery in deliveries {
+            let event = WireEncoder.event(EventFrame(room: nil, seq: nil, event: delivery.event))
+            let connections = context.presence.sessions(of: delivery.users).compactMap { $0 === session ? nil : $0.connection }
+            WebSocketConnection.send(event, to: connections, urgent: false)
+            context.messagingBus?.publish(users: delivery.users, frame: event)
+        }
+    }
+
+    /// Runs `work` (the server API's) on the messaging queue, after every op queued before it;
+    /// answers `done` with its data, then sends its events.
+    func perform(_ work: @escaping @Sendable (Int64) throws -> Outcome, done: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        queue.async { [self] in
+            do {
+                let outcome = try work(context.now())
+                done(.success(outcome.data))
+                deliver(outcome.events)
+            } catch {
+                done(.failure(error))
             }
         }
     }
@@ -158,6 +177,8 @@ final class MessagingRequests: Sendable {
             try store.setSettings(id, user: caller.id, muted: muted, pinned: pinned)
             let change = ConversationChange(conversation: id, by: caller.id, muted: muted, pinned: pinned)
             return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: [caller.id], event: .conversationUpdated(change))])
+        case .send(let target, let draft) where rules.holds(command, facts: facts):
+            return try hold(draft, to: target, caller: caller, peer: facts.peer ?? "", now: now)
         case .send(let target, let draft):
             return try send(draft, to: target, caller: caller, now: now)
         case .sync(let id, let after, let limit):
@@ -220,7 +241,7 @@ final class MessagingRequests: Sendable {
     }
 
     /// A message edited or revoked: `msg.updated` with it as it is now, for every member.
-    private func updated(_ seq: Int64, in id: String) throws -> Outcome {
+    func updated(_ seq: Int64, in id: String) throws -> Outcome {
         guard let message = try context.store.message(seq, in: id) else { throw ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") }
         return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: try context.store.memberIds(of: id), event: .messageUpdated(message))])
     }
@@ -236,25 +257,14 @@ final class MessagingRequests: Sendable {
         case .conversation(let conversation):
             id = conversation
         }
-        struct Sent: Encodable {
-            var conversation: String
-            var seq: Int64
-            var ts: Int64
-            var duplicate: Bool?
-        }
-        // The members no session of theirs hears the message on (on this node), for the app's
-        // push notifications.
-        var webhook: (ConversationMessage) -> WebhookEvent? = { _ in nil }
-        if context.config.webhooks.includeMessages, !context.webhookEndpoints.isEmpty {
-            let members = try direct.map { [$0.a, $0.b] } ?? context.store.memberIds(of: id)
-            let online = Set(context.presence.sessions(of: members).compactMap(\.userId))
-            let offline = members.filter { $0 != caller.id && !online.contains($0) }
-            webhook = { message in
-                WebhookEvent(type: "message.created", conversation: id, time: now, data: ["message": Self.json(message), "offline": .array(offline.map(JSONValue.string))])
-            }
-        }
         let posting = try context.store.post(
-            draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now, webhook: webhook, endpoints: context.webhookEndpoints)
+            draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now,
+            webhook: try messageWebhook(id, direct: direct, sender: caller.id, now: now), endpoints: context.webhookEndpoints)
+        return try answer(posting, in: id)
+    }
+
+    /// `msg.send`'s answer to `posting`, and `msg.new` for every member's devices.
+    func answer(_ posting: Store.Posting, in id: String) throws -> Outcome {
         switch posting {
         case .notMember:
             throw ProtocolError(.conversationNotFound, "no conversation \(id) of yours")
@@ -267,9 +277,54 @@ final class MessagingRequests: Sendable {
         }
     }
 
+    /// The `message.created` webhook of a message `sender` posts to conversation `id` (`direct`:
+    /// its two users, when it may not exist yet), naming the members no session of theirs hears
+    /// it on (on this node), for the app's push notifications; none unless `--webhook-messages`.
+    func messageWebhook(_ id: String, direct: (a: String, b: String)?, sender: String, now: Int64) throws -> (ConversationMessage) -> WebhookEvent? {
+        guard context.config.webhooks.includeMessages, !context.webhookEndpoints.isEmpty else { return { _ in nil } }
+        let members = try direct.map { [$0.a, $0.b] } ?? context.store.memberIds(of: id)
+        let online = Set(context.presence.sessions(of: members).compactMap(\.userId))
+        let offline = members.filter { $0 != sender && !online.contains($0) }
+        return { message in
+            WebhookEvent(type: "message.created", conversation: id, time: now, data: ["message": Self.json(message), "offline": .array(offline.map(JSONValue.string))])
+        }
+    }
+
+    /// `msg.send` past the stranger limit, held: answered `held` (its id) instead of a `seq`;
+    /// the app's backend hears of it (`message.held`) and releases or rejects it.
+    private func hold(_ draft: MessageDraft, to target: MessageTarget, caller: Caller, peer: String, now: Int64) throws -> Outcome {
+        let id: String
+        switch target {
+        case .user(let user): id = ConversationRules.directId(caller.id, user)
+        case .conversation(let conversation): id = conversation
+        }
+        let heldId = String(format: "h-%013lld-", now) + HMACSHA256.randomBytes(6).map { String(format: "%02x", $0) }.joined()
+        let holding = try context.store.hold(
+            draft, in: id, from: UserRef(id: caller.id, name: caller.name), to: peer, as: heldId, now: now,
+            webhook: { held in WebhookEvent(type: "message.held", conversation: id, time: now, data: ["message": Self.json(held)]) },
+            endpoints: context.webhookEndpoints)
+        struct Held: Encodable {
+            var conversation: String
+            var held: String
+            var ts: Int64
+            var duplicate: Bool?
+        }
+        switch holding {
+        case .posted(let message):
+            return Outcome(data: WireEncoder.encode(Sent(conversation: id, seq: message.seq, ts: message.ts, duplicate: true)))
+        case .held(let held, let new):
+            if new {
+                context.logger.log(
+                    .info, "a message from \(caller.id) to \(peer) is held for review", event: "message.held",
+                    fields: ["conversation": id, "user": caller.id, "held": held.id])
+            }
+            return Outcome(data: WireEncoder.encode(Held(conversation: id, held: held.id, ts: held.at, duplicate: new ? nil : true)))
+        }
+    }
+
     /// `conv.leave`: the caller's other devices are told it left, the others that it did; an
     /// owner's group passes to its longest-standing admin (else member); a group left empty is deleted.
-    private func leave(_ id: String, caller: String, role: Role) throws -> [Delivery] {
+    func leave(_ id: String, caller: String, role: Role) throws -> [Delivery] {
         let store = context.store
         try store.removeMember(id, user: caller)
         let remaining = try store.members(of: id)
@@ -299,8 +354,16 @@ final class MessagingRequests: Sendable {
         return rules.toEveryone(kind ?? .group, members: members.count) ? members : [caller]
     }
 
+    /// `msg.send`'s answer.
+    struct Sent: Encodable {
+        var conversation: String
+        var seq: Int64
+        var ts: Int64
+        var duplicate: Bool?
+    }
+
     /// A message as a webhook's data carries it.
-    static func json(_ message: ConversationMessage) -> JSONValue {
+    static func json(_ message: some Encodable) -> JSONValue {
         (try? JSONParser().parse(WireEncoder.encode(message))) ?? .null
     }
 

@@ -59,7 +59,6 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let redis = try config.redisURL.map { try RedisClient(url: $0) }
         let context = ServerContext(config: config, store: store, media: media, redis: redis, logger: logger, clock: clock)
         self.context = context
-        api = ServerAPI(context: context)
         router = RequestRouter(roomsPerConnection: config.maxRoomsPerConnection, roomsPerUser: config.maxRoomsPerUser)
         precallRequests = PrecallRequests(context: context)
         sessionRequests = SessionRequests(context: context, sessions: sessions, precall: precallRequests)
@@ -68,7 +67,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             context: context,
             rules: ConversationRules(
                 groupSize: config.maxGroupMembers, revokeWindow: Duration.seconds(config.revokeSeconds).milliseconds,
-                editWindow: Duration.seconds(config.editSeconds).milliseconds, strangerMessages: config.strangerMessages))
+                editWindow: Duration.seconds(config.editSeconds).milliseconds, strangerMessages: config.strangerMessages,
+                strangerOverflow: ConversationRules.StrangerOverflow(rawValue: config.strangerOverflow) ?? .refuse))
+        api = ServerAPI(context: context, messaging: messagingRequests)
     }
 
     /// The services, in the order they start (see `ServiceGroup`).

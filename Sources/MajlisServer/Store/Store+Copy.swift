@@ -18,7 +18,7 @@ extension Store {
         ("conversation_members", #"conversation, "user", role, joined_at, read_seq, muted, pinned"#),
         ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"),
         ("blocks", #""user", blocked, at"#),
-        ("held_messages", "id, conversation, sender, sender_name, recipient, draft, at"),
+        ("held_messages", "id, conversation, sender, sender_name, recipient, type, text, payload, fallback, reply_to, mentions, client_msg_id, at"),
     ]
 
     /// Copies everything this store holds into `target`, which must hold nothing yet, in one

@@ -174,6 +174,21 @@ extension Store {
         }
     }
 
+    /// Conversation `id` as the app's backend sees it: no member's own marks (nil: no such conversation).
+    public func conversationInfo(_ id: String) throws -> ConversationInfo? {
+        try withDatabase { db in
+            guard let row = try db.query(
+                "SELECT kind, title, owner, created_at, last_seq, last_ts, (SELECT COUNT(*) FROM conversation_members WHERE conversation = ?) FROM conversations WHERE id = ?",
+                .text(id), .text(id)
+            ).first else { return nil }
+            let kind = row[0].text.flatMap(ConversationKind.init(rawValue:)) ?? .group
+            let createdAt = row[3].int ?? 0
+            return ConversationInfo(
+                id: id, kind: kind, title: kind == .group ? row[1].text : nil, owner: kind == .group ? row[2].text : nil, memberCount: Int(row[6].int ?? 0),
+                lastSeq: row[4].int ?? 0, createdAt: createdAt, updatedAt: max(createdAt, row[5].int ?? 0))
+        }
+    }
+
     /// `user`'s conversations by id after `after`, at most `limit`, as `user` sees them.
     public func conversations(of user: String, after: String?, limit: Int) throws -> [ConversationSummary] {
         try summaries(user: user, where: "c.id > ?", .text(after ?? ""), limit: limit)
@@ -226,8 +241,10 @@ extension Store {
     /// is made first when it does not exist): the next `seq`, read by its sender. A
     /// `clientMsgId` the sender used in the conversation before gets the message it became.
     /// `webhook` makes the event the message causes (written in the same transaction, for `endpoints`).
+    /// `member: false` posts for a sender who is not a member (the system, or a bot the app's
+    /// backend sends as).
     public func post(
-        _ draft: MessageDraft, in id: String, from sender: UserRef, direct: (a: String, b: String)? = nil, now: Int64,
+        _ draft: MessageDraft, in id: String, from sender: UserRef, direct: (a: String, b: String)? = nil, member: Bool = true, now: Int64,
         webhook: (ConversationMessage) -> WebhookEvent? = { _ in nil }, endpoints: [String] = []
     ) throws -> Posting {
         // Two nodes posting one `clientMsgId` at once: the second's insert finds the first's
@@ -236,7 +253,7 @@ extension Store {
             do {
                 return try writing { db in
                     try db.transaction {
-                        let posting = try Self.post(draft, in: id, from: sender, direct: direct, now: now, in: db)
+                        let posting = try Self.post(draft, in: id, from: sender, direct: direct, member: member, now: now, in: db)
                         if case .posted(let message) = posting, let event = webhook(message) { try Self.insert([event], endpoints: endpoints, in: db) }
                         return posting
                     }
@@ -248,8 +265,8 @@ extension Store {
         throw SQLFailure(description: "message \(draft.clientMsgId) could not be stored")
     }
 
-    private static func post(
-        _ draft: MessageDraft, in id: String, from sender: UserRef, direct: (a: String, b: String)?, now: Int64, in db: any SQLDatabase
+    static func post(
+        _ draft: MessageDraft, in id: String, from sender: UserRef, direct: (a: String, b: String)?, member: Bool = true, now: Int64, in db: any SQLDatabase
     ) throws -> Posting {
         if let direct {
             try db.run(
@@ -258,7 +275,11 @@ extension Store {
             try addMember(id, user: direct.a, role: .member, readSeq: 0, now: now, in: db)
             try addMember(id, user: direct.b, role: .member, readSeq: 0, now: now, in: db)
         }
-        guard try membership(id, user: sender.id, in: db) != nil else { return .notMember }
+        if member {
+            guard try membership(id, user: sender.id, in: db) != nil else { return .notMember }
+        } else {
+            guard try !db.query("SELECT 1 FROM conversations WHERE id = ?", .text(id)).isEmpty else { return .notMember }
+        }
         if let row = try db.query(
             "SELECT \(messageColumns) FROM messages WHERE conversation = ? AND sender = ? AND client_msg_id = ?",
             .text(id), .text(sender.id), .text(draft.clientMsgId)

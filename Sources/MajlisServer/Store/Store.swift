@@ -101,8 +101,9 @@ public final class Store: @unchecked Sendable {
         CREATE VIRTUAL TABLE message_search USING fts5(terms, conversation UNINDEXED, seq UNINDEXED, tokenize = 'unicode61 remove_diacritics 0');
         CREATE TABLE held_messages (
             id TEXT PRIMARY KEY, conversation TEXT NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL, recipient TEXT NOT NULL,
-            draft TEXT NOT NULL, at INTEGER NOT NULL);
-        CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, json_extract(draft, '$.clientMsgId'));
+            type TEXT NOT NULL, text TEXT, payload TEXT, fallback TEXT, reply_to INTEGER, mentions TEXT, client_msg_id TEXT NOT NULL,
+            at INTEGER NOT NULL);
+        CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, client_msg_id);
         """,
     ]
 
@@ -161,8 +162,9 @@ public final class Store: @unchecked Sendable {
         CREATE INDEX message_search_terms ON message_search USING GIN (terms);
         CREATE TABLE held_messages (
             id TEXT COLLATE "C" PRIMARY KEY, conversation TEXT COLLATE "C" NOT NULL, sender TEXT NOT NULL, sender_name TEXT NOT NULL,
-            recipient TEXT NOT NULL, draft TEXT NOT NULL, at BIGINT NOT NULL);
-        CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, (draft::json ->> 'clientMsgId'));
+            recipient TEXT NOT NULL, type TEXT NOT NULL, text TEXT, payload TEXT, fallback TEXT, reply_to BIGINT, mentions TEXT,
+            client_msg_id TEXT NOT NULL, at BIGINT NOT NULL);
+        CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, client_msg_id);
         """,
     ]
 

@@ -18,7 +18,7 @@ enum MessageCommand {
                                                        default 20)
           create --title TITLE [--members USER,USER]   makes a group; prints it
           follow [--duration SECONDS]                  prints every messaging event (msg.new, msg.updated, msg.read,
-                                                       msg.typing, conv.updated, conv.removed) as it comes, until
+                                                       msg.typing, msg.rejected, conv.updated, conv.removed) as it comes, until
                                                        interrupted or --duration passes
         The conversations of the token's user. --device names this client's device (another device of the
         user stays connected beside it). --client-id makes a retried send post once (default: a new id).
@@ -148,7 +148,7 @@ enum MessageCommand {
                     guard case .event(let frame) = event, frame.room == nil else { continue }
                     guard let encoded = try? JSONEncoder().encode(frame), let value = try? JSONParser().parse(encoded) else { continue }
                     switch frame.event {
-                    case .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved: printLine(value)
+                    case .messageNew, .messageUpdated, .messageRead, .typing, .messageRejected, .conversationUpdated, .conversationRemoved: printLine(value)
                     default: continue
                     }
                 }

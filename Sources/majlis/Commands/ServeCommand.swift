@@ -13,7 +13,7 @@ enum ServeCommand {
                             [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL] [--cluster-secret SECRET]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
                             [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N] [--max-group-members N]
-                            [--revoke-seconds SECONDS] [--edit-seconds SECONDS] [--stranger-messages N]
+                            [--revoke-seconds SECONDS] [--edit-seconds SECONDS] [--stranger-messages N] [--stranger-overflow refuse|hold]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
                             [--webhook URL[,URL...]] [--webhook-key KEY] [--webhook-retention SECONDS]
@@ -47,7 +47,8 @@ enum ServeCommand {
         over; server admins: no limit), --max-rooms-per-connection 10 (rooms a user is in at once), --max-group-members 500
         (a conversation group's members, its owner included), --revoke-seconds 120 and --edit-seconds 900 (how long after
         sending a message its sender may revoke it, and edit its text), --stranger-messages 3 (messages one may send to a
-        user who has not written back and shares no group with them; 0: none), --request-timeout 30
+        user who has not written back and shares no group with them; 0: none), --stranger-overflow refuse (or hold: a
+        stranger's message past that is held for the app's backend to release or reject, /v1/held-messages), --request-timeout 30
         (an HTTP request's headers and body; 408 after),
         --history-messages 10000 (per room), --history-days 90.
         Without --keys it runs in development mode on loopback only: key "devkey" with a random secret made
@@ -122,6 +123,10 @@ enum ServeCommand {
         config.revokeSeconds = try args.int("revoke-seconds", default: 120, range: 0...31_536_000)
         config.editSeconds = try args.int("edit-seconds", default: 900, range: 0...31_536_000)
         config.strangerMessages = try args.int("stranger-messages", default: 3, range: 0...1_000_000)
+        config.strangerOverflow = args.string("stranger-overflow", default: "refuse")
+        guard ["refuse", "hold"].contains(config.strangerOverflow) else {
+            throw Arguments.Failure(description: "--stranger-overflow must be refuse or hold, not \(config.strangerOverflow)")
+        }
         config.requestSeconds = try args.int("request-timeout", default: 30, range: 1...3600)
         config.historyMessages = try args.int("history-messages", default: 10_000, range: 1...100_000_000)
         config.historyDays = try args.int("history-days", default: 90, range: 1...36_500)

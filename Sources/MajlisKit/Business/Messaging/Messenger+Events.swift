@@ -43,6 +43,10 @@ extension Messenger {
             change { $0.typing[conversation, default: [:]][user] = until }
         case .conversationUpdated(let change):
             await update(change.conversation)
+        case .messageRejected(_, let clientMsgId, let reason):
+            change { state in
+                if let index = state.pending.firstIndex(where: { $0.id == clientMsgId }) { state.pending[index].status = .rejected(reason) }
+            }
         case .conversationRemoved(let conversation, _, _):
             change { state in
                 state.conversations[conversation] = nil

@@ -116,28 +116,30 @@ public actor Messenger {
 
     /// Sends `draft` to a user or a conversation: pending at once, a message of its
     /// conversation once the server has it. A failure leaves it pending as failed (`retry`).
+    /// Nil when the server holds it for review: it stays pending as `.held` until the review
+    /// delivers it (it arrives as a message) or rejects it (`.rejected`).
     @discardableResult
-    public func send(_ draft: MessageDraft, to target: MessageTarget) async throws(MajlisError) -> ConversationMessage {
+    public func send(_ draft: MessageDraft, to target: MessageTarget) async throws(MajlisError) -> ConversationMessage? {
         change { $0.pending.append(PendingMessage(target: target, draft: draft, status: .sending, createdAt: clock.now())) }
         return try await post(draft.clientMsgId)
     }
 
     /// Sends `text` with a new client id.
     @discardableResult
-    public func send(text: String, to target: MessageTarget) async throws(MajlisError) -> ConversationMessage {
+    public func send(text: String, to target: MessageTarget) async throws(MajlisError) -> ConversationMessage? {
         try await send(MessageDraft(text: text, clientMsgId: UUID().uuidString), to: target)
     }
 
     /// Sends a pending message again (the same client id: posted once, however often tried).
     @discardableResult
-    public func retry(_ clientMsgId: String) async throws(MajlisError) -> ConversationMessage {
+    public func retry(_ clientMsgId: String) async throws(MajlisError) -> ConversationMessage? {
         change { state in
             if let index = state.pending.firstIndex(where: { $0.id == clientMsgId }) { state.pending[index].status = .sending }
         }
         return try await post(clientMsgId)
     }
 
-    private func post(_ clientMsgId: String) async throws(MajlisError) -> ConversationMessage {
+    private func post(_ clientMsgId: String) async throws(MajlisError) -> ConversationMessage? {
         guard let pending = state.pending.first(where: { $0.id == clientMsgId }) else { throw MajlisError.misuse("no pending message \(clientMsgId)") }
         let answer: JSONValue
         do {
@@ -147,6 +149,12 @@ public actor Messenger {
                 if let index = state.pending.firstIndex(where: { $0.id == clientMsgId }) { state.pending[index].status = .failed(error.description) }
             }
             throw error
+        }
+        if let held = answer["held"]?.stringValue {
+            change { state in
+                if let index = state.pending.firstIndex(where: { $0.id == clientMsgId }) { state.pending[index].status = .held(id: held) }
+            }
+            return nil
         }
         guard let conversation = answer["conversation"]?.stringValue, let seq = answer["seq"]?.intValue else {
             throw MajlisError.server(ProtocolError(.internal, "msg.send answered without a seq"))
@@ -226,7 +234,11 @@ public actor Messenger {
             summary.lastMessage = message
             summary.updatedAt = max(summary.updatedAt, message.ts)
         }
-        if message.from.id == reader { summary.readSeq = max(summary.readSeq, message.seq) }
+        if message.from.id == reader {
+            summary.readSeq = max(summary.readSeq, message.seq)
+            // One of the user's own, stored now (a held message released, or sent from here).
+            state.pending.removeAll { $0.id == message.clientMsgId }
+        }
         summary.unread = max(0, summary.lastSeq - summary.readSeq)
         state.conversations[message.conversation] = summary
     }
