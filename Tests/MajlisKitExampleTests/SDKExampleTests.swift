@@ -51,6 +51,8 @@ import Testing
                                  to: .conversation(groupId))
         try await messenger.markRead(groupId)
         let found = try await messenger.search("salon")   // newest first; found.next: the next page
+        let groups = try await messenger.discover("hiking") // public groups, the largest first
+        try await messenger.join(groups.groups[0].id)       // false: asked; the owner answers
         _ = found
     }
 

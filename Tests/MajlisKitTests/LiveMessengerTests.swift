@@ -46,4 +46,26 @@ import Testing
         await web.disconnect()
         await omarClient.disconnect()
     }
+
+    /// Public groups through the SDK: found, joined at once or on request, and the request
+    /// reaches the owner's state as it comes.
+    @Test func publicGroupsAreFoundAndJoined() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let (huda, hudaClient) = try await messenger(server, "huda", device: "phone")
+        let (omar, omarClient) = try await messenger(server, "omar", device: "phone")
+        let open = try await huda.createGroup(title: "Hiking", members: [], access: .open, about: "Weekend walks")
+        let asks = try await huda.createGroup(title: "Book club", members: [], access: .request)
+        let found = try await omar.discover("walks")
+        #expect(found.groups.map(\.id) == [open.id] && found.next == nil)
+        #expect(try await omar.join(open.id))
+        #expect(await omar.state.conversations[open.id]?.access == .open)
+        #expect(try await !omar.join(asks.id, note: "I read a lot"))
+        #expect(await eventually { await huda.state.joinRequests[asks.id]?.map(\.note) == ["I read a lot"] })
+        try await huda.answerRequest(in: asks.id, from: "omar", accept: true)
+        #expect(await eventually { await omar.state.conversations[asks.id]?.title == "Book club" })
+        #expect(await huda.state.joinRequests[asks.id] == [])
+        await hudaClient.disconnect()
+        await omarClient.disconnect()
+    }
 }

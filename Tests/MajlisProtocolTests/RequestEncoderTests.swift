@@ -79,7 +79,11 @@ import Testing
         let commands: [MessagingCommand] = [
             .createGroup(title: "رحلة", members: ["a", "b"]), .list(after: nil, limit: 100), .list(after: "g-1", limit: 5), .get(conversation: "g-1"),
             .invite(conversation: "g-1", users: ["c"]), .remove(conversation: "g-1", user: "c"), .leave(conversation: "g-1"),
-            .rename(conversation: "g-1", title: "T"), .setRole(conversation: "g-1", user: "c", role: .admin),
+            .update(conversation: "g-1", title: "T", about: nil, access: nil), .update(conversation: "g-1", title: nil, about: "All about it", access: .request),
+            .createGroup(title: "Open", members: [], access: .open, about: "Anyone"), .discover(query: "東京", cursor: "20", limit: 5),
+            .discover(query: nil, cursor: nil, limit: 20), .join(conversation: "g-1", note: "let me in"), .join(conversation: "g-1", note: nil),
+            .requests(conversation: "g-1"), .answerRequest(conversation: "g-1", user: "c", accept: false), .muteMember(conversation: "g-1", user: "c", seconds: 0),
+            .feature(conversation: "g-1", seq: 3, featured: true), .feature(conversation: "g-1", seq: 3, featured: false), .setRole(conversation: "g-1", user: "c", role: .admin),
             .settings(conversation: "g-1", muted: true, pinned: nil), .settings(conversation: "g-1", muted: nil, pinned: false),
             .send(.user("omar"), MessageDraft(text: "hi", replyTo: 2, mentions: ["omar"], clientMsgId: "c1")),
             .send(.conversation("g-1"), MessageDraft(type: "boat", text: nil, payload: ["n": [1, 2]], fallback: "A boat", clientMsgId: "c2")),

@@ -312,6 +312,10 @@ import Testing
         #expect(found.count == 1 && found[0].contains(#""seq":2"#), "\(found)")
         let group = try run(base + ["create", "--title", "Trip", "--members", "omar"])
         #expect(group.status == 0 && group.output.contains(#""memberCount":2"#), "\(group)")
+        let club = try run(base + ["create", "--title", "Walkers", "--access", "open", "--about", "Weekend walks"])
+        #expect(club.output.contains(#""access":"open""#), "\(club)")
+        let discovered = try run(base + ["discover", "--query", "walks"]).output.split(separator: "\n")
+        #expect(discovered.count == 1 && discovered[0].contains(#""title":"Walkers""#), "\(discovered)")
 
         // Following: what comes is printed as it comes.
         let follower = Process()

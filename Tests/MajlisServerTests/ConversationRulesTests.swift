@@ -6,8 +6,13 @@ import Testing
 @Suite struct ConversationRulesTests {
     typealias Facts = ConversationRules.Facts
 
-    static func member(_ role: Role, kind: ConversationKind = .group, lastSeq: Int64 = 5) -> Store.Membership {
-        Store.Membership(kind: kind, role: role, readSeq: 0, lastSeq: lastSeq)
+    static func member(_ role: Role, kind: ConversationKind = .group, lastSeq: Int64 = 5, mutedUntil: Int64 = 0) -> Store.Membership {
+        Store.Membership(kind: kind, role: role, readSeq: 0, lastSeq: lastSeq, mutedUntil: mutedUntil)
+    }
+
+    /// A group as anyone sees it, with `members`.
+    static func group(_ access: GroupAccess, members: Int = 2, kind: ConversationKind = .group) -> ConversationInfo {
+        ConversationInfo(id: "g", kind: kind, title: "t", owner: "o", memberCount: members, lastSeq: 0, createdAt: 1, updatedAt: 1, access: access)
     }
 
     static let text = MessageDraft(text: "hi", clientMsgId: "c")
@@ -44,8 +49,39 @@ import Testing
         (.remove(conversation: "g", user: "me"), Facts(caller: member(.owner), target: member(.owner)), .badRequest),
         (.leave(conversation: "g"), Facts(caller: member(.member)), nil),
         (.leave(conversation: "d"), Facts(caller: member(.member, kind: .direct)), .badRequest),
-        (.rename(conversation: "g", title: "t"), Facts(caller: member(.member)), .forbidden),
-        (.rename(conversation: "g", title: "t"), Facts(caller: member(.admin)), nil),
+        (.update(conversation: "g", title: "t", about: nil, access: nil), Facts(caller: member(.member)), .forbidden),
+        (.update(conversation: "g", title: nil, about: nil, access: .open), Facts(caller: member(.admin)), nil),
+        (.update(conversation: "d", title: "t", about: nil, access: nil), Facts(caller: member(.member, kind: .direct)), .badRequest),
+        // Public groups: found by anyone, joined at once or on request; private ones are not there.
+        (.discover(query: nil, cursor: nil, limit: 20), Facts(), nil),
+        (.join(conversation: "g", note: nil), Facts(group: group(.open)), nil),
+        (.join(conversation: "g", note: nil), Facts(group: group(.open, members: 3)), .forbidden),  // full (3)
+        (.join(conversation: "g", note: nil), Facts(group: group(.request, members: 3)), nil),  // asking is not joining
+        (.join(conversation: "g", note: nil), Facts(group: group(.private)), .conversationNotFound),
+        (.join(conversation: "d", note: nil), Facts(group: group(.private, kind: .direct)), .conversationNotFound),
+        (.join(conversation: "g", note: nil), Facts(), .conversationNotFound),
+        (.join(conversation: "g", note: nil), Facts(caller: member(.member), group: group(.private)), nil),  // a member already
+        (.requests(conversation: "g"), Facts(caller: member(.member)), .forbidden),
+        (.requests(conversation: "g"), Facts(caller: member(.admin)), nil),
+        (.answerRequest(conversation: "g", user: "x", accept: true), Facts(caller: member(.admin), members: 2, requested: true), nil),
+        (.answerRequest(conversation: "g", user: "x", accept: true), Facts(caller: member(.admin), members: 3, requested: true), .forbidden),
+        (.answerRequest(conversation: "g", user: "x", accept: false), Facts(caller: member(.admin), members: 3, requested: true), nil),
+        (.answerRequest(conversation: "g", user: "x", accept: true), Facts(caller: member(.admin), members: 2), .badRequest),
+        (.answerRequest(conversation: "g", user: "x", accept: true), Facts(caller: member(.member), members: 2, requested: true), .forbidden),
+        // Muting members: the owner anyone but itself, an admin members; a muted member does not send.
+        (.muteMember(conversation: "g", user: "x", seconds: 60), Facts(caller: member(.owner), target: member(.admin)), nil),
+        (.muteMember(conversation: "g", user: "x", seconds: 60), Facts(caller: member(.admin), target: member(.member)), nil),
+        (.muteMember(conversation: "g", user: "x", seconds: 60), Facts(caller: member(.admin), target: member(.admin)), .forbidden),
+        (.muteMember(conversation: "g", user: "x", seconds: 60), Facts(caller: member(.admin), target: member(.owner)), .forbidden),
+        (.muteMember(conversation: "g", user: "me", seconds: 60), Facts(caller: member(.owner), target: member(.owner)), .badRequest),
+        (.muteMember(conversation: "g", user: "x", seconds: 60), Facts(caller: member(.owner)), .badRequest),
+        (.send(.conversation("g"), text), Facts(caller: member(.member, mutedUntil: now + 1)), .forbidden),
+        (.send(.conversation("g"), text), Facts(caller: member(.member, mutedUntil: now)), nil),
+        // Featured messages: a group's owner and admins, a message not revoked.
+        (.feature(conversation: "g", seq: 3, featured: true), Facts(caller: member(.admin), message: message(by: "omar", ago: 1)), nil),
+        (.feature(conversation: "g", seq: 3, featured: true), Facts(caller: member(.member), message: message(by: "omar", ago: 1)), .forbidden),
+        (.feature(conversation: "g", seq: 3, featured: true), Facts(caller: member(.owner), message: message(ago: 1, revokedBy: "me")), .badRequest),
+        (.feature(conversation: "g", seq: 3, featured: true), Facts(caller: member(.owner)), .badRequest),
         (.setRole(conversation: "g", user: "x", role: .admin), Facts(caller: member(.admin), target: member(.member)), .forbidden),
         (.setRole(conversation: "g", user: "x", role: .admin), Facts(caller: member(.owner), target: member(.member)), nil),
         (.setRole(conversation: "g", user: "x", role: .member), Facts(caller: member(.owner), target: member(.owner)), .badRequest),

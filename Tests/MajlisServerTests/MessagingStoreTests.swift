@@ -129,6 +129,32 @@ import Testing
         }
     }
 
+    /// Public groups are listed largest first, found by the words of their title and about,
+    /// and leave the list when made private; join requests are kept once per user.
+    @Test(arguments: StoreBackend.allCases) func publicGroupsAreListedAndFound(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        try store.createGroup("g-a", title: "Hiking club", owner: "huda", members: [], access: .open, about: "山歩き 北海道", now: 1)
+        try store.createGroup("g-b", title: "نادي الكتاب", owner: "omar", members: ["sara", "zaid"], access: .request, now: 2)
+        try store.createGroup("g-c", title: "Hiking family", owner: "sara", members: [], now: 3)
+        #expect(try store.publicGroups(matching: nil, offset: 0, limit: 10).map(\.id) == ["g-b", "g-a"])
+        #expect(try store.publicGroups(matching: nil, offset: 1, limit: 10).map(\.id) == ["g-a"])
+        #expect(try store.publicGroups(matching: "hik", offset: 0, limit: 10).map(\.id) == ["g-a"])
+        #expect(try store.publicGroups(matching: "北海道", offset: 0, limit: 10).map(\.id) == ["g-a"])
+        #expect(try store.publicGroups(matching: "الكتاب", offset: 0, limit: 10).first?.memberCount == 3)
+        #expect(try store.publicGroups(matching: "club family", offset: 0, limit: 10).isEmpty)
+        try store.updateGroup("g-a", title: nil, about: nil, access: .private)
+        #expect(try store.publicGroups(matching: nil, offset: 0, limit: 10).map(\.id) == ["g-b"])
+        try store.updateGroup("g-c", title: "Mountain family", about: nil, access: .open)
+        #expect(try store.publicGroups(matching: "mountain", offset: 0, limit: 10).map(\.id) == ["g-c"])
+
+        #expect(try store.addJoinRequest(JoinRequest(conversation: "g-b", user: "eve", name: "Eve", note: "hi", at: 5)))
+        #expect(try !store.addJoinRequest(JoinRequest(conversation: "g-b", user: "eve", name: "Eve", note: "hello", at: 6)))
+        #expect(try store.joinRequests(of: "g-b") == [JoinRequest(conversation: "g-b", user: "eve", name: "Eve", note: "hello", at: 5)])
+        #expect(try store.removeJoinRequest("g-b", user: "eve") && store.joinRequests(of: "g-b").isEmpty)
+    }
+
     @Test(arguments: StoreBackend.allCases) func blocksAndStrangersAreToldApart(_ backend: StoreBackend) async throws {
         let place = try await backend.place()
         defer { backend.discard(place) }

@@ -209,6 +209,91 @@ import Testing
         #expect(all["data"]?["messages"]?.arrayValue?.count == 5 && all["data"]?["more"] == false, "\(all)")
     }
 
+    /// A public group is found by its words and joined at once (`open`) or on request, which
+    /// its admins accept or decline; a private one is neither listed nor joined.
+    @Test func publicGroupsAreFoundAndJoinedFreelyOrOnRequest() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        let sara = try await TestClient.signedIn(server, user: "sara")
+        func make(_ title: String, _ access: String, about: String? = nil) async throws -> String {
+            var args: [String: JSONValue] = ["title": .string(title), "access": .string(access)]
+            if let about { args["about"] = .string(about) }
+            let made = try await huda.request("conv.create", args)
+            return try #require(made["data"]?["conversation"]?["id"]?.stringValue, "\(made)")
+        }
+        let hiking = try await make("Hiking in Hokkaido", "open", about: "北海道の山歩き")
+        let books = try await make("نادي الكتاب", "request")
+        let family = try await make("Family", "private")
+        func found(_ query: String?) async throws -> [String] {
+            var args: [String: JSONValue] = [:]
+            if let query { args["q"] = .string(query) }
+            let page = try await sara.request("conv.discover", args)
+            return page["data"]?["groups"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        }
+        #expect(Set(try await found(nil)) == [hiking, books])
+        #expect(try await found("hokk") == [hiking])
+        #expect(try await found("北海道") == [hiking])
+        #expect(try await found("كتاب") == [books])
+        #expect(try await found("family") == [])
+
+        // Open: joined at once; everyone hears of it.
+        let joined = try await sara.request("conv.join", ["conversation": .string(hiking)])
+        #expect(joined["data"]?["conversation"]?["id"] == .string(hiking) && joined["data"]?["conversation"]?["access"] == "open", "\(joined)")
+        #expect(try await huda.event("conv.updated") { $0["data"]?["joined"] == ["sara"] }["data"]?["memberCount"] == 2)
+        // On request: the owner hears, accepts one and declines another.
+        let asked = try await sara.request("conv.join", ["conversation": .string(books), "note": "أحب القراءة"])
+        #expect(asked["data"]?["requested"] == true, "\(asked)")
+        let request = try await huda.event("conv.request")
+        #expect(request["data"]?["user"] == "sara" && request["data"]?["note"] == "أحب القراءة")
+        _ = try await omar.request("conv.join", ["conversation": .string(books)])
+        let pending = try await huda.request("conv.requests", ["conversation": .string(books)])
+        #expect(pending["data"]?["requests"]?.arrayValue?.compactMap { $0["user"]?.stringValue } == ["sara", "omar"], "\(pending)")
+        #expect(code(try await sara.request("conv.requests", ["conversation": .string(books)])) == "conversation_not_found")
+        _ = try await huda.request("conv.answer", ["conversation": .string(books), "user": "sara", "accept": true])
+        #expect(try await sara.event("conv.updated") { $0["data"]?["conversation"] == .string(books) }["data"]?["joined"] == ["sara"])
+        _ = try await huda.request("conv.answer", ["conversation": .string(books), "user": "omar", "accept": false])
+        #expect(try await omar.event("conv.declined")["data"]?["by"] == "huda")
+        #expect(code(try await huda.request("conv.answer", ["conversation": .string(books), "user": "omar", "accept": true])) == "bad_request")
+        #expect(code(try await omar.request("msg.sync", ["conversation": .string(books)])) == "conversation_not_found")
+        // Private: not joined, not told apart from none.
+        #expect(code(try await sara.request("conv.join", ["conversation": .string(family)])) == "conversation_not_found")
+        // Made private, a group is no longer listed.
+        _ = try await huda.request("conv.update", ["conversation": .string(hiking), "access": "private"])
+        #expect(try await found(nil) == [books])
+    }
+
+    /// A group's admins keep a member from sending for a while, and feature messages for everyone.
+    @Test func adminsMuteMembersAndFeatureMessages() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let huda = try await TestClient.signedIn(server, user: "huda")
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        let made = try await huda.request("conv.create", ["title": "Trip", "members": ["omar"]])
+        let group = try #require(made["data"]?["conversation"]?["id"]?.stringValue)
+        _ = try await huda.request("msg.send", ["conversation": .string(group), "text": "Meet at 9", "clientMsgId": "h1"])
+        let muted = try await huda.request("conv.mute", ["conversation": .string(group), "user": "omar", "seconds": 600])
+        let until = try #require(muted["data"]?["mutedUntil"]?.intValue)
+        #expect(try await omar.event("conv.updated") { $0["data"]?["mutedUntil"] != nil }["data"]?["mutedUntil"] == .int(until))
+        let refused = try await omar.request("msg.send", ["conversation": .string(group), "text": "spam", "clientMsgId": "o1"])
+        #expect(code(refused) == "forbidden", "\(refused)")
+        #expect(code(try await omar.request("conv.mute", ["conversation": .string(group), "user": "huda", "seconds": 60])) == "forbidden")
+        let listed = try await omar.request("conv.get", ["conversation": .string(group)])
+        #expect(listed["data"]?["conversation"]?["mutedUntil"] == .int(until), "\(listed)")
+        _ = try await huda.request("conv.mute", ["conversation": .string(group), "user": "omar", "seconds": 0])
+        #expect(try await omar.request("msg.send", ["conversation": .string(group), "text": "ok", "clientMsgId": "o2"])["ok"] == true)
+
+        _ = try await huda.request("msg.feature", ["conversation": .string(group), "seq": 1])
+        let featured = try await omar.event("msg.updated")
+        #expect(featured["data"]?["seq"] == 1 && featured["data"]?["featuredAt"]?.intValue != nil, "\(featured)")
+        let details = try await omar.request("conv.get", ["conversation": .string(group)])
+        #expect(details["data"]?["featured"]?.arrayValue?.map { $0["text"] } == ["Meet at 9"], "\(details)")
+        #expect(code(try await omar.request("msg.feature", ["conversation": .string(group), "seq": 1])) == "forbidden")
+        _ = try await huda.request("msg.feature", ["conversation": .string(group), "seq": 1, "featured": false])
+        #expect(try await omar.request("conv.get", ["conversation": .string(group)])["data"]?["featured"] == [])
+    }
+
     /// An edit and a revoke reach every member as the message now is; a revoked message keeps
     /// its number and sender in the history, and nothing of what it said.
     @Test func editsAndRevokesReachEveryoneAndLeaveATombstone() async throws {

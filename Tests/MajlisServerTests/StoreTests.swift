@@ -53,7 +53,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
-        let latest = backend == .sqlite ? 6 : 4
+        let latest = backend == .sqlite ? 7 : 5
         #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
@@ -210,18 +210,26 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let endpoints = ["http://hooks/a"]
         let mood = ["mood": AttributeValue(value: "😊", owner: "o")]
         try source.commit(room: "r", effects: [.saveAttributes(set: mood, deleted: [])], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
-        try source.createGroup("g", title: "أصدقاء", owner: "o", members: [], now: 5)
+        try source.createGroup("g", title: "أصدقاء", owner: "o", members: [], access: .request, about: "كل شيء", now: 5)
+        try source.muteMember("g", user: "o", until: 99)
+        try source.addJoinRequest(JoinRequest(conversation: "g", user: "y", name: "Y", note: "hi", at: 6))
+        let held = try source.hold(MessageDraft(text: "psst", clientMsgId: "h1"), in: "d-x", from: UserRef(id: "s", name: "S"), to: "o", as: "h-1", now: 8)
         let card = MessageDraft(type: "invite", text: nil, payload: ["room": "r"], fallback: "Join my room", replyTo: nil, mentions: ["o"], clientMsgId: "m1")
         try source.block("x", by: "o", now: 7)
         guard case .posted(let posted) = try source.post(card, in: "g", from: UserRef(id: "o", name: "O"), now: 6) else {
             Issue.record("the card was not posted")
             return
         }
+        try source.feature(posted.seq, in: "g", at: 9)
+        guard case .held(let heldMessage, new: true) = held else {
+            Issue.record("the message was not held: \(held)")
+            return
+        }
 
         let database = try await StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
-        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "\(counts)")
         #expect(throws: (any Error).self) { try source.copy(to: target) }
         let back = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
@@ -232,7 +240,12 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             #expect(loaded.stored == stored && loaded.bans == ["u": 500] && loaded.lastMsgId == 1 && loaded.attributes == mood)
             #expect(try store.history(room: "r", before: nil, limit: 5) == [message])
             #expect(try store.rememberedReply(user: "o", rid: "x", since: 0) == reply)
-            #expect(try store.messages(in: "g", after: 0, limit: 5) == [posted])
+            #expect(try store.messages(in: "g", after: 0, limit: 5).map(\.featuredAt) == [9])
+            #expect(try store.search("room", for: "o", limit: 5).map(\.seq) == [posted.seq])
+            #expect(try store.publicGroups(matching: "شيء", offset: 0, limit: 5).map(\.about) == ["كل شيء"])
+            #expect(try store.membership("g", user: "o")?.mutedUntil == 99)
+            #expect(try store.joinRequests(of: "g").map(\.note) == ["hi"])
+            #expect(try store.heldMessages(after: nil, limit: 5) == [heldMessage])
             #expect(try store.conversation("g", for: "o")?.title == "أصدقاء")
             #expect(try store.blocked(by: "o") == ["x"])
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)

@@ -204,7 +204,7 @@ extension VoiceRoom {
         case .signal(let from, let type, let payload):
             emit(.signal(from: from, type: type, payload: payload))
         case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved,
-            .messageRejected:
+            .messageRejected, .joinRequested, .joinDeclined:
             break
         }
     }

@@ -8,21 +8,29 @@ public struct ConversationChange: Sendable, Codable, Equatable {
     public var by: String
     public var kind: ConversationKind?
     public var title: String?
+    public var about: String?
+    public var access: GroupAccess?
     public var joined: [String]?
     public var left: [String]?
     public var memberCount: Int?
     /// The group's new owner (its owner left).
     public var owner: String?
-    /// A member whose role changed, and the role it has now.
+    /// A member whose role changed, and the role it has now; or who is kept from sending until
+    /// `mutedUntil` (Unix ms; 0: no more).
     public var user: String?
     public var role: Role?
+    public var mutedUntil: Int64?
     public var muted: Bool?
     public var pinned: Bool?
 
     public init(
         conversation: String, by: String, kind: ConversationKind? = nil, title: String? = nil, joined: [String]? = nil, left: [String]? = nil,
-        memberCount: Int? = nil, owner: String? = nil, user: String? = nil, role: Role? = nil, muted: Bool? = nil, pinned: Bool? = nil
+        memberCount: Int? = nil, owner: String? = nil, user: String? = nil, role: Role? = nil, muted: Bool? = nil, pinned: Bool? = nil,
+        about: String? = nil, access: GroupAccess? = nil, mutedUntil: Int64? = nil
     ) {
+        self.about = about
+        self.access = access
+        self.mutedUntil = mutedUntil
         self.conversation = conversation
         self.by = by
         self.kind = kind

@@ -6,8 +6,11 @@ public struct ConversationMember: Sendable, Codable, Equatable {
     /// `readSeq` is at least its `seq`.
     public var readSeq: Int64
     public var joinedAt: Int64
+    /// Until when (Unix ms) the group's owner or an admin keeps this member from sending.
+    public var mutedUntil: Int64?
 
-    public init(user: String, role: Role, readSeq: Int64, joinedAt: Int64) {
+    public init(user: String, role: Role, readSeq: Int64, joinedAt: Int64, mutedUntil: Int64? = nil) {
+        self.mutedUntil = mutedUntil
         self.user = user
         self.role = role
         self.readSeq = readSeq

@@ -23,11 +23,15 @@ public struct ConversationMessage: Sendable, Codable, Equatable {
     /// Who revoked it (its sender, or a group's owner or admin): its text, payload, fallback,
     /// reply and mentions are gone.
     public var revokedBy: String?
+    /// When a group's owner or an admin featured it (pinned it for every member).
+    public var featuredAt: Int64?
 
     public init(
         conversation: String, seq: Int64, from: UserRef, type: String = "text", text: String?, payload: JSONValue? = nil, fallback: String? = nil,
-        replyTo: Int64? = nil, mentions: [String]? = nil, ts: Int64, clientMsgId: String, editedAt: Int64? = nil, revokedBy: String? = nil
+        replyTo: Int64? = nil, mentions: [String]? = nil, ts: Int64, clientMsgId: String, editedAt: Int64? = nil, revokedBy: String? = nil,
+        featuredAt: Int64? = nil
     ) {
+        self.featuredAt = featuredAt
         self.conversation = conversation
         self.seq = seq
         self.from = from

@@ -3,8 +3,10 @@
 public struct ConversationSummary: Sendable, Codable, Equatable {
     public var id: String
     public var kind: ConversationKind
-    /// A group's title.
+    /// A group's title, what it is about, and who may join it.
     public var title: String?
+    public var about: String?
+    public var access: GroupAccess?
     /// A direct conversation's other user.
     public var peer: String?
     /// The member's role: a direct conversation's two members are both `member`.
@@ -19,14 +21,20 @@ public struct ConversationSummary: Sendable, Codable, Equatable {
     public var unread: Int64
     public var muted: Bool
     public var pinned: Bool
+    /// Until when (Unix ms) the group's owner or an admin keeps this member from sending.
+    public var mutedUntil: Int64?
     public var createdAt: Int64
     /// The newest message's time, else `createdAt`: the order of a conversation list.
     public var updatedAt: Int64
 
     public init(
         id: String, kind: ConversationKind, title: String? = nil, peer: String? = nil, role: Role, memberCount: Int, lastSeq: Int64,
-        lastMessage: ConversationMessage? = nil, readSeq: Int64, muted: Bool = false, pinned: Bool = false, createdAt: Int64, updatedAt: Int64
+        lastMessage: ConversationMessage? = nil, readSeq: Int64, muted: Bool = false, pinned: Bool = false, createdAt: Int64, updatedAt: Int64,
+        about: String? = nil, access: GroupAccess? = nil, mutedUntil: Int64? = nil
     ) {
+        self.about = about
+        self.access = access
+        self.mutedUntil = mutedUntil
         self.id = id
         self.kind = kind
         self.title = title

@@ -1,8 +1,9 @@
 /// A messaging request (docs/protocol.md section 17): conversations and their messages, outside
 /// any room.
 public enum MessagingCommand: Sendable, Equatable {
-    /// `conv.create`: a private group of the caller (its owner) and `members`.
-    case createGroup(title: String, members: [String])
+    /// `conv.create`: a group of the caller (its owner) and `members`; `access` says who else
+    /// may join it.
+    case createGroup(title: String, members: [String], access: GroupAccess = .private, about: String? = nil)
     /// `conv.list`: the caller's conversations by id, after `after`.
     case list(after: String?, limit: Int)
     /// `conv.get`: one conversation and its members.
@@ -13,8 +14,22 @@ public enum MessagingCommand: Sendable, Equatable {
     case remove(conversation: String, user: String)
     /// `conv.leave`: the caller leaves a group.
     case leave(conversation: String)
-    /// `conv.update`: a group's title (its owner and admins).
-    case rename(conversation: String, title: String)
+    /// `conv.update`: a group's title, what it is about, who may join (its owner and admins).
+    case update(conversation: String, title: String?, about: String?, access: GroupAccess?)
+    /// `conv.discover`: public groups, those whose title or about has every word of `query`
+    /// (all without one), the largest first; from `cursor` (the previous page's `next`) on.
+    case discover(query: String?, cursor: String?, limit: Int)
+    /// `conv.join`: the caller joins a public group (`open`), or asks to (`request`, with `note`).
+    case join(conversation: String, note: String?)
+    /// `conv.requests`: a group's pending join requests (its owner and admins).
+    case requests(conversation: String)
+    /// `conv.answer`: the owner or an admin accepts or declines `user`'s join request.
+    case answerRequest(conversation: String, user: String, accept: Bool)
+    /// `conv.mute`: the owner (anyone) or an admin (members) keeps a member from sending for
+    /// `seconds` (0: no more).
+    case muteMember(conversation: String, user: String, seconds: Int)
+    /// `msg.feature`: the owner or an admin features (pins for everyone) a group's message, or no more.
+    case feature(conversation: String, seq: Int64, featured: Bool)
     /// `conv.role`: the owner makes a member an admin, or an admin a member.
     case setRole(conversation: String, user: String, role: Role)
     /// `conv.settings`: the caller's own settings of a conversation.
@@ -45,11 +60,12 @@ public enum MessagingCommand: Sendable, Equatable {
     /// The conversation the command is about, when it names one.
     public var conversation: String? {
         switch self {
-        case .createGroup, .list, .block, .unblock, .listBlocks: return nil
+        case .createGroup, .list, .block, .unblock, .listBlocks, .discover: return nil
         case .send(.user, _): return nil
         case .search(_, let id, _, _): return id
         case .send(.conversation(let id), _): return id
-        case .get(let id), .invite(let id, _), .remove(let id, _), .leave(let id), .rename(let id, _), .setRole(let id, _, _), .settings(let id, _, _),
+        case .get(let id), .invite(let id, _), .remove(let id, _), .leave(let id), .update(let id, _, _, _), .setRole(let id, _, _), .settings(let id, _, _),
+            .join(let id, _), .requests(let id), .answerRequest(let id, _, _), .muteMember(let id, _, _), .feature(let id, _, _),
             .sync(let id, _, _), .read(let id, _), .typing(let id), .edit(let id, _, _), .revoke(let id, _), .report(let id, _, _):
             return id
         }

@@ -214,7 +214,9 @@ public enum RequestDecoder {
         "conv.create": messaging { args throws(ProtocolError) in
             let title = try args.nonBlankString("title", maxLength: Limits.title)
             let members = args.raw("members") == nil ? [] : try args.identifierSet("members", maxCount: Limits.invitees)
-            return .createGroup(title: title, members: members)
+            return .createGroup(
+                title: title, members: members, access: try args.optionalEnum("access", GroupAccess.self) ?? .private,
+                about: try args.optionalString("about", maxLength: Limits.announcement))
         },
         "conv.list": messaging { args throws(ProtocolError) in
             .list(after: try args.optionalIdentifier("after"), limit: try args.optionalInt("limit", in: 1...200) ?? 100)
@@ -230,8 +232,30 @@ public enum RequestDecoder {
         },
         "conv.leave": messaging { args throws(ProtocolError) in .leave(conversation: try args.identifier("conversation")) },
         "conv.update": messaging { args throws(ProtocolError) in
-            let title = try args.nonBlankString("title", maxLength: Limits.title)
-            return .rename(conversation: try args.identifier("conversation"), title: title)
+            let title = args.raw("title") == nil ? nil : try args.nonBlankString("title", maxLength: Limits.title)
+            let about = try args.optionalString("about", maxLength: Limits.announcement)
+            let access = try args.optionalEnum("access", GroupAccess.self)
+            guard title != nil || about != nil || access != nil else { throw ProtocolError(.badRequest, "conv.update needs args.title, args.about or args.access") }
+            return .update(conversation: try args.identifier("conversation"), title: title, about: about, access: access)
+        },
+        "conv.discover": messaging { args throws(ProtocolError) in
+            let query = try args.optionalString("q", maxLength: 200)
+            return .discover(
+                query: query?.contains(where: { $0.isLetter || $0.isNumber }) == true ? query : nil, cursor: try args.optionalString("cursor", maxLength: 200),
+                limit: try args.optionalInt("limit", in: 1...50) ?? 20)
+        },
+        "conv.join": messaging { args throws(ProtocolError) in
+            .join(conversation: try args.identifier("conversation"), note: try args.optionalString("note", maxLength: 200))
+        },
+        "conv.requests": messaging { args throws(ProtocolError) in .requests(conversation: try args.identifier("conversation")) },
+        "conv.answer": messaging { args throws(ProtocolError) in
+            .answerRequest(conversation: try args.identifier("conversation"), user: try args.identifier("user"), accept: try args.bool("accept"))
+        },
+        "conv.mute": messaging { args throws(ProtocolError) in
+            .muteMember(conversation: try args.identifier("conversation"), user: try args.identifier("user"), seconds: try args.int("seconds", in: 0...31_536_000))
+        },
+        "msg.feature": messaging { args throws(ProtocolError) in
+            .feature(conversation: try args.identifier("conversation"), seq: Int64(try args.int("seq", in: 1...Int.max)), featured: try args.optionalBool("featured") ?? true)
         },
         "conv.role": messaging { args throws(ProtocolError) in
             let role = try args.optionalEnum("role", Role.self)

@@ -7,9 +7,11 @@ extension RequestEncoder {
         func users(_ ids: [String]) -> JSONValue { .array(ids.map(JSONValue.string)) }
         put("conversation", command.conversation.map(JSONValue.string))
         switch command {
-        case .createGroup(let title, let members):
+        case .createGroup(let title, let members, let access, let about):
             put("title", .string(title))
             put("members", users(members))
+            put("access", .string(access.rawValue))
+            put("about", about.map(JSONValue.string))
             return ("conv.create", args)
         case .list(let after, let limit):
             put("after", after.map(JSONValue.string))
@@ -23,9 +25,32 @@ extension RequestEncoder {
             put("user", .string(user))
             return ("conv.remove", args)
         case .leave: return ("conv.leave", args)
-        case .rename(_, let title):
-            put("title", .string(title))
+        case .update(_, let title, let about, let access):
+            put("title", title.map(JSONValue.string))
+            put("about", about.map(JSONValue.string))
+            put("access", access.map { .string($0.rawValue) })
             return ("conv.update", args)
+        case .discover(let query, let cursor, let limit):
+            put("q", query.map(JSONValue.string))
+            put("cursor", cursor.map(JSONValue.string))
+            put("limit", .int(Int64(limit)))
+            return ("conv.discover", args)
+        case .join(_, let note):
+            put("note", note.map(JSONValue.string))
+            return ("conv.join", args)
+        case .requests: return ("conv.requests", args)
+        case .answerRequest(_, let user, let accept):
+            put("user", .string(user))
+            put("accept", .bool(accept))
+            return ("conv.answer", args)
+        case .muteMember(_, let user, let seconds):
+            put("user", .string(user))
+            put("seconds", .int(Int64(seconds)))
+            return ("conv.mute", args)
+        case .feature(_, let seq, let featured):
+            put("seq", .int(seq))
+            put("featured", .bool(featured))
+            return ("msg.feature", args)
         case .setRole(_, let user, let role):
             put("user", .string(user))
             put("role", .string(role.rawValue))

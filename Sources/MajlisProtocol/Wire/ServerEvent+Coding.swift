@@ -22,6 +22,7 @@ extension ServerEvent {
     private struct ReadData: Codable { var conversation: String; var user: String; var seq: Int64 }
     private struct TypingData: Codable { var conversation: String; var user: String; var until: Int64 }
     private struct RemovedData: Codable { var conversation: String; var by: String; var reason: String }
+    private struct DeclinedData: Codable { var conversation: String; var by: String }
     private struct MessageRejectedData: Codable { var conversation: String; var clientMsgId: String; var reason: String }
 
     /// Encodes the event's data object.
@@ -60,6 +61,8 @@ extension ServerEvent {
             try RemovedData(conversation: conversation, by: by, reason: reason).encode(to: encoder)
         case .messageRejected(let conversation, let clientMsgId, let reason):
             try MessageRejectedData(conversation: conversation, clientMsgId: clientMsgId, reason: reason).encode(to: encoder)
+        case .joinRequested(let request): try request.encode(to: encoder)
+        case .joinDeclined(let conversation, let by): try DeclinedData(conversation: conversation, by: by).encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -125,6 +128,10 @@ extension ServerEvent {
         case "msg.rejected":
             let data = try MessageRejectedData(from: decoder)
             self = .messageRejected(conversation: data.conversation, clientMsgId: data.clientMsgId, reason: data.reason)
+        case "conv.request": self = .joinRequested(try JoinRequest(from: decoder))
+        case "conv.declined":
+            let data = try DeclinedData(from: decoder)
+            self = .joinDeclined(conversation: data.conversation, by: data.by)
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

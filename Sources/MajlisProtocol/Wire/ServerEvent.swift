@@ -46,6 +46,10 @@ public enum ServerEvent: Sendable, Equatable {
     /// A message of the user's that was held for review (`held` in `msg.send`'s answer) will
     /// not be delivered: the app's backend rejected it.
     case messageRejected(conversation: String, clientMsgId: String, reason: String)
+    /// A user asks to join a group the user owns or administers.
+    case joinRequested(JoinRequest)
+    /// The user's request to join a group was declined.
+    case joinDeclined(conversation: String, by: String)
     /// An event this version does not know; kept as it came.
     case unknown(name: String, data: JSONValue)
 
@@ -81,6 +85,8 @@ public enum ServerEvent: Sendable, Equatable {
         case .conversationUpdated: return "conv.updated"
         case .conversationRemoved: return "conv.removed"
         case .messageRejected: return "msg.rejected"
+        case .joinRequested: return "conv.request"
+        case .joinDeclined: return "conv.declined"
         case .unknown(let name, _): return name
         }
     }

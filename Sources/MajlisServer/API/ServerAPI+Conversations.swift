@@ -28,9 +28,11 @@ extension ServerAPI {
         guard case .string(let owner)? = body.removeValue(forKey: "owner"), Identifier.isValid(owner) else {
             throw APIFailure(ProtocolError(.badRequest, "owner must be a user id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -"))
         }
-        guard case .createGroup(let title, let members) = try Self.command("conv.create", body) else { throw Self.unexpected }
+        guard case .createGroup(let title, let members, let access, let about) = try Self.command("conv.create", body) else { throw Self.unexpected }
         let by = call.claims.sub
-        try messaging(call, status: 201) { messaging, now in try messaging.createGroup(title: title, owner: owner, members: members, by: by, now: now) }
+        try messaging(call, status: 201) { messaging, now in
+            try messaging.createGroup(title: title, owner: owner, members: members, access: access, about: about, by: by, now: now)
+        }
     }
 
     /// `POST /v1/conversations/{conversation}/members`.

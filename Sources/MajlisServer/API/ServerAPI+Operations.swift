@@ -194,7 +194,7 @@ extension ServerAPI {
         "POST rooms/{room}/chat": ["type", "text", "payload", "from"],
         "POST rooms/{room}/signals": ["to", "type", "payload", "from"],
         "PATCH rooms/{room}/attributes": ["attrs", "deleteOnLeave", "updateOwner"],
-        "POST conversations": ["title", "owner", "members"],
+        "POST conversations": ["title", "owner", "members", "access", "about"],
         "POST conversations/{conversation}/members": ["users"],
         "POST conversations/{conversation}/messages": messageFields,
         "POST users/{user}/messages": messageFields,

@@ -13,4 +13,7 @@ public struct ConversationInfo: Sendable, Equatable, Encodable {
     public var createdAt: Int64
     /// The newest message's time (else `createdAt`).
     public var updatedAt: Int64
+    /// A group's: who may join it, and what it is about.
+    public var access: GroupAccess?
+    public var about: String?
 }

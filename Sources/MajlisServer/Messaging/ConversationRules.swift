@@ -43,6 +43,10 @@ struct ConversationRules: Sendable {
         /// stands between the two.
         var peer: String?
         var acquaintance: Store.Acquaintance?
+        /// For `conv.join`: the group as anyone sees it (nil: no such conversation).
+        var group: ConversationInfo?
+        /// For `conv.answer`: whether the user named asked to join.
+        var requested = false
     }
 
     /// The id of the direct conversation between `a` and `b` (either order): the same on every
@@ -56,7 +60,7 @@ struct ConversationRules: Sendable {
     /// Why `caller` may not carry out `command` at `now` given `facts` (nil: it may).
     func refusal(_ command: MessagingCommand, by caller: String, facts: Facts, now: Int64) -> ProtocolError? {
         switch command {
-        case .createGroup(_, let members):
+        case .createGroup(_, let members, _, _):
             let size = Set(members + [caller]).count
             return size > groupSize ? ProtocolError(.forbidden, "a group holds at most \(groupSize) members") : nil
         case .list:
@@ -69,6 +73,9 @@ struct ConversationRules: Sendable {
             return user == caller ? ProtocolError(.badRequest, "a message goes to another user") : between(facts, sending: true)
         case .send(.conversation(let id), let draft):
             guard let membership = facts.caller else { return notFound(id) }
+            if membership.mutedUntil > now {
+                return ProtocolError(.forbidden, "the group's owner or an admin keeps you from sending here for \((membership.mutedUntil - now + 999) / 1000) s more")
+            }
             if let reply = draft.replyTo, reply > membership.lastSeq {
                 return ProtocolError(.badRequest, "args.replyTo: conversation \(id) has no message \(reply)")
             }
@@ -102,9 +109,42 @@ struct ConversationRules: Sendable {
             }
         case .leave(let id):
             return groupOnly(id, facts, "be left")
-        case .rename(let id, _):
-            if let refusal = groupOnly(id, facts, "be renamed") { return refusal }
-            return facts.caller?.role.isModerator == true ? nil : ProtocolError(.forbidden, "only the group's owner and admins rename it")
+        case .update(let id, _, _, _):
+            if let refusal = groupOnly(id, facts, "be changed") { return refusal }
+            return facts.caller?.role.isModerator == true ? nil : ProtocolError(.forbidden, "only the group's owner and admins change it")
+        case .discover:
+            return nil
+        case .join(let id, _):
+            if facts.caller != nil { return nil }
+            guard let group = facts.group, group.kind == .group, let access = group.access, access.isPublic else { return notFound(id) }
+            guard access == .request || group.memberCount < groupSize else { return ProtocolError(.forbidden, "the group is full: it holds at most \(groupSize) members") }
+            return nil
+        case .requests(let id):
+            if let refusal = groupOnly(id, facts, "take requests") { return refusal }
+            return facts.caller?.role.isModerator == true ? nil : ProtocolError(.forbidden, "only the group's owner and admins see its requests")
+        case .answerRequest(let id, let user, let accept):
+            if let refusal = groupOnly(id, facts, "take requests") { return refusal }
+            guard facts.caller?.role.isModerator == true else { return ProtocolError(.forbidden, "only the group's owner and admins answer requests") }
+            guard facts.requested else { return ProtocolError(.badRequest, "\(user) has not asked to join conversation \(id)") }
+            guard !accept || facts.target != nil || facts.members < groupSize else {
+                return ProtocolError(.forbidden, "the group is full: it holds at most \(groupSize) members")
+            }
+            return nil
+        case .muteMember(let id, let user, _):
+            if let refusal = groupOnly(id, facts, "mute members") { return refusal }
+            guard user != caller else { return ProtocolError(.badRequest, "one does not mute oneself") }
+            guard let target = facts.target else { return ProtocolError(.badRequest, "\(user) is not a member of conversation \(id)") }
+            switch (facts.caller?.role, target.role) {
+            case (_, .owner): return ProtocolError(.forbidden, "the group's owner is not muted")
+            case (.owner?, _), (.admin?, .member): return nil
+            case (.admin?, _): return ProtocolError(.forbidden, "an admin mutes members only")
+            default: return ProtocolError(.forbidden, "only the group's owner and admins mute members")
+            }
+        case .feature(let id, let seq, _):
+            if let refusal = groupOnly(id, facts, "feature messages") { return refusal }
+            guard facts.caller?.role.isModerator == true else { return ProtocolError(.forbidden, "only the group's owner and admins feature messages") }
+            guard let message = facts.message else { return ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") }
+            return message.revokedBy == nil ? nil : ProtocolError(.badRequest, "message \(seq) was revoked")
         case .edit(let id, let seq, _):
             guard facts.caller != nil else { return notFound(id) }
             guard let message = facts.message else { return ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") }

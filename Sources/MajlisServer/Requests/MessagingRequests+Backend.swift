@@ -8,13 +8,14 @@ import MajlisTransport
 /// backend (`by`: its token's subject) is no member; the group size still holds.
 extension MessagingRequests {
     /// A group owned by `owner`, with `members`: its `ConversationInfo`.
-    func createGroup(title: String, owner: String, members: [String], by: String, now: Int64) throws -> Outcome {
+    func createGroup(title: String, owner: String, members: [String], access: GroupAccess, about: String?, by: String, now: Int64) throws -> Outcome {
         if let refusal = rules.refusal(.createGroup(title: title, members: members), by: owner, facts: .init(), now: now) { throw refusal }
         let id = "g-" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
         let invited = members.filter { $0 != owner }
-        try context.store.createGroup(id, title: title, owner: owner, members: invited, now: now)
+        try context.store.createGroup(id, title: title, owner: owner, members: invited, access: access, about: about, now: now)
         let everyone = [owner] + invited
-        let change = ConversationChange(conversation: id, by: by, kind: .group, title: title, joined: everyone, memberCount: everyone.count, owner: owner)
+        let change = ConversationChange(
+            conversation: id, by: by, kind: .group, title: title, joined: everyone, memberCount: everyone.count, owner: owner, about: about, access: access)
         return Outcome(data: WireEncoder.encode(try info(id)), events: [Delivery(users: everyone, event: .conversationUpdated(change))])
     }
 

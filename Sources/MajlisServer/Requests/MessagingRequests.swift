@@ -101,8 +101,13 @@ final class MessagingRequests: Sendable {
         if let id = command.conversation {
             facts.caller = try store.membership(id, user: caller.id)
             switch command {
-            case .remove(_, let user), .setRole(_, let user, _): facts.target = try store.membership(id, user: user)
-            case .edit(_, let seq, _), .revoke(_, let seq), .report(_, let seq, _): facts.message = try store.message(seq, in: id)
+            case .remove(_, let user), .setRole(_, let user, _), .muteMember(_, let user, _): facts.target = try store.membership(id, user: user)
+            case .edit(_, let seq, _), .revoke(_, let seq), .report(_, let seq, _), .feature(_, let seq, _): facts.message = try store.message(seq, in: id)
+            case .join: facts.group = try store.conversationInfo(id)
+            case .answerRequest(_, let user, _):
+                facts.target = try store.membership(id, user: user)
+                facts.requested = try store.joinRequests(of: id).contains { $0.user == user }
+                facts.members = try store.memberCount(of: id)
             case .invite(_, let users):
                 facts.members = try store.memberCount(of: id)
                 facts.newcomers = try users.filter { try store.membership(id, user: $0) == nil }.count
@@ -126,13 +131,14 @@ final class MessagingRequests: Sendable {
         let facts = try facts(command, caller: caller)
         if let refusal = rules.refusal(command, by: caller.id, facts: facts, now: now) { throw refusal }
         switch command {
-        case .createGroup(let title, let members):
+        case .createGroup(let title, let members, let access, let about):
             let id = "g-" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
             let invited = members.filter { $0 != caller.id }
-            try store.createGroup(id, title: title, owner: caller.id, members: invited, now: now)
+            try store.createGroup(id, title: title, owner: caller.id, members: invited, access: access, about: about, now: now)
             let everyone = [caller.id] + invited
             let change = ConversationChange(
-                conversation: id, by: caller.id, kind: .group, title: title, joined: everyone, memberCount: everyone.count, owner: caller.id)
+                conversation: id, by: caller.id, kind: .group, title: title, joined: everyone, memberCount: everyone.count, owner: caller.id, about: about,
+                access: access)
             return Outcome(data: WireEncoder.encode(["conversation": try summary(id, for: caller.id)]), events: [Delivery(users: everyone, event: .conversationUpdated(change))])
         case .list(let after, let limit):
             struct Page: Encodable {
@@ -147,8 +153,11 @@ final class MessagingRequests: Sendable {
             struct Details: Encodable {
                 var conversation: ConversationSummary
                 var members: [ConversationMember]
+                var featured: [ConversationMessage]?
             }
-            return Outcome(data: WireEncoder.encode(Details(conversation: try summary(id, for: caller.id), members: try store.members(of: id))))
+            let conversation = try summary(id, for: caller.id)
+            let featured = conversation.kind == .group ? try store.featuredMessages(in: id) : nil
+            return Outcome(data: WireEncoder.encode(Details(conversation: conversation, members: try store.members(of: id), featured: featured)))
         case .invite(let id, let users):
             let added = try store.addMembers(id, users: users, now: now)
             guard !added.isEmpty else { return Outcome(data: WireEncoder.encode(["added": [String]()])) }
@@ -165,10 +174,42 @@ final class MessagingRequests: Sendable {
             ])
         case .leave(let id):
             return Outcome(data: WireEncoder.encode(EmptyData()), events: try leave(id, caller: caller.id, role: facts.caller?.role ?? .member))
-        case .rename(let id, let title):
-            try store.renameConversation(id, title: title)
-            let change = ConversationChange(conversation: id, by: caller.id, title: title)
+        case .update(let id, let title, let about, let access):
+            try store.updateGroup(id, title: title, about: about, access: access)
+            let change = ConversationChange(conversation: id, by: caller.id, title: title, about: about, access: access)
             return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: try store.memberIds(of: id), event: .conversationUpdated(change))])
+        case .discover(let query, let cursor, let limit):
+            struct Found: Encodable {
+                var groups: [PublicGroup]
+                var more: Bool
+                var next: String?
+            }
+            let offset = try cursor.map { text in
+                guard let offset = Int(text), offset >= 0 else { throw ProtocolError(.badRequest, "args.cursor is not one this server gave") }
+                return offset
+            } ?? 0
+            let found = try store.publicGroups(matching: query, offset: offset, limit: limit + 1)
+            let more = found.count > limit
+            return Outcome(data: WireEncoder.encode(Found(groups: Array(found.prefix(limit)), more: more, next: more ? String(offset + limit) : nil)))
+        case .join(let id, let note):
+            return try join(id, note: note, caller: caller, member: facts.caller != nil, access: facts.group?.access ?? .private, now: now)
+        case .requests(let id):
+            return Outcome(data: WireEncoder.encode(["requests": try store.joinRequests(of: id)]))
+        case .answerRequest(let id, let user, let accept):
+            try store.removeJoinRequest(id, user: user)
+            guard accept else {
+                return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: [user], event: .joinDeclined(conversation: id, by: caller.id))])
+            }
+            return try admit(user, to: id, by: caller.id, now: now, answer: WireEncoder.encode(EmptyData()))
+        case .muteMember(let id, let user, let seconds):
+            let until = seconds == 0 ? 0 : now + Int64(seconds) * 1_000
+            try store.muteMember(id, user: user, until: until)
+            let change = ConversationChange(conversation: id, by: caller.id, user: user, mutedUntil: until)
+            return Outcome(data: WireEncoder.encode(["mutedUntil": until]), events: [Delivery(users: try store.memberIds(of: id), event: .conversationUpdated(change))])
+        case .feature(let id, let seq, let featured):
+            guard (facts.message?.featuredAt != nil) != featured else { return Outcome(data: WireEncoder.encode(EmptyData())) }
+            try store.feature(seq, in: id, at: featured ? now : nil)
+            return try updated(seq, in: id)
         case .setRole(let id, let user, let role):
             try store.setRole(id, user: user, role: role)
             let change = ConversationChange(conversation: id, by: caller.id, user: user, role: role)
@@ -320,6 +361,33 @@ final class MessagingRequests: Sendable {
             }
             return Outcome(data: WireEncoder.encode(Held(conversation: id, held: held.id, ts: held.at, duplicate: new ? nil : true)))
         }
+    }
+
+    /// `conv.join`: a member already is one (its conversation again); an open group takes the
+    /// caller at once; one that asks keeps the request and tells its owner and admins.
+    private func join(_ id: String, note: String?, caller: Caller, member: Bool, access: GroupAccess, now: Int64) throws -> Outcome {
+        if member || access == .open {
+            let answer = { [self] in WireEncoder.encode(["conversation": try summary(id, for: caller.id)]) }
+            if member { return Outcome(data: try answer()) }
+            var outcome = try admit(caller.id, to: id, by: caller.id, now: now, answer: Data())
+            outcome.data = try answer()
+            return outcome
+        }
+        let request = JoinRequest(conversation: id, user: caller.id, name: caller.name, note: note, at: now)
+        let new = try context.store.addJoinRequest(request)
+        let moderators = try context.store.members(of: id).filter { $0.role.isModerator }.map(\.user)
+        return Outcome(data: WireEncoder.encode(["requested": true]), events: new ? [Delivery(users: moderators, event: .joinRequested(request))] : [])
+    }
+
+    /// Adds `user` to group `id` (joined, or accepted): every member, the newcomer too, gets
+    /// `conv.updated` with `joined`.
+    private func admit(_ user: String, to id: String, by: String, now: Int64, answer: Data) throws -> Outcome {
+        let added = try context.store.addMembers(id, users: [user], now: now)
+        guard !added.isEmpty else { return Outcome(data: answer) }
+        let members = try context.store.memberIds(of: id)
+        let info = try context.store.conversationInfo(id)
+        let change = ConversationChange(conversation: id, by: by, kind: .group, title: info?.title, joined: added, memberCount: members.count)
+        return Outcome(data: answer, events: [Delivery(users: members, event: .conversationUpdated(change))])
     }
 
     /// `conv.leave`: the caller's other devices are told it left, the others that it did; an

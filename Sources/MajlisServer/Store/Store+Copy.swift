@@ -14,9 +14,10 @@ extension Store {
         ("webhook_rooms", "room, seq"),
         ("webhook_events", "id, event_id, room, seq, type, body, created_at"),
         ("webhook_deliveries", "event, endpoint, room, state, attempts, next_attempt_at, delivered_at, last_error"),
-        ("conversations", "id, kind, title, owner, created_at, last_seq, last_ts"),
-        ("conversation_members", #"conversation, "user", role, joined_at, read_seq, muted, pinned"#),
-        ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"),
+        ("conversations", "id, kind, title, owner, created_at, last_seq, last_ts, access, about, terms"),
+        ("conversation_members", #"conversation, "user", role, joined_at, read_seq, muted, pinned, muted_until"#),
+        ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by, featured_at"),
+        ("conversation_requests", #"conversation, "user", name, note, at"#),
         ("blocks", #""user", blocked, at"#),
         ("held_messages", "id, conversation, sender, sender_name, recipient, type, text, payload, fallback, reply_to, mentions, client_msg_id, at"),
     ]

@@ -11,6 +11,8 @@ extension Store {
         public var role: Role
         public var readSeq: Int64
         public var lastSeq: Int64
+        /// Until when (Unix ms) the group's owner or an admin keeps the member from sending.
+        public var mutedUntil: Int64 = 0
     }
 
     /// What became of a message to post.
@@ -27,7 +29,7 @@ extension Store {
     private struct StoredMeanwhile: Error {}
 
     /// The columns a message is read from, in `message(_:at:)`'s order.
-    static let messageColumns = "seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by"
+    static let messageColumns = "seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by, featured_at"
 
     /// `messageColumns` of the table named `alias` in a query.
     static func messageColumns(of alias: String) -> String {
@@ -41,7 +43,7 @@ extension Store {
             conversation: conversation, seq: seq, from: UserRef(id: row[start + 1].text ?? "", name: row[start + 2].text ?? ""),
             type: row[start + 3].text ?? "text", text: row[start + 4].text, payload: row[start + 5].text.flatMap { try? JSONParser().parse($0) },
             fallback: row[start + 6].text, replyTo: row[start + 7].int, mentions: mentions, ts: row[start + 9].int ?? 0,
-            clientMsgId: row[start + 10].text ?? "", editedAt: row[start + 11].int, revokedBy: row[start + 12].text)
+            clientMsgId: row[start + 10].text ?? "", editedAt: row[start + 11].int, revokedBy: row[start + 12].text, featuredAt: row[start + 13].int)
     }
 
     private static func role(_ value: SQLValue) -> Role { value.text.flatMap(Role.init(rawValue:)) ?? .member }
@@ -49,12 +51,15 @@ extension Store {
     // MARK: Conversations
 
     /// Creates group `id` owned by `owner`, with `members` beside the owner.
-    public func createGroup(_ id: String, title: String, owner: String, members: [String], now: Int64) throws {
+    public func createGroup(
+        _ id: String, title: String, owner: String, members: [String], access: GroupAccess = .private, about: String? = nil, now: Int64
+    ) throws {
         try writing { db in
             try db.transaction {
                 try db.run(
-                    "INSERT INTO conversations (id, kind, title, owner, created_at, last_seq, last_ts) VALUES (?, 'group', ?, ?, ?, 0, ?)",
-                    .text(id), .text(title), .text(owner), .int(now), .int(now))
+                    "INSERT INTO conversations (id, kind, title, owner, created_at, last_seq, last_ts, access, about, terms) VALUES (?, 'group', ?, ?, ?, 0, ?, ?, ?, ?)",
+                    .text(id), .text(title), .text(owner), .int(now), .int(now), .text(access.rawValue), about.map(SQLValue.text) ?? .null,
+                    .text(SearchTerms.index(title + " " + (about ?? ""))))
                 try Self.addMember(id, user: owner, role: .owner, readSeq: 0, now: now, in: db)
                 for user in members where user != owner { try Self.addMember(id, user: user, role: .member, readSeq: 0, now: now, in: db) }
             }
@@ -74,11 +79,12 @@ extension Store {
 
     private static func membership(_ id: String, user: String, in db: any SQLDatabase) throws -> Membership? {
         guard let row = try db.query(
-            "SELECT c.kind, m.role, m.read_seq, c.last_seq FROM conversation_members m JOIN conversations c ON c.id = m.conversation WHERE m.conversation = ? AND m.\"user\" = ?",
+            "SELECT c.kind, m.role, m.read_seq, c.last_seq, m.muted_until FROM conversation_members m JOIN conversations c ON c.id = m.conversation WHERE m.conversation = ? AND m.\"user\" = ?",
             .text(id), .text(user)
         ).first else { return nil }
         return Membership(
-            kind: row[0].text.flatMap(ConversationKind.init(rawValue:)) ?? .group, role: role(row[1]), readSeq: row[2].int ?? 0, lastSeq: row[3].int ?? 0)
+            kind: row[0].text.flatMap(ConversationKind.init(rawValue:)) ?? .group, role: role(row[1]), readSeq: row[2].int ?? 0, lastSeq: row[3].int ?? 0,
+            mutedUntil: row[4].int ?? 0)
     }
 
     /// The user ids of conversation `id`'s members.
@@ -92,9 +98,11 @@ extension Store {
     public func members(of id: String) throws -> [ConversationMember] {
         try withDatabase { db in
             try db.query(
-                "SELECT \"user\", role, read_seq, joined_at FROM conversation_members WHERE conversation = ? ORDER BY \"user\"", .text(id)
+                "SELECT \"user\", role, read_seq, joined_at, muted_until FROM conversation_members WHERE conversation = ? ORDER BY \"user\"", .text(id)
             ).map { row in
-                ConversationMember(user: row[0].text ?? "", role: Self.role(row[1]), readSeq: row[2].int ?? 0, joinedAt: row[3].int ?? 0)
+                ConversationMember(
+                    user: row[0].text ?? "", role: Self.role(row[1]), readSeq: row[2].int ?? 0, joinedAt: row[3].int ?? 0,
+                    mutedUntil: (row[4].int ?? 0) > 0 ? row[4].int : nil)
             }
         }
     }
@@ -146,8 +154,18 @@ extension Store {
         }
     }
 
-    public func renameConversation(_ id: String, title: String) throws {
-        try writing { db in _ = try db.run("UPDATE conversations SET title = ? WHERE id = ?", .text(title), .text(id)) }
+    /// Group `id` takes what is given of a title, an about and an access; its terms (what
+    /// `conv.discover` finds it by) follow.
+    public func updateGroup(_ id: String, title: String?, about: String?, access: GroupAccess?) throws {
+        try writing { db in
+            try db.transaction {
+                guard let row = try db.query("SELECT title, about, access FROM conversations WHERE id = ?", .text(id)).first else { return }
+                let newTitle = title ?? row[0].text ?? "", newAbout = about ?? row[1].text
+                try db.run(
+                    "UPDATE conversations SET title = ?, about = ?, access = ?, terms = ? WHERE id = ?", .text(newTitle), newAbout.map(SQLValue.text) ?? .null,
+                    .text(access?.rawValue ?? row[2].text ?? "private"), .text(SearchTerms.index(newTitle + " " + (newAbout ?? ""))), .text(id))
+            }
+        }
     }
 
     /// A member's own settings of conversation `id`; those not given stay.
@@ -169,6 +187,7 @@ extension Store {
                 try db.run("DELETE FROM messages WHERE conversation = ?", .text(id))
                 try db.run("DELETE FROM message_search WHERE conversation = ?", .text(id))
                 try db.run("DELETE FROM conversation_members WHERE conversation = ?", .text(id))
+                try db.run("DELETE FROM conversation_requests WHERE conversation = ?", .text(id))
                 try db.run("DELETE FROM conversations WHERE id = ?", .text(id))
             }
         }
@@ -178,14 +197,15 @@ extension Store {
     public func conversationInfo(_ id: String) throws -> ConversationInfo? {
         try withDatabase { db in
             guard let row = try db.query(
-                "SELECT kind, title, owner, created_at, last_seq, last_ts, (SELECT COUNT(*) FROM conversation_members WHERE conversation = ?) FROM conversations WHERE id = ?",
+                "SELECT kind, title, owner, created_at, last_seq, last_ts, (SELECT COUNT(*) FROM conversation_members WHERE conversation = ?), access, about FROM conversations WHERE id = ?",
                 .text(id), .text(id)
             ).first else { return nil }
             let kind = row[0].text.flatMap(ConversationKind.init(rawValue:)) ?? .group
             let createdAt = row[3].int ?? 0
             return ConversationInfo(
                 id: id, kind: kind, title: kind == .group ? row[1].text : nil, owner: kind == .group ? row[2].text : nil, memberCount: Int(row[6].int ?? 0),
-                lastSeq: row[4].int ?? 0, createdAt: createdAt, updatedAt: max(createdAt, row[5].int ?? 0))
+                lastSeq: row[4].int ?? 0, createdAt: createdAt, updatedAt: max(createdAt, row[5].int ?? 0),
+                access: kind == .group ? row[7].text.flatMap(GroupAccess.init(rawValue:)) : nil, about: kind == .group ? row[8].text : nil)
         }
     }
 
@@ -213,7 +233,7 @@ extension Store {
         try withDatabase { db in
             let rows = try db.query(
                 """
-                SELECT c.id, c.kind, c.title, c.created_at, c.last_seq, c.last_ts, m.role, m.read_seq, m.muted, m.pinned,
+                SELECT c.id, c.kind, c.title, c.created_at, c.last_seq, c.last_ts, m.role, m.read_seq, m.muted, m.pinned, c.about, c.access, m.muted_until,
                 (SELECT COUNT(*) FROM conversation_members x WHERE x.conversation = c.id),
                 (SELECT x."user" FROM conversation_members x WHERE x.conversation = c.id AND x."user" <> ? ORDER BY x."user" LIMIT 1),
                 \(Self.messageColumns(of: "l"))
@@ -227,10 +247,12 @@ extension Store {
                 let kind = row[1].text.flatMap(ConversationKind.init(rawValue:)) ?? .group
                 let createdAt = row[3].int ?? 0
                 return ConversationSummary(
-                    id: id, kind: kind, title: kind == .group ? row[2].text : nil, peer: kind == .direct ? row[11].text : nil,
-                    role: Self.role(row[6]), memberCount: Int(row[10].int ?? 0), lastSeq: row[4].int ?? 0,
-                    lastMessage: Self.message(row, at: 12, conversation: id), readSeq: row[7].int ?? 0, muted: row[8].int == 1,
-                    pinned: row[9].int == 1, createdAt: createdAt, updatedAt: max(createdAt, row[5].int ?? 0))
+                    id: id, kind: kind, title: kind == .group ? row[2].text : nil, peer: kind == .direct ? row[14].text : nil,
+                    role: Self.role(row[6]), memberCount: Int(row[13].int ?? 0), lastSeq: row[4].int ?? 0,
+                    lastMessage: Self.message(row, at: 15, conversation: id), readSeq: row[7].int ?? 0, muted: row[8].int == 1,
+                    pinned: row[9].int == 1, createdAt: createdAt, updatedAt: max(createdAt, row[5].int ?? 0),
+                    about: kind == .group ? row[10].text : nil, access: kind == .group ? row[11].text.flatMap(GroupAccess.init(rawValue:)) : nil,
+                    mutedUntil: (row[12].int ?? 0) > 0 ? row[12].int : nil)
             }
         }
     }

@@ -104,6 +104,14 @@ public final class Store: @unchecked Sendable {
             type TEXT NOT NULL, text TEXT, payload TEXT, fallback TEXT, reply_to INTEGER, mentions TEXT, client_msg_id TEXT NOT NULL,
             at INTEGER NOT NULL);
         CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, client_msg_id);
+        ALTER TABLE conversations ADD COLUMN access TEXT NOT NULL DEFAULT 'private';
+        ALTER TABLE conversations ADD COLUMN about TEXT;
+        ALTER TABLE conversations ADD COLUMN terms TEXT NOT NULL DEFAULT '';
+        CREATE INDEX conversations_public ON conversations (access) WHERE access <> 'private';
+        ALTER TABLE conversation_members ADD COLUMN muted_until INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN featured_at INTEGER;
+        CREATE TABLE conversation_requests (
+            conversation TEXT NOT NULL, "user" TEXT NOT NULL, name TEXT NOT NULL, note TEXT, at INTEGER NOT NULL, PRIMARY KEY (conversation, "user"));
         """,
     ]
 
@@ -165,6 +173,15 @@ public final class Store: @unchecked Sendable {
             recipient TEXT NOT NULL, type TEXT NOT NULL, text TEXT, payload TEXT, fallback TEXT, reply_to BIGINT, mentions TEXT,
             client_msg_id TEXT NOT NULL, at BIGINT NOT NULL);
         CREATE UNIQUE INDEX held_messages_client_id ON held_messages (conversation, sender, client_msg_id);
+        ALTER TABLE conversations ADD COLUMN access TEXT NOT NULL DEFAULT 'private';
+        ALTER TABLE conversations ADD COLUMN about TEXT;
+        ALTER TABLE conversations ADD COLUMN terms TEXT NOT NULL DEFAULT '';
+        CREATE INDEX conversations_public ON conversations (access) WHERE access <> 'private';
+        ALTER TABLE conversation_members ADD COLUMN muted_until BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN featured_at BIGINT;
+        CREATE TABLE conversation_requests (
+            conversation TEXT COLLATE "C" NOT NULL, "user" TEXT COLLATE "C" NOT NULL, name TEXT NOT NULL, note TEXT, at BIGINT NOT NULL,
+            PRIMARY KEY (conversation, "user"));
         """,
     ]
 

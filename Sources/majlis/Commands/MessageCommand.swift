@@ -16,9 +16,13 @@ enum MessageCommand {
           search --query WORDS [--conversation ID] [--limit N]
                                                        prints each message with every word, newest first (at most N,
                                                        default 20)
-          create --title TITLE [--members USER,USER]   makes a group; prints it
+          create --title TITLE [--members USER,USER] [--access private|open|request] [--about TEXT]
+                                                       makes a group (open, request: a public group); prints it
+          discover [--query WORDS]                     prints each public group (with every word), the largest first
+          join --conversation ID [--note TEXT]         joins a public group, or asks to
           follow [--duration SECONDS]                  prints every messaging event (msg.new, msg.updated, msg.read,
-                                                       msg.typing, msg.rejected, conv.updated, conv.removed) as it comes, until
+                                                       msg.typing, msg.rejected, conv.updated, conv.removed, conv.request,
+                                                       conv.declined) as it comes, until
                                                        interrupted or --duration passes
         The conversations of the token's user. --device names this client's device (another device of the
         user stays connected beside it). --client-id makes a retried send post once (default: a new id).
@@ -37,7 +41,7 @@ enum MessageCommand {
         options.device = args.string("device")
         options.trustedCertificate = args.string("trust-cert")
         guard let command = args.positional.first, args.positional.count == 1 else {
-            throw Arguments.Failure(description: "say one command: send, list, sync, read, search, create or follow (see majlis message --help)")
+            throw Arguments.Failure(description: "say one command: send, list, sync, read, search, create, discover, join or follow (see majlis message --help)")
         }
         let work = try self.work(command, &args)
         try args.rejectUnknown()
@@ -120,12 +124,29 @@ enum MessageCommand {
         case "create":
             guard let title = args.string("title") else { throw Arguments.Failure(description: "create: --title is required") }
             let members = args.string("members").map { $0.split(separator: ",").map(String.init) } ?? []
-            return { signaling in try await printRequest(signaling, .createGroup(title: title, members: members)) }
+            let accessName = args.string("access", default: "private")
+            guard let access = GroupAccess(rawValue: accessName) else { throw Arguments.Failure(description: "--access must be private, open or request") }
+            let about = args.string("about")
+            return { signaling in try await printRequest(signaling, .createGroup(title: title, members: members, access: access, about: about)) }
+        case "discover":
+            let query = args.string("query")
+            return { signaling in
+                var cursor: String?
+                repeat {
+                    let page = try await request(signaling, .discover(query: query, cursor: cursor, limit: 50))
+                    (page["groups"]?.arrayValue ?? []).forEach(printLine)
+                    cursor = page["next"]?.stringValue
+                } while cursor != nil
+            }
+        case "join":
+            guard let conversation = args.string("conversation") else { throw Arguments.Failure(description: "join: --conversation is required") }
+            let note = args.string("note")
+            return { signaling in try await printRequest(signaling, .join(conversation: conversation, note: note)) }
         case "follow":
             let duration = try args.int("duration", default: 0, range: 0...31_536_000)
             return { signaling in try await follow(signaling, seconds: duration) }
         default:
-            throw Arguments.Failure(description: "unknown command '\(command)': send, list, sync, read, search, create or follow")
+            throw Arguments.Failure(description: "unknown command '\(command)': send, list, sync, read, search, create, discover, join or follow")
         }
     }
 
@@ -148,7 +169,9 @@ enum MessageCommand {
                     guard case .event(let frame) = event, frame.room == nil else { continue }
                     guard let encoded = try? JSONEncoder().encode(frame), let value = try? JSONParser().parse(encoded) else { continue }
                     switch frame.event {
-                    case .messageNew, .messageUpdated, .messageRead, .typing, .messageRejected, .conversationUpdated, .conversationRemoved: printLine(value)
+                    case .messageNew, .messageUpdated, .messageRead, .typing, .messageRejected, .conversationUpdated, .conversationRemoved, .joinRequested,
+                        .joinDeclined:
+                        printLine(value)
                     default: continue
                     }
                 }

@@ -47,6 +47,13 @@ extension Messenger {
             change { state in
                 if let index = state.pending.firstIndex(where: { $0.id == clientMsgId }) { state.pending[index].status = .rejected(reason) }
             }
+        case .joinRequested(let request):
+            change { state in
+                state.joinRequests[request.conversation, default: []].removeAll { $0.user == request.user }
+                state.joinRequests[request.conversation, default: []].append(request)
+            }
+        case .joinDeclined(let conversation, _):
+            change { _ = $0.declined.insert(conversation) }
         case .conversationRemoved(let conversation, _, _):
             change { state in
                 state.conversations[conversation] = nil

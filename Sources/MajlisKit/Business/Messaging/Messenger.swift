@@ -196,10 +196,49 @@ public actor Messenger {
         return page
     }
 
+    /// Public groups with every word of `query` in their title or about (all without one), the
+    /// largest first; `after` is the previous page's `next`.
+    public func discover(_ query: String? = nil, after cursor: String? = nil, limit: Int = 20) async throws(MajlisError) -> DiscoverPage {
+        let answer = try await request(.discover(query: query, cursor: cursor, limit: limit))
+        guard let page: DiscoverPage = decoded(answer) else { throw MajlisError.server(ProtocolError(.internal, "conv.discover answered without groups")) }
+        return page
+    }
+
+    /// Joins a public group: true when the user is a member now (an open group), false when it
+    /// asked (a group that asks; its owner or an admin answers, and the group arrives with
+    /// `conv.updated`, or `declined` holds it).
+    @discardableResult
+    public func join(_ conversation: String, note: String? = nil) async throws(MajlisError) -> Bool {
+        let answer = try await request(.join(conversation: conversation, note: note))
+        guard let summary: ConversationSummary = decoded(answer["conversation"]) else { return false }
+        change { state in
+            state.conversations[summary.id] = summary
+            state.declined.remove(summary.id)
+        }
+        try await sync(conversation)
+        return true
+    }
+
+    /// The pending requests to join a group the user owns or administers.
+    public func joinRequests(in conversation: String) async throws(MajlisError) -> [JoinRequest] {
+        let answer = try await request(.requests(conversation: conversation))
+        let requests: [JoinRequest] = decoded(answer["requests"]) ?? []
+        change { $0.joinRequests[conversation] = requests }
+        return requests
+    }
+
+    /// Accepts or declines `user`'s request to join `conversation`.
+    public func answerRequest(in conversation: String, from user: String, accept: Bool) async throws(MajlisError) {
+        _ = try await request(.answerRequest(conversation: conversation, user: user, accept: accept))
+        change { $0.joinRequests[conversation]?.removeAll { $0.user == user } }
+    }
+
     /// Makes a group of the user and `members`.
     @discardableResult
-    public func createGroup(title: String, members: [String]) async throws(MajlisError) -> ConversationSummary {
-        let answer = try await request(.createGroup(title: title, members: members))
+    public func createGroup(
+        title: String, members: [String], access: GroupAccess = .private, about: String? = nil
+    ) async throws(MajlisError) -> ConversationSummary {
+        let answer = try await request(.createGroup(title: title, members: members, access: access, about: about))
         guard let summary: ConversationSummary = decoded(answer["conversation"]) else {
             throw MajlisError.server(ProtocolError(.internal, "conv.create answered without the conversation"))
         }

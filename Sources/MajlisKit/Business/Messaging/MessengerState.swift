@@ -12,6 +12,11 @@ public struct MessengerState: Sendable, Equatable {
     public var typing: [String: [String: Int64]] = [:]
     /// What the user sent that is not stored yet, oldest first.
     public var pending: [PendingMessage] = []
+    /// Requests to join the groups the user owns or administers, by group, oldest first (as
+    /// they arrive; `Messenger.joinRequests(in:)` reads them all).
+    public var joinRequests: [String: [JoinRequest]] = [:]
+    /// Groups whose owner or an admin declined the user's request to join.
+    public var declined: Set<String> = []
     /// Whether the first list and sync are done.
     public var synced = false
 
