@@ -89,7 +89,7 @@ import FoundationNetworking
         let line = try #require(banner.split(separator: "\n").first { $0.hasPrefix("majlis ready:") })
         let port = try #require(line.split(separator: " ")[2].split(separator: ":").last?.split(separator: "/").first.flatMap { Int($0) })
         let tree = URL(fileURLWithPath: BrowserTests.web).deletingLastPathComponent().path
-        for (path, file) in [("/", "Web/index.html"), ("/app/main.js", "Web/app/main.js"), ("/console", "Web/console.html"), ("/v1/openapi.yaml", "docs/openapi.yaml")] {
+        for (path, file) in [("/", "Web/index.html"), ("/app/main.js", "Web/app/main.js"), ("/console", "Web/console.html"), ("/messages", "Web/messages.html"), ("/app/messages.js", "Web/app/messages.js"), ("/v1/openapi.yaml", "docs/openapi.yaml")] {
             let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path)")
             #expect(data == FileManager.default.contents(atPath: tree + "/" + file), "\(path)")

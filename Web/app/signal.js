@@ -19,9 +19,12 @@ export class SignalError extends Error {
 const waitForConnection = 15000;
 
 export class Signal {
-  constructor(url, token, handlers) {
+  // `options.device`: which of the user's devices this is (docs/protocol.md section 4), so its
+  // connection lives beside the user's others.
+  constructor(url, token, handlers, options = {}) {
     this.core = new Connection(url);
     this.token = token;
+    this.device = options.device || null;
     this.handlers = handlers; // {event(frame), state(name, detail)}: 'open', 'reconnecting', 'resumed', 'closed'
     this.nextId = 1;
     this.pending = new Map();
@@ -62,6 +65,7 @@ export class Signal {
     socket.onopen = async () => {
       const args = { token: this.token, client: { sdk: 'majlis-web', version: '1', platform: navigator.userAgent.slice(0, 60) } };
       if (this.core.session) args.resume = this.core.session;
+      if (this.device) args.device = this.device;
       let hello;
       try {
         hello = await this.request('hello', args, undefined, socket);

@@ -51,6 +51,8 @@ struct WebApp: Sendable {
             file = "index.html"
         } else if path == "/console" {
             file = "console.html"
+        } else if path == "/messages" {
+            file = "messages.html"
         } else if path == "/favicon.ico" || path == "/favicon.svg" {
             file = "app/icon.svg"
         } else if path.hasPrefix("/app/"), Self.isPlainName(path.dropFirst(5)) {

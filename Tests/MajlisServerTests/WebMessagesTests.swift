@@ -1,0 +1,129 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// The web app's conversations page (`/messages`) in headless Chromium: two people on two pages
+/// (one in Arabic, right to left, at a phone's width) and a bot write to each other one to one
+/// and in a group, with unread marks, typing and read marks, and cards shown by their fallback.
+@Suite(.enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
+struct WebMessagesTests {
+    static func page(_ browser: Browser, _ server: TestServer, user: String, language: String? = nil) async throws {
+        let token = server.token(user, name: user.capitalized)
+        try await browser.open("http://127.0.0.1:\(server.server.port)/messages\(language.map { "?lang=\($0)" } ?? "")#token=\(token)")
+        try await browser.wait(for: "\(user)'s conversations", "return window.majlis?.page.step === 'ready'")
+    }
+
+    static func submit(_ browser: Browser, _ form: String, _ fields: [String: String]) async throws {
+        try await browser.run(
+            """
+            const form = document.querySelector(`[data-form=${arguments[0]}]`);
+            for (const [name, value] of Object.entries(arguments[1])) form.elements[name].value = value;
+            form.requestSubmit();
+            """, [.string(form), .object(fields.mapValues(JSONValue.string))])
+    }
+
+    @Test func twoPeopleAndABotWriteEachOtherOnThePage() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try TestServer()
+            defer { server.destroy() }
+            let huda = try await Browser(microphone: nil, width: 390, height: 844, language: "ar")
+            let omar = try await Browser(microphone: nil)
+            try await Browser.closing([huda, omar]) {
+                try await Self.page(huda, server, user: "huda", language: "ar")
+                try await Self.page(omar, server, user: "omar")
+                #expect(try await huda.run("return document.documentElement.dir") == "rtl")
+
+                // Huda writes first; Omar's list shows it unread.
+                try await Self.submit(huda, "chat", ["to": "omar", "text": "مرحبا يا عمر"])
+                try await huda.wait(for: "the message in Huda's conversation", "return document.querySelector('.message.mine .text')?.textContent === 'مرحبا يا عمر'")
+                try await omar.wait(for: "one unread at Omar", "return document.querySelector('.top .badge')?.dataset.unread === '1'")
+                #expect(try await omar.run("return document.querySelector('.conversation .preview').textContent") == "مرحبا يا عمر")
+
+                // Omar opens it: Huda sees it read. Omar types: Huda sees it. Omar answers.
+                try await omar.click("[data-action=open]")
+                try await omar.wait(for: "the message at Omar", "return document.querySelector('.message.theirs .text')?.textContent === 'مرحبا يا عمر'")
+                try await huda.wait(for: "the read mark", "return document.querySelector('.message.mine .read') !== null")
+                #expect(try await omar.run("return document.querySelector('.top .badge')") == .null)
+                try await omar.run(
+                    "const input = document.querySelector('[data-form=send] input'); input.value = 'Hel'; input.dispatchEvent(new Event('input', { bubbles: true }))")
+                try await huda.wait(for: "Omar typing", "return document.querySelector('.typing').textContent.includes('omar')")
+                try await Self.submit(omar, "send", ["text": "Hello Huda"])
+                try await huda.wait(for: "the answer", "return [...document.querySelectorAll('.message.theirs .text')].some((p) => p.textContent === 'Hello Huda')")
+                try await huda.wait(for: "typing over", "return document.querySelector('.typing').textContent === ''")
+
+                // A bot sends Omar cards: one the page knows (a room invitation), one it does not.
+                let bot = try await TestClient.signedIn(server, user: "bot-trips")
+                _ = try await bot.request("msg.send", ["to": "omar", "type": "room_invite", "payload": ["room": "salon"], "fallback": "Join my room", "clientMsgId": "b1"])
+                _ = try await bot.request("msg.send", ["to": "omar", "type": "paper_boat", "payload": ["bottle": 7], "fallback": "A paper boat drifted in", "clientMsgId": "b2"])
+                try await omar.click("[data-action=back]")
+                try await omar.wait(for: "the bot's conversation", "return [...document.querySelectorAll('.conversation .preview')].some((p) => p.textContent === 'A paper boat drifted in')")
+                try await omar.run("[...document.querySelectorAll('.conversation')].find((b) => b.textContent.includes('bot-trips')).click()")
+                try await omar.wait(for: "the cards", "return document.querySelectorAll('.message.theirs').length === 2")
+                #expect(try await omar.run("return document.querySelector('.message .card').getAttribute('href')") == "/?room=salon")
+                #expect(try await omar.run("return document.querySelector('.message .fallback').textContent") == "A paper boat drifted in")
+
+                // A group: Huda makes it, Omar finds it in his list and reads Huda's message there.
+                try await huda.click("[data-action=back]")
+                try await Self.submit(huda, "group", ["title": "رحلة", "members": "omar"])
+                try await huda.wait(for: "the group open", "return document.querySelector('.conversation-view h2')?.textContent === 'رحلة'")
+                try await Self.submit(huda, "send", ["text": "نلتقي في التاسعة"])
+                try await omar.click("[data-action=back]")
+                try await omar.wait(for: "the group at Omar", "return [...document.querySelectorAll('.conversation .name')].some((n) => n.textContent === 'رحلة')")
+                try await omar.wait(for: "its message unread", "return document.querySelector('.conversation .badge')?.dataset.unread === '1'")
+                try await omar.run("[...document.querySelectorAll('.conversation')].find((b) => b.textContent.includes('رحلة')).click()")
+                try await omar.wait(for: "Huda's name on her message", "return document.querySelector('.message.theirs .from')?.textContent === 'Huda'")
+                try await huda.wait(for: "read by one", "return document.querySelector('.message.mine .read')?.dataset.readers === '1'")
+                #expect(try await huda.run("return document.querySelector('.message.mine .read').textContent") == "قرأها واحد")
+
+                // At a phone's width nothing spills sideways.
+                #expect(try await huda.run("return document.documentElement.scrollWidth <= window.innerWidth") == true)
+                for (name, browser) in [("ar-390", huda), ("en-1280", omar)] {
+                    let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-messages-\(name).png").path
+                    try await browser.screenshot().write(to: URL(fileURLWithPath: path))
+                    print("screenshot: \(path)")
+                }
+            }
+        }
+    }
+
+    /// The server is killed (kill -9) and restarted under two pages: each reconnects by itself,
+    /// a message written while it was down is sent once it is back, and the other page has it,
+    /// once, with its unread mark.
+    @Test func thePagesKeepTheirConversationsThroughAServerRestart() async throws {
+        try await RealTimeGate.inPairs {
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-messages-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let port = try Browser.freePort()
+            var server = try WebAppFailoverTests.serve(port: port, data: data)
+            defer { server.kill() }
+            let huda = try await Browser(microphone: nil)
+            let omar = try await Browser(microphone: nil)
+            try await Browser.closing([huda, omar]) {
+                for (browser, name) in [(huda, "Huda"), (omar, "Omar")] {
+                    try await browser.open("http://127.0.0.1:\(port)/messages")
+                    try await browser.wait(for: "the name form", "return document.querySelector('[data-form=signin]') !== null")
+                    try await Self.submit(browser, "signin", ["name": name])
+                    try await browser.wait(for: "\(name) signed in", "return window.majlis.page.step === 'ready'")
+                }
+                let omarId = try #require(try await omar.run("return window.majlis.state.me").stringValue)
+                try await Self.submit(huda, "chat", ["to": omarId, "text": "before"])
+                try await omar.wait(for: "the first message", "return document.querySelector('.conversation .preview')?.textContent === 'before'")
+
+                server.kill()
+                try await huda.wait(for: "Huda's page offline", "return window.majlis.page.offline")
+                try await Self.submit(huda, "send", ["text": "written while the server was down"])
+                #expect(try await huda.run("return document.querySelector('.message.pending')?.dataset.status") == "sending")
+                server = try WebAppFailoverTests.serve(port: port, data: data)
+                try await huda.wait(for: "sent once the server is back", "return document.querySelector('.message.pending') === null && !window.majlis.page.offline", seconds: 60)
+                try await omar.wait(
+                    for: "the message at Omar", "return document.querySelector('.conversation .preview')?.textContent === 'written while the server was down'", seconds: 60)
+                try await omar.wait(for: "two unread", "return document.querySelector('.conversation .badge')?.dataset.unread === '2'")
+                try await omar.click("[data-action=open]")
+                try await omar.wait(for: "both messages, once each", "return document.querySelectorAll('.message.theirs').length === 2")
+                #expect(try await omar.run("return [...document.querySelectorAll('.message.theirs .text')].map((p) => p.textContent)") == ["before", "written while the server was down"])
+            }
+        }
+    }
+}
