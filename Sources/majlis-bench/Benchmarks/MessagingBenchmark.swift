@@ -10,6 +10,7 @@ import MajlisTransport
 enum MessagingBenchmark {
     static let help = """
         usage: majlis bench messaging [--direct N] [--group N] [--group-messages N] [--conversations N] [--per-conversation N] [--loops N]
+                                      [--postgres URL --redis URL [--only nodes]]
         First times a 300 µs piece of arithmetic on the idle machine (the latency tail the machine itself adds).
         Then starts `majlis serve` on a free loopback port and prints:
         one-to-one delivery to an online recipient (--direct messages, default 200, one per 20 ms): from the send to
@@ -20,6 +21,9 @@ enum MessagingBenchmark {
         an offline device catching up: --conversations groups (default 100) get --per-conversation messages each
         (default 100) while the user is away, then it connects and lists and syncs them all (pages of 200), timed from
         its hello to the last page.
+        With --postgres and --redis (as for `majlis bench cluster`): two nodes of a cluster on them, and one-to-one
+        delivery (--direct messages) from a sender on one node to a recipient on the other, beside the yardstick: the
+        same from a sender on the recipient's node. --only nodes measures only that.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -34,9 +38,23 @@ enum MessagingBenchmark {
         let conversations = try args.int("conversations", default: 100, range: 1...10_000)
         let perConversation = try args.int("per-conversation", default: 100, range: 1...10_000)
         let loops = try args.int("loops", default: 2, range: 1...16)
+        let postgres = args.string("postgres"), redis = args.string("redis")
+        let only = args.string("only")
+        guard only == nil || (only == "nodes" && postgres != nil && redis != nil) else {
+            throw Arguments.Failure(description: "--only nodes needs --postgres and --redis\n\(help)")
+        }
         try args.rejectPositional("bench messaging")
         raiseFileLimit()
         say(HostNoise.measure().summary)
+        if only == nil {
+            try onOneNode(direct: direct, groupSize: groupSize, groupMessages: groupMessages, conversations: conversations, perConversation: perConversation, loops: loops)
+        }
+        if let postgres, let redis { try acrossNodes(direct: direct, postgres: postgres, redis: redis) }
+        return 0
+    }
+
+    /// One-to-one, a large group and an offline device, on one `majlis serve`.
+    static func onOneNode(direct: Int, groupSize: Int, groupMessages: Int, conversations: Int, perConversation: Int, loops: Int) throws {
 
         // The group: its owner, its writers and the timed members.
         // Senders write to a recipient who does not write back: no stranger's limit here.
@@ -164,7 +182,52 @@ enum MessagingBenchmark {
         let seconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
         say(String(format: "offline device catching up: %d messages in %d conversations synced in %.2f s (%d requests, from connecting to the last page)",
                    synced, listed.count, seconds, requests))
-        return 0
+    }
+
+    /// One-to-one delivery between two nodes of a cluster (the message crosses the messaging bus
+    /// in Redis), beside the same delivery within one node of that cluster.
+    static func acrossNodes(direct: Int, postgres: String, redis: String) throws {
+        try runBlocking {
+            let nodes = try await ClusterBenchmark.nodes(2, tag: "msg", postgres: postgres, redis: redis, extra: ["--stranger-messages", "1000000"])
+            defer { nodes.forEach { $0.stop() } }
+            try measure(direct: direct, sendersOn: nodes[0], recipientOn: nodes[1])
+        }
+    }
+
+    /// `direct` messages to a recipient on `recipientOn` from senders on `sendersOn`, then from
+    /// senders on the recipient's node.
+    private static func measure(direct: Int, sendersOn other: ServerProcess, recipientOn node: ServerProcess) throws {
+        let nodes = [other, node]
+        let loop = try WebSocketClient()
+        defer { loop.stop() }
+        let run = UUID().uuidString.prefix(8).lowercased()
+        var figures: [String: (p50: Double, p99: Double)] = [:]
+        for (label, senderNode) in [("across nodes", nodes[0]), ("on one node", nodes[1])] {
+            let tag = label == "across nodes" ? "x" : "y"
+            let recipient = BenchClient(user: "r\(tag)-\(run)", token: ServerProcess.token("r\(tag)-\(run)"))
+            recipient.connection = try loop.connect(url: nodes[1].url, delegate: recipient)
+            let senders = try (0..<(direct + 9) / 10).map { index in
+                let client = BenchClient(user: "s\(tag)\(index)-\(run)", token: ServerProcess.token("s\(tag)\(index)-\(run)"))
+                client.connection = try loop.connect(url: senderNode.url, delegate: client)
+                return client
+            }
+            try BenchClient.waitAll(senders + [recipient], timeout: 30) { $0.signedIn }
+            for index in 0..<direct {
+                let sentAt = MonotonicClock.nanoseconds()
+                senders[index / 10].send(
+                    id: Int64(4_000_000 + index), "msg.send", ["to": .string(recipient.user), "text": .string("t=\(sentAt)"), "clientMsgId": .string("\(tag)\(index)")])
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            try BenchClient.waitAll([recipient], timeout: 60) { $0.chatCount >= direct }
+            let delivered = recipient.chatLatencies
+            figures[label] = (percentile(delivered, 0.5), percentile(delivered, 0.99))
+            say(String(format: "one-to-one %@ (%d messages): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                       label, delivered.count, percentile(delivered, 0.5), percentile(delivered, 0.99), delivered.max() ?? 0))
+            (senders + [recipient]).forEach { $0.connection?.close(code: 1000, reason: "done") }
+        }
+        if let across = figures["across nodes"], let local = figures["on one node"] {
+            say(String(format: "across nodes / on one node: p50 %.2f, p99 %.2f", across.p50 / max(local.p50, 0.001), across.p99 / max(local.p99, 0.001)))
+        }
     }
 
     static func percentile(_ values: [Double], _ fraction: Double) -> Double { SignalingBenchmark.percentile(values, fraction) }
