@@ -90,4 +90,65 @@ import Testing
             #expect(seqs == Array(1...10), "\(seqs)")
         }
     }
+
+    /// Ten PostgreSQL outages, each beginning at a random moment while a member sends and lasting
+    /// a random time: every message acknowledged is kept, none refused is; sent again after the
+    /// outage with the same client ids, each refused one is posted once, and the numbers have no gaps.
+    @Test func aPostgresOutageKeepsWhatItAcknowledgedAndRefusesTheRest() async throws {
+        let postgres = try await offPool { try PostgresServer() }  // its own: it is stopped
+        defer { postgres.stop() }
+        let database = try postgres.makeDatabase()
+        let redis = try await ClusterTests.redis().url(database: ClusterTests.database())
+        let node = try TestServer { config in
+            config.redisURL = redis
+            config.node = "node-a"
+            config.postgresURL = database
+            config.roomLimits.chatBurst = 1_000  // this test's pace, not the chat rate's
+        }
+        defer { node.destroy() }
+        let omar = try await TestClient.signedIn(node, user: "omar")
+        let huda = try await TestClient.signedIn(node, user: "huda")
+        let made = try await omar.request("conv.create", ["title": "Outages", "members": ["huda"]])
+        let group = try #require(made["data"]?["conversation"]?["id"]?.stringValue)
+        var generator = SystemRandomNumberGenerator()
+        var ids: [String] = [], refusals = 0
+        for round in 0..<10 {
+            let batch = (0..<8).map { "o\(round)-\($0)" }
+            ids += batch
+            let sender = Task { () -> [String] in
+                var refused: [String] = []
+                for id in batch {
+                    let answer = try? await huda.request("msg.send", ["conversation": .string(group), "text": .string(id), "clientMsgId": .string(id)])
+                    if answer?["ok"] != true { refused.append(id) }
+                    try? await Task.sleep(for: .milliseconds(30))
+                }
+                return refused
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...200, using: &generator)))
+            try await offPool { try postgres.halt() }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &generator)))
+            try await offPool { try postgres.start() }
+            let refused = await sender.value
+            refusals += refused.count
+            let stored = try await omar.request("msg.sync", ["conversation": .string(group), "limit": 200])
+            let texts = Set(stored["data"]?["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } ?? [])
+            #expect(Set(batch).subtracting(refused).isSubset(of: texts), "acknowledged but lost: \(Set(batch).subtracting(refused).subtracting(texts).sorted())")
+            #expect(Set(refused).intersection(texts).isEmpty, "refused but kept: \(Set(refused).intersection(texts).sorted())")
+            // Sent again, as a client does once the store is back.
+            for id in refused {
+                var answer: JSONValue?
+                for _ in 0..<40 where answer?["ok"] != true {
+                    answer = try await huda.request("msg.send", ["conversation": .string(group), "text": .string(id), "clientMsgId": .string(id)])
+                    if answer?["ok"] != true { try await Task.sleep(for: .milliseconds(250)) }
+                }
+                #expect(answer?["ok"] == true, "\(id): \(answer ?? .null)")
+            }
+        }
+        let synced = try await omar.request("msg.sync", ["conversation": .string(group), "limit": 200])
+        let messages = synced["data"]?["messages"]?.arrayValue ?? []
+        #expect(messages.compactMap { $0["clientMsgId"]?.stringValue }.sorted() == ids.sorted(), "every message once")
+        #expect(messages.compactMap { $0["seq"]?.intValue } == Array(1...Int64(ids.count)))
+        #expect(refusals > 0, "no outage met a send")
+        print("10 PostgreSQL outages while sending: \(ids.count - refusals) messages acknowledged at once and kept, \(refusals) refused, none kept, all posted once when sent again")
+    }
 }
