@@ -151,4 +151,37 @@ import Testing
         #expect(refusals > 0, "no outage met a send")
         print("10 PostgreSQL outages while sending: \(ids.count - refusals) messages acknowledged at once and kept, \(refusals) refused, none kept, all posted once when sent again")
     }
+
+    /// Redis stops while members on two nodes write: messages are still stored and answered, and
+    /// once Redis is back (empty) the events written meanwhile reach the other node's member live,
+    /// in order, with nothing lost.
+    @Test func eventsWrittenDuringARedisOutageReachTheOtherNodeWhenItIsBack() async throws {
+        let redis = try await offPool { try RedisServer() }  // its own: it is stopped
+        defer { redis.stop() }
+        let shared = try await ClusterTests.sharedStore()
+        let secret = TestServer.newSecret()
+        let a = try ClusterTests.node("node-a", redis: redis.url(), postgres: shared.postgres, secret: secret)
+        let b = try ClusterTests.node("node-b", redis: redis.url(), postgres: shared.postgres, secret: secret)
+        defer {
+            a.destroy()
+            b.destroy()
+        }
+        let huda = try await TestClient.signedIn(a, user: "huda")
+        let omar = try await TestClient.signedIn(b, user: "omar")
+        let sent = try await huda.request("msg.send", ["to": "omar", "text": "before", "clientMsgId": "c0"])
+        let conversation = try #require(sent["data"]?["conversation"]?.stringValue)
+        _ = try await omar.event("msg.new") { $0["data"]?["text"] == "before" }
+        _ = try await omar.request("msg.send", ["conversation": .string(conversation), "text": "hi", "clientMsgId": "o0"])
+
+        redis.halt()
+        for index in 1...3 {
+            let answer = try await huda.request("msg.send", ["conversation": .string(conversation), "text": .string("during \(index)"), "clientMsgId": .string("c\(index)")])
+            #expect(answer["data"]?["seq"] == .int(Int64(index + 2)), "\(answer)")
+        }
+        try await offPool { try redis.start() }
+        for index in 1...3 {
+            let event = try await omar.event("msg.new") { $0["data"]?["text"] == .string("during \(index)") }
+            #expect(event["data"]?["seq"] == .int(Int64(index + 2)))
+        }
+    }
 }

@@ -9,9 +9,13 @@ import Synchronization
 /// where it last read: an event written while a node's read was being made again is read all the
 /// same. The stream keeps about its last 10,000 events.
 ///
-/// What the bus carries is only the live copy: every message is in the shared store before any
-/// event of it is sent, so a device that missed one (Redis unreachable, its node restarting)
-/// has it by `msg.sync`.
+/// Events are written by a queue of their own, in order: the messaging ops never wait for Redis.
+/// While Redis cannot be reached they wait in a backlog (the newest `kept`) and are written when
+/// it answers again, so the recipients on other nodes have them live after an outage too; a
+/// reader cut off reads again from where it stopped (from a second before its outage when it had
+/// read nothing yet). What the bus carries is still only the live copy: every message is in the
+/// shared store before any event of it is sent, so a device that missed one (its node
+/// restarting) has it by `msg.sync`.
 final class MessagingBus: Sendable {
     static let stream = "majlis:messaging"
     /// Events the stream keeps (about: Redis trims whole blocks).
@@ -37,6 +41,12 @@ final class MessagingBus: Sendable {
     private let deliver: @Sendable (_ users: [String], _ frame: Data) -> Void
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// Sealed events not written yet, oldest first, and whether a write is under way (or waits
+    /// to try again).
+    private let backlog = Mutex<(events: [String], writing: Bool, failing: Bool)>(([], false, false))
+    private let writes = DispatchQueue(label: "majlis.bus.write")
+    /// How long (ms) the writer waits before trying Redis again.
+    static let retryAfter = 250
 
     init(
         writer: RedisClient, reader: RedisClient, seal: ClusterSeal, node: String, logger: Logger,
@@ -50,15 +60,51 @@ final class MessagingBus: Sendable {
         self.deliver = deliver
     }
 
-    /// Hands `frame` to the other nodes, for their sessions of `users`. Called on the messaging
-    /// queue; a failure is logged (the recipients sync what they missed).
+    /// Hands `frame` to the other nodes, for their sessions of `users`: queued at once, written
+    /// in order by the bus's own queue.
     func publish(users: [String], frame: Data) {
         guard let json = try? JSONEncoder().encode(Entry(node: node, users: users, frame: String(decoding: frame, as: UTF8.self))) else { return }
-        do {
-            try writer.command(["XADD", Self.stream, "MAXLEN", "~", String(Self.kept), "*", "e", seal.seal(String(decoding: json, as: UTF8.self))])
-        } catch {
-            logger.log(.warning, "a messaging event could not reach the other nodes: \(error)", event: "messaging.bus", fields: ["error": "\(error)"])
+        let sealed = seal.seal(String(decoding: json, as: UTF8.self))
+        let start = backlog.withLock { backlog -> Bool in
+            backlog.events.append(sealed)
+            if backlog.events.count > Self.kept { backlog.events.removeFirst(backlog.events.count - Self.kept) }
+            guard !backlog.writing else { return false }
+            backlog.writing = true
+            return true
         }
+        if start { writes.async { [self] in write() } }
+    }
+
+    /// Writes the backlog, oldest first; on a failure, tries again `retryAfter` ms later.
+    private func write() {
+        while let next = backlog.withLock({ $0.events.first }) {
+            do {
+                try writer.command(["XADD", Self.stream, "MAXLEN", "~", String(Self.kept), "*", "e", next])
+            } catch {
+                if !backlog.withLock({ $0.failing }) {
+                    logger.log(.warning, "messaging events wait for Redis to reach the other nodes: \(error)", event: "messaging.bus", fields: ["error": "\(error)"])
+                }
+                backlog.withLock { $0.failing = true }
+                // A bus stopped (its node stops) tries no more: the store has every message.
+                guard running.load(ordering: .relaxed) else {
+                    backlog.withLock { $0 = ([], false, false) }
+                    return
+                }
+                writes.asyncAfter(deadline: .now() + .milliseconds(Self.retryAfter)) { [self] in write() }
+                return
+            }
+            let recovered = backlog.withLock { backlog -> Bool in
+                if backlog.events.first == next { backlog.events.removeFirst() }
+                defer { backlog.failing = false }
+                return backlog.failing
+            }
+            if recovered { logger.log(.info, "messaging events reach the other nodes again", event: "messaging.bus") }
+        }
+        let more = backlog.withLock { backlog -> Bool in
+            if backlog.events.isEmpty { backlog.writing = false }
+            return !backlog.events.isEmpty
+        }
+        if more { writes.async { [self] in write() } }
     }
 
     /// Starts reading the other nodes' events (those written from now on).
@@ -94,6 +140,9 @@ final class MessagingBus: Sendable {
                 if !failing {
                     failing = true
                     logger.log(.warning, "messaging events from other nodes cannot be read: \(error)", event: "messaging.bus", fields: ["error": "\(error)"])
+                    // Nothing read yet: read again from a second before the outage (stream ids
+                    // are Redis's clock in ms), not from whatever is newest when it is back.
+                    if last == "$" { last = "\(Int64(Date().timeIntervalSince1970 * 1000) - 1_000)-0" }
                 }
                 Thread.sleep(forTimeInterval: 0.2)
                 continue
