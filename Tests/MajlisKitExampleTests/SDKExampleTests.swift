@@ -32,12 +32,12 @@ import Testing
     }
 
     /// "Conversations" (compiled; it needs a server to run).
-    static func conversations(url: String, installID: String, groupId: String) async throws {
+    static func conversations(url: String, installID: String, groupId: String, appSupport: String) async throws {
         var options = LiveSignalingClient.Options()
         options.device = installID
         let signaling = LiveSignalingClient(url: url, token: token, options: options)
         _ = try await signaling.connect()
-        let messenger = Messenger(signaling: signaling)
+        let messenger = Messenger(signaling: signaling, store: FileMessengerStore(path: appSupport + "/conversations.json"))
         try await messenger.start()               // lists the conversations and syncs each
         for await state in await messenger.states() {
             // state.ordered: the list (pinned first, newest first), state.unread: the badge,

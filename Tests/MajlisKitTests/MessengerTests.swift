@@ -147,6 +147,42 @@ import Testing
         #expect(await eventually { await messenger.state.pending.map(\.status) == [.rejected("spam")] })
     }
 
+    /// The conversations are kept on the device: an app started again shows them before it
+    /// connects, and a message it could not send before it was killed is sent once it starts,
+    /// under its client id; a damaged file or another user's conversations are not shown.
+    @Test func anAppStartedAgainShowsItsConversationsAndSendsWhatWasPending() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-messenger-\(UUID().uuidString)/state.json").path
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let fails = Failing()
+        fails.set(true)
+        let first = Messenger(signaling: Self.server(stored: 3, read: 1, sendFails: fails), store: FileMessengerStore(path: path))
+        try await first.start()
+        await #expect(throws: MajlisError.self) { try await first.send(MessageDraft(text: "still there?", clientMsgId: "mine-9"), to: .conversation("d-1")) }
+        await first.save()
+        // The app is killed; started again, offline: what it held is there at once.
+        fails.set(false)
+        let fake = Self.server(stored: 3, read: 1, sendFails: fails)
+        let again = Messenger(signaling: fake, store: FileMessengerStore(path: path))
+        let offline = await again.state
+        #expect(offline.messages["d-1"]?.map(\.seq) == [1, 2, 3] && offline.unread == 2 && offline.pending.map(\.id) == ["mine-9"])
+        try await again.start()
+        let state = await again.state
+        #expect(state.pending.isEmpty && state.messages["d-1"]?.last?.text == "still there?", "\(state.pending)")
+        #expect(fake.lastArgs(of: "msg.send")?["clientMsgId"] == "mine-9")
+        #expect(FileMessengerStore(path: path).load()?.pending == [])
+
+        // Another user on this device: the saved conversations are not theirs.
+        let other = FakeSignalingClient(user: "zaid") { _, _ in .success(["conversations": [], "more": false, "unread": 0]) }
+        let theirs = Messenger(signaling: other, store: FileMessengerStore(path: path))
+        try await theirs.start()
+        let theirState = await theirs.state
+        #expect(theirState.conversations.isEmpty && theirState.messages.isEmpty)
+        // A damaged file: started as new, nothing traps.
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(FileMessengerStore(path: path).load() == nil)
+        #expect(await Messenger(signaling: Self.server(stored: 0, read: 0), store: FileMessengerStore(path: path)).state == MessengerState())
+    }
+
     @Test func readingMarksTheConversationReadOnTheServer() async throws {
         let fake = Self.server(stored: 5, read: 2)
         let messenger = Messenger(signaling: fake)

@@ -1,5 +1,5 @@
 /// What `msg.send` asks to post.
-public struct MessageDraft: Sendable, Equatable {
+public struct MessageDraft: Sendable, Equatable, Codable {
     public var type: String
     public var text: String?
     public var payload: JSONValue?

@@ -20,11 +20,22 @@ public actor Messenger {
     var subscribers: [UUID: AsyncStream<MessengerState>.Continuation] = [:]
     var listener: Task<Void, Never>?
     var refreshing = false
+    /// Where the state is kept between launches, and whose it was when loaded.
+    let store: (any MessengerStore)?
+    var storedUser: String?
+    var saveScheduled = false
 
-    public init(signaling: any SignalingClient, clock: any KitClock = SystemClock(), logger: Logger = .silent) {
+    /// `store`: where the conversations are kept between launches (`FileMessengerStore`); the
+    /// state saved last is shown at once, before `start`.
+    public init(signaling: any SignalingClient, store: (any MessengerStore)? = nil, clock: any KitClock = SystemClock(), logger: Logger = .silent) {
         self.signaling = signaling
         self.clock = clock
         self.logger = logger
+        self.store = store
+        if let snapshot = store?.load() {
+            state = snapshot.state
+            storedUser = snapshot.user
+        }
     }
 
     /// The user's id, once connected.
@@ -50,11 +61,33 @@ public actor Messenger {
         body(&state)
         guard state != before else { return }
         for subscriber in subscribers.values { subscriber.yield(state) }
+        guard store != nil else { return }
+        // What is being sent is saved at once (a kill must not lose it); the rest within half a
+        // second, once for many changes (a sync of thousands of messages saves a few times).
+        if state.pending != before.pending {
+            save()
+        } else if !saveScheduled, state.conversations != before.conversations || state.messages != before.messages {
+            saveScheduled = true
+            Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(500))
+                await self?.save()
+            }
+        }
+    }
+
+    /// Saves the state to the store now (an app going to the background may call it).
+    public func save() {
+        saveScheduled = false
+        guard let store, let user = me ?? storedUser else { return }
+        store.save(MessengerSnapshot(user: user, state: state))
     }
 
     /// Starts following the conversations: lists them, syncs each, and listens for what comes.
     /// The signaling client must be connected.
     public func start() async throws(MajlisError) {
+        // Another user's saved conversations are not this user's.
+        if let storedUser, let me, storedUser != me { change { $0 = MessengerState() } }
+        storedUser = me
         if listener == nil {
             let stream = signaling.subscribe()
             listener = Task { [weak self] in
@@ -65,6 +98,14 @@ public actor Messenger {
             }
         }
         try await refresh()
+        // What was being sent when the app last stopped (or could not be sent) goes now, under
+        // its client id: posted once.
+        for pending in state.pending {
+            switch pending.status {
+            case .sending, .failed: _ = try? await post(pending.id)
+            case .held, .rejected: continue
+            }
+        }
     }
 
     /// Stops following (the state stays as it was).

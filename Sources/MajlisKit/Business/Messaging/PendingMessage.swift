@@ -3,8 +3,8 @@ import MajlisProtocol
 /// A message the user sent that the server has not stored in its conversation yet: shown at
 /// once, kept until it is stored (then it is an ordinary message of its conversation), and sent
 /// again with the same client id, so that it is posted once however often it is tried.
-public struct PendingMessage: Sendable, Equatable, Identifiable {
-    public enum Status: Sendable, Equatable {
+public struct PendingMessage: Sendable, Equatable, Identifiable, Codable {
+    public enum Status: Sendable, Equatable, Codable {
         case sending
         /// The last try failed: `retry` sends it again.
         case failed(String)
