@@ -298,9 +298,17 @@ final class MessagingRequests: Sendable {
         case .conversation(let conversation):
             id = conversation
         }
-        let posting = try context.store.post(
-            draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now,
-            webhook: try messageWebhook(id, direct: direct, sender: caller.id, now: now), endpoints: context.webhookEndpoints)
+        let posting: Store.Posting
+        do {
+            posting = try context.store.post(
+                draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now,
+                webhook: try messageWebhook(id, direct: direct, sender: caller.id, now: now), endpoints: context.webhookEndpoints)
+        } catch {
+            // A store that failed as it committed (its answer lost) may have the message after
+            // all: then it is answered as posted, so that nothing refused is kept.
+            guard let stored = try? context.store.message(clientMsgId: draft.clientMsgId, from: caller.id, in: id) else { throw error }
+            posting = .posted(stored)
+        }
         return try answer(posting, in: id)
     }
 

@@ -334,6 +334,15 @@ extension Store {
         return .posted(message)
     }
 
+    /// The message `sender` posted in conversation `id` under `clientMsgId`, if it did.
+    public func message(clientMsgId: String, from sender: String, in id: String) throws -> ConversationMessage? {
+        try withDatabase { db in
+            try db.query(
+                "SELECT \(Self.messageColumns) FROM messages WHERE conversation = ? AND sender = ? AND client_msg_id = ?", .text(id), .text(sender), .text(clientMsgId)
+            ).first.flatMap { Self.message($0, at: 0, conversation: id) }
+        }
+    }
+
     /// Message `seq` of conversation `id`.
     public func message(_ seq: Int64, in id: String) throws -> ConversationMessage? {
         try withDatabase { db in try Self.message(seq, in: id, db: db) }
