@@ -115,11 +115,15 @@ import Testing
         for round in 0..<10 {
             let batch = (0..<8).map { "o\(round)-\($0)" }
             ids += batch
-            // Answered ok, answered with an error, or not answered in time (neither: sent again below).
+            // Answered ok, refused, or neither: not answered in time, or answered that the store
+            // could not tell (both sent again below).
             let sender = Task { () -> (refused: [String], unanswered: [String]) in
                 var refused: [String] = [], unanswered: [String] = []
                 for id in batch {
-                    guard let answer = try? await huda.request("msg.send", ["conversation": .string(group), "text": .string(id), "clientMsgId": .string(id)]) else {
+                    // `outcome_unknown`: the server could not tell either (docs/protocol.md section 11).
+                    guard let answer = try? await huda.request("msg.send", ["conversation": .string(group), "text": .string(id), "clientMsgId": .string(id)]),
+                        answer["error"]?["code"] != "outcome_unknown"
+                    else {
                         unanswered.append(id)
                         continue
                     }

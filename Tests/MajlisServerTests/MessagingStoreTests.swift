@@ -19,7 +19,7 @@ import Testing
         var seqs: [Int64] = []
         for index in 1...5 {
             let sender = index.isMultiple(of: 2) ? Self.omar : Self.huda
-            guard case .posted(let message) = try store.post(Self.text("m\(index)", "c\(index)"), in: direct, from: sender, direct: ("huda", "omar"), now: Int64(index)) else {
+            guard case .posted(let message, _) = try store.post(Self.text("m\(index)", "c\(index)"), in: direct, from: sender, direct: ("huda", "omar"), now: Int64(index)) else {
                 Issue.record("message \(index) was not posted")
                 return
             }
@@ -29,7 +29,7 @@ import Testing
         // The same client id again from the same sender is the message it became; from the
         // other member it is a new message.
         #expect(try store.post(Self.text("again", "c5"), in: direct, from: Self.huda, now: 9) == .duplicate(try store.messages(in: direct, after: 4, limit: 1)[0]))
-        guard case .posted(let sixth) = try store.post(Self.text("again", "c5"), in: direct, from: Self.omar, now: 9) else {
+        guard case .posted(let sixth, _) = try store.post(Self.text("again", "c5"), in: direct, from: Self.omar, now: 9) else {
             Issue.record("the other member's message was not posted")
             return
         }

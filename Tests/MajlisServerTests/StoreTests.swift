@@ -216,7 +216,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let held = try source.hold(MessageDraft(text: "psst", clientMsgId: "h1"), in: "d-x", from: UserRef(id: "s", name: "S"), to: "o", as: "h-1", now: 8)
         let card = MessageDraft(type: "invite", text: nil, payload: ["room": "r"], fallback: "Join my room", replyTo: nil, mentions: ["o"], clientMsgId: "m1")
         try source.block("x", by: "o", now: 7)
-        guard case .posted(let posted) = try source.post(card, in: "g", from: UserRef(id: "o", name: "O"), now: 6) else {
+        guard case .posted(let posted, _) = try source.post(card, in: "g", from: UserRef(id: "o", name: "O"), now: 6) else {
             Issue.record("the card was not posted")
             return
         }

@@ -180,6 +180,7 @@ public enum Strings {
         case .tooLarge: return "That is too long"
         case .conflict: return "Someone else changed it first"
         case .internal: return "The server had a problem; try again"
+        case .outcomeUnknown: return "Not sure it was sent; send it again"
         }
     }
 
@@ -284,6 +285,7 @@ public enum Strings {
         case .tooLarge: return "内容太长"
         case .conflict: return "已被他人先修改"
         case .internal: return "服务器出现问题，请重试"
+        case .outcomeUnknown: return "不确定是否已发送，请再发送一次"
         }
     }
 
@@ -405,6 +407,7 @@ public enum Strings {
         case .tooLarge: return "النص طويل جداً"
         case .conflict: return "غيّره شخص آخر أولاً"
         case .internal: return "حدثت مشكلة في الخادم؛ حاول مرة أخرى"
+        case .outcomeUnknown: return "لسنا متأكدين من الإرسال؛ أرسلها مرة أخرى"
         }
     }
 
@@ -509,6 +512,7 @@ public enum Strings {
         case .tooLarge: return "長すぎます"
         case .conflict: return "先に誰かが変更しました"
         case .internal: return "サーバーで問題が起きました。もう一度お試しください"
+        case .outcomeUnknown: return "送信できたか不明です。もう一度送ってください"
         }
     }
 }

@@ -28,4 +28,7 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case tooLarge = "too_large"
     case conflict
     case `internal`
+    /// The store went as it stored the change: whether it did is not known (sent again, a
+    /// `msg.send` with the same client id is posted once).
+    case outcomeUnknown = "outcome_unknown"
 }

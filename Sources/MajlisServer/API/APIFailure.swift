@@ -46,6 +46,7 @@ struct APIFailure: Error {
         case .tooLarge: return 413
         case .rateLimited: return 429
         case .internal: return 500
+        case .outcomeUnknown: return 503
         }
     }
 }

@@ -57,10 +57,12 @@ extension MessagingRequests {
     /// or, with `direct`, to the direct conversation of `sender` and that user (made if need be).
     func post(_ draft: MessageDraft, as sender: UserRef, in id: String?, direct: String?, now: Int64) throws -> Outcome {
         let conversation = id ?? ConversationRules.directId(sender.id, direct ?? "")
-        let posting = try context.store.post(
-            draft, in: conversation, from: sender, direct: direct.map { (sender.id, $0) }, member: false, now: now,
-            webhook: try messageWebhook(conversation, direct: direct.map { (sender.id, $0) }, sender: sender.id, now: now),
-            endpoints: context.webhookEndpoints)
+        let webhook = try messageWebhook(conversation, direct: direct.map { (sender.id, $0) }, sender: sender.id, now: now)
+        let posting = try posting(draft.clientMsgId, from: sender.id, in: conversation) {
+            try context.store.post(
+                draft, in: conversation, from: sender, direct: direct.map { (sender.id, $0) }, member: false, now: now, webhook: webhook,
+                endpoints: context.webhookEndpoints)
+        }
         return try answer(posting, in: conversation)
     }
 

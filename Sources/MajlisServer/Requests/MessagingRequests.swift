@@ -298,18 +298,46 @@ final class MessagingRequests: Sendable {
         case .conversation(let conversation):
             id = conversation
         }
-        let posting: Store.Posting
-        do {
-            posting = try context.store.post(
-                draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now,
-                webhook: try messageWebhook(id, direct: direct, sender: caller.id, now: now), endpoints: context.webhookEndpoints)
-        } catch {
-            // A store that failed as it committed (its answer lost) may have the message after
-            // all: then it is answered as posted, so that nothing refused is kept.
-            guard let stored = try? context.store.message(clientMsgId: draft.clientMsgId, from: caller.id, in: id) else { throw error }
-            posting = .posted(stored)
+        let webhook = try messageWebhook(id, direct: direct, sender: caller.id, now: now)
+        let posting = try posting(draft.clientMsgId, from: caller.id, in: id) {
+            try context.store.post(
+                draft, in: id, from: UserRef(id: caller.id, name: caller.name), direct: direct, now: now, webhook: webhook, endpoints: context.webhookEndpoints)
         }
         return try answer(posting, in: id)
+    }
+
+    /// How long a post whose commit lost its answer (the store went as it committed) waits for
+    /// the store to say whether it has the message: a PostgreSQL restarted in the outage tests
+    /// answers again within about a second; a longer outage is left to the client's retry.
+    static let outcomeWait = Duration.seconds(3)
+
+    /// The posting `attempt` makes of `clientMsgId` from `sender` in conversation `id`. When the
+    /// store lost its answer as it committed, the message may be stored after all: the store is
+    /// asked until it answers (for `outcomeWait`), so that a message refused is never kept and
+    /// one kept is never refused; still unanswered, the send is answered `outcome_unknown`.
+    func posting(_ clientMsgId: String, from sender: String, in id: String, _ attempt: () throws -> Store.Posting) throws -> Store.Posting {
+        do {
+            return try attempt()
+        } catch let failure as SQLFailure where failure.outcomeUnknown {
+            let deadline = ContinuousClock.now + Self.outcomeWait
+            repeat {
+                let found: Store.Posting?
+                do {
+                    found = try context.store.posting(clientMsgId: clientMsgId, from: sender, in: id)
+                } catch {
+                    Thread.sleep(forTimeInterval: 0.1)
+                    continue
+                }
+                // Not stored: the commit was undone, so the failure is an ordinary one.
+                guard let found else { throw SQLFailure(description: failure.description) }
+                return found
+            } while ContinuousClock.now < deadline
+            context.logger.log(
+                .error, "message \(clientMsgId) from \(sender) in \(id): not known whether stored: \(failure)", event: "messaging.failed",
+                fields: ["conversation": id, "user": sender])
+            throw ProtocolError(
+                .outcomeUnknown, "the store went away as it stored message \(clientMsgId); send it again with the same clientMsgId: it is posted once")
+        }
     }
 
     /// `msg.send`'s answer to `posting`, and `msg.new` for every member's devices.
@@ -319,9 +347,8 @@ final class MessagingRequests: Sendable {
             throw ProtocolError(.conversationNotFound, "no conversation \(id) of yours")
         case .duplicate(let message):
             return Outcome(data: WireEncoder.encode(Sent(conversation: id, seq: message.seq, ts: message.ts, duplicate: true)))
-        case .posted(let message):
+        case .posted(let message, let members):
             context.metrics.count(.conversationMessages)
-            let members = try context.store.memberIds(of: id)
             return Outcome(data: WireEncoder.encode(Sent(conversation: id, seq: message.seq, ts: message.ts)), events: [Delivery(users: members, event: .messageNew(message))])
         }
     }

@@ -197,13 +197,22 @@ final class PostgresDatabase: SQLDatabase {
         try execute("BEGIN")
         inTransaction = true
         defer { inTransaction = false }
+        let result: T
         do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
+            result = try body()
         } catch {
             try? execute("ROLLBACK")
             throw error
         }
+        do {
+            try execute("COMMIT")
+        } catch var failure as SQLFailure {
+            // A COMMIT refused by a server still connected was undone; one whose connection
+            // went as it was sent may have been written before the server went.
+            failure.outcomeUnknown = PQstatus(connection) != CONNECTION_OK
+            if !failure.outcomeUnknown { try? execute("ROLLBACK") }
+            throw failure
+        }
+        return result
     }
 }

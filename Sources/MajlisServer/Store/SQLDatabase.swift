@@ -49,4 +49,6 @@ enum SQLValue: Equatable, Sendable {
 /// A database refused or failed a statement.
 struct SQLFailure: Error, CustomStringConvertible {
     var description: String
+    /// The connection was lost as a transaction committed: whether it did is not known.
+    var outcomeUnknown = false
 }

@@ -81,7 +81,7 @@ extension Store {
                 guard let row = try db.query("SELECT \(Self.heldColumns) FROM held_messages WHERE id = ?", .text(heldId)).first else { return nil }
                 let held = Self.held(row)
                 let posting = try Self.post(held.draft, in: held.conversation, from: held.from, direct: (held.from.id, held.to), now: now, in: db)
-                if case .posted(let message) = posting, let event = webhook(message) { try Self.insert([event], endpoints: endpoints, in: db) }
+                if case .posted(let message, _) = posting, let event = webhook(message) { try Self.insert([event], endpoints: endpoints, in: db) }
                 try db.run("DELETE FROM held_messages WHERE id = ?", .text(heldId))
                 return (held, posting)
             }

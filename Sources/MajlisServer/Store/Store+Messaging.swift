@@ -17,8 +17,9 @@ extension Store {
 
     /// What became of a message to post.
     public enum Posting: Sendable, Equatable {
-        /// Stored now, as `seq`.
-        case posted(ConversationMessage)
+        /// Stored now, as `seq`; `members`: the conversation's members then (read in the same
+        /// transaction, so that a store lost once it committed cannot lose the delivery).
+        case posted(ConversationMessage, members: [String])
         /// The sender posted this `clientMsgId` in the conversation before: the message it became.
         case duplicate(ConversationMessage)
         /// The sender is not a member of the conversation (or it does not exist).
@@ -89,9 +90,11 @@ extension Store {
 
     /// The user ids of conversation `id`'s members.
     public func memberIds(of id: String) throws -> [String] {
-        try withDatabase { db in
-            try db.query("SELECT \"user\" FROM conversation_members WHERE conversation = ? ORDER BY \"user\"", .text(id)).compactMap { $0.first?.text }
-        }
+        try withDatabase { db in try Self.memberIds(of: id, in: db) }
+    }
+
+    private static func memberIds(of id: String, in db: any SQLDatabase) throws -> [String] {
+        try db.query("SELECT \"user\" FROM conversation_members WHERE conversation = ? ORDER BY \"user\"", .text(id)).compactMap { $0.first?.text }
     }
 
     /// Conversation `id`'s members, by user id.
@@ -276,7 +279,7 @@ extension Store {
                 return try writing { db in
                     try db.transaction {
                         let posting = try Self.post(draft, in: id, from: sender, direct: direct, member: member, now: now, in: db)
-                        if case .posted(let message) = posting, let event = webhook(message) { try Self.insert([event], endpoints: endpoints, in: db) }
+                        if case .posted(let message, _) = posting, let event = webhook(message) { try Self.insert([event], endpoints: endpoints, in: db) }
                         return posting
                     }
                 }
@@ -331,15 +334,19 @@ extension Store {
         try db.run(
             "UPDATE conversation_members SET read_seq = ? WHERE conversation = ? AND \"user\" = ? AND read_seq < ?",
             .int(seq), .text(id), .text(sender.id), .int(seq))
-        return .posted(message)
+        return .posted(message, members: try memberIds(of: id, in: db))
     }
 
-    /// The message `sender` posted in conversation `id` under `clientMsgId`, if it did.
-    public func message(clientMsgId: String, from sender: String, in id: String) throws -> ConversationMessage? {
+    /// The message `sender` posted in conversation `id` under `clientMsgId` as posted (with the
+    /// members to tell), nil when it did not: for a post whose commit's answer was lost.
+    public func posting(clientMsgId: String, from sender: String, in id: String) throws -> Posting? {
         try withDatabase { db in
-            try db.query(
-                "SELECT \(Self.messageColumns) FROM messages WHERE conversation = ? AND sender = ? AND client_msg_id = ?", .text(id), .text(sender), .text(clientMsgId)
-            ).first.flatMap { Self.message($0, at: 0, conversation: id) }
+            guard
+                let message = try db.query(
+                    "SELECT \(Self.messageColumns) FROM messages WHERE conversation = ? AND sender = ? AND client_msg_id = ?", .text(id), .text(sender), .text(clientMsgId)
+                ).first.flatMap({ Self.message($0, at: 0, conversation: id) })
+            else { return nil }
+            return .posted(message, members: try Self.memberIds(of: id, in: db))
         }
     }
 
