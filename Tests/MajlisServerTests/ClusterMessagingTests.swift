@@ -55,7 +55,7 @@ import Testing
         for round in 0..<3 {
             let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: data) }
-            let node = try ClusterTests.process("node-a\(round)", shared, data: data)
+            let node = try await ClusterTests.process("node-a\(round)", shared, data: data)
             defer { node.terminate() }
             let omar = try await TestClient.signedIn(survivor, user: "omar")
             let made = try await omar.request("conv.create", ["title": .string("Crash \(round)"), "members": ["huda"]])
@@ -97,7 +97,7 @@ import Testing
     @Test func aPostgresOutageKeepsWhatItAcknowledgedAndRefusesTheRest() async throws {
         let postgres = try await offPool { try PostgresServer() }  // its own: it is stopped
         defer { postgres.stop() }
-        let database = try postgres.makeDatabase()
+        let database = try await offPool { try postgres.makeDatabase() }
         let redis = try await ClusterTests.redis().url(database: ClusterTests.database())
         let node = try TestServer { config in
             config.redisURL = redis
@@ -185,7 +185,7 @@ import Testing
         _ = try await omar.event("msg.new") { $0["data"]?["text"] == "before" }
         _ = try await omar.request("msg.send", ["conversation": .string(conversation), "text": "hi", "clientMsgId": "o0"])
 
-        redis.halt()
+        await offPool { redis.halt() }
         for index in 1...3 {
             let answer = try await huda.request("msg.send", ["conversation": .string(conversation), "text": .string("during \(index)"), "clientMsgId": .string("c\(index)")])
             #expect(answer["data"]?["seq"] == .int(Int64(index + 2)), "\(answer)")

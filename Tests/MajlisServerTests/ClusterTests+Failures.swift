@@ -23,10 +23,10 @@ extension ClusterTests {
             var generator = SystemRandomNumberGenerator()
             var acknowledged = 0, refusals = 0
             // A paused node wakes and goes on; a killed one is replaced by a new node (its own id).
-            var node = try ClusterTests.process("node-a", shared, data: data + "/0")
+            var node = try await ClusterTests.process("node-a", shared, data: data + "/0")
             defer { node.terminate() }
             for round in 0..<20 {
-                if failure == SIGKILL && round > 0 { node = try ClusterTests.process("node-a\(round)", shared, data: data + "/\(round)") }
+                if failure == SIGKILL && round > 0 { node = try await ClusterTests.process("node-a\(round)", shared, data: data + "/\(round)") }
                 let room = "round\(round)"
                 let huda = try await TestClient.connect(node.url)
                 _ = try await huda.request("hello", ["token": .string(survivor.token("huda"))])
@@ -84,12 +84,12 @@ extension ClusterTests {
         @Test func acknowledgedChangesSurvivePostgresOutagesAtRandomMoments() async throws {
             let postgres = try await offPool { try PostgresServer() }  // its own: it is stopped
             defer { postgres.stop() }
-            let shared = (redis: try await ClusterTests.redis().url(database: ClusterTests.database()), postgres: try postgres.makeDatabase(), secret: TestServer.newSecret())
+            let shared = (redis: try await ClusterTests.redis().url(database: ClusterTests.database()), postgres: try await offPool { try postgres.makeDatabase() }, secret: TestServer.newSecret())
             let survivor = try ClusterTests.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
             defer { survivor.destroy() }
             let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: data) }
-            let node = try ClusterTests.process("node-a", shared, data: data)
+            let node = try await ClusterTests.process("node-a", shared, data: data)
             defer { node.terminate() }
             var generator = SystemRandomNumberGenerator()
             var expected: [(room: String, user: String, chat: Set<String>, refused: Set<String>, seated: Bool)] = []
@@ -187,7 +187,7 @@ extension ClusterTests {
             var followed: [Double] = []
             for round in 0..<20 {
                 let room = "first\(round)"
-                let node = try ClusterTests.process("node-a", shared, data: data + "/\(round)")
+                let node = try await ClusterTests.process("node-a", shared, data: data + "/\(round)")
                 defer { node.terminate() }
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...1000, using: &generator)))
                 let host = try await TestClient.connect(node.url)

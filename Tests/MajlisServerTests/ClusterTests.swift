@@ -40,8 +40,8 @@ import Testing
     }
 
     /// A node as a `majlis serve` process of its own (to kill or pause), its data in `data`.
-    static func process(_ id: String, _ shared: (redis: String, postgres: String, secret: String), data: String) throws -> MajlisProcess {
-        try MajlisProcess(arguments: [
+    static func process(_ id: String, _ shared: (redis: String, postgres: String, secret: String), data: String) async throws -> MajlisProcess {
+        try await MajlisProcess.start(arguments: [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(TestServer.key):\(shared.secret)",
             "--postgres", shared.postgres, "--redis", shared.redis, "--node", id,
         ])
@@ -101,7 +101,7 @@ import Testing
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         let twin = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         defer { for folder in [data, twin] { try? FileManager.default.removeItem(atPath: folder) } }
-        let doomed = try MajlisProcess(arguments: [
+        let doomed = try await MajlisProcess.start(arguments: [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b", "--keys", keys,
         ])
         #expect(await eventually { await Self.ids(survivor) == ["node-a", "node-b"] })
@@ -116,7 +116,7 @@ import Testing
 
         doomed.kill()  // no goodbye: its entry expires
         #expect(await eventually(within: 20) { await Self.ids(survivor) == ["node-a"] })
-        let again = try MajlisProcess(arguments: [
+        let again = try await MajlisProcess.start(arguments: [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--redis", url, "--node", "node-b", "--keys", keys,
         ])
         defer { again.terminate() }
@@ -171,7 +171,7 @@ import Testing
         let voices = try await Voices(in: "majlis", at: node, watchedBy: huda)
         defer { voices.interrupt() }
 
-        redis.halt()
+        await offPool { redis.halt() }
         let before = await Self.metric(node, "majlis_media_packets_forwarded_total") ?? 0
         #expect(await eventually { await Self.health(node)?["cluster"]?["registry"] == "unreachable" })
         let unreadable = try await ServerAPITests.call(node, "GET", "/v1/nodes")
@@ -204,7 +204,7 @@ import Testing
         #expect(await Self.metric(node, "majlis_cluster_rooms_lost_total") == 0)
 
         // Redis back, empty: the node writes its entry and its lease again; new rooms are placed.
-        try redis.start()
+        try await offPool { try redis.start() }
         #expect(await eventually { await Self.ids(node) == ["node-a"] })
         #expect(await eventually { await Self.health(node)?["cluster"]?["registry"] == "ok" })
         #expect(await Self.health(node)?["cluster"]?["roomsHeld"] == 1)
@@ -355,7 +355,7 @@ import Testing
     @Test func aPostgresOutageLeavesVoiceAndTheRoomsNodeAlone() async throws {
         let postgres = try await offPool { try PostgresServer() }  // its own: it is stopped
         defer { postgres.stop() }
-        let database = try postgres.makeDatabase()
+        let database = try await offPool { try postgres.makeDatabase() }
         let redis = try await Self.redis().url(database: Self.database())
         let secret = TestServer.newSecret()
         let host = try Self.node("node-a", redis: redis, postgres: database, secret: secret)
@@ -370,7 +370,7 @@ import Testing
         let voices = try await Voices(in: "hall", at: host, watchedBy: huda)
         defer { voices.interrupt() }
 
-        try postgres.halt()
+        try await offPool { try postgres.halt() }
         let refused = try await huda.request("chat.send", ["room": "hall", "type": "text", "text": "during", "clientMsgId": "m2"])
         #expect(refused["error"]?["code"] == "internal", "\(refused)")
         // Voice goes on: two seconds' worth of the speaker's packets sent on to the listener.
@@ -383,7 +383,7 @@ import Testing
         #expect(joined["media"]?["udp"]?.stringValue == host.server.mediaAddress, "\(joined)")
         #expect(other.server.loadedRooms == 0)
 
-        try postgres.start()
+        try await offPool { try postgres.start() }
         _ = try await huda.call("chat.send", room: "hall", ["type": "text", "text": "after", "clientMsgId": "m3"])
         let history = try await huda.call("chat.history", room: "hall", ["limit": 10])
         #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["after", "before"])
@@ -401,7 +401,7 @@ import Testing
         receiver.mode = .hang
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let doomed = try MajlisProcess(arguments: [
+        let doomed = try await MajlisProcess.start(arguments: [
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data, "--keys", "\(TestServer.key):\(shared.secret)",
             "--postgres", shared.postgres, "--redis", shared.redis, "--node", "node-a",
             "--webhook", receiver.url, "--webhook-chat", "--webhook-timeout", "1",
@@ -497,7 +497,7 @@ import Testing
 
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let doomed = try Self.process("node-c", shared, data: data)
+        let doomed = try await Self.process("node-c", shared, data: data)
         let layla = try await TestClient.connect(doomed.url)
         _ = try await layla.request("hello", ["token": .string(survivor.token("layla"))])
         _ = try await layla.call("room.join", room: "diwan", ["create": ["title": "Diwan"]])
@@ -580,7 +580,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: data)
             try? FileManager.default.removeItem(atPath: heard)
         }
-        let doomed = try Self.process("node-a", shared, data: data)
+        let doomed = try await Self.process("node-a", shared, data: data)
         let watcher = try await TestClient.connect(doomed.url)
         _ = try await watcher.request("hello", ["token": .string(survivor.token("watcher"))])
         _ = try await watcher.call("room.join", room: "hall", ["create": ["title": "Hall", "mode": "request"]])
@@ -668,7 +668,7 @@ import Testing
         defer { survivor.destroy() }
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let paused = try Self.process("node-a", shared, data: data)
+        let paused = try await Self.process("node-a", shared, data: data)
         defer { paused.terminate() }
         let huda = try await TestClient.connect(paused.url)
         _ = try await huda.request("hello", ["token": .string(survivor.token("huda"))])

@@ -135,12 +135,12 @@ import Testing
     /// A PostgreSQL address that cannot be reached, or is no PostgreSQL address, stops `serve`
     /// and `migrate` with one line naming what failed: no crash (a unit restarting on failure
     /// would loop on one).
-    @Test func anUnreachableOrWrongPostgresAddressIsOneLineNotACrash() throws {
+    @Test func anUnreachableOrWrongPostgresAddressIsOneLineNotACrash() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-pg-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
         let port = try Browser.freePort()
         // A SQLite store for migrate to copy.
-        try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data]).terminate()
+        try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data]).terminate()
         let cases: [([String], String)] = [
             (["serve", "--listen", "127.0.0.1:0", "--data", data, "--postgres", "postgres://u:p@127.0.0.1:\(port)/majlis"], "cannot connect to PostgreSQL"),
             (["serve", "--listen", "127.0.0.1:0", "--data", data, "--postgres", "mysql://x"], "not a PostgreSQL address"),
@@ -157,12 +157,12 @@ import Testing
     /// One server per data directory, and no copy of a store a server still writes: a second
     /// `serve` and a `migrate` on a served directory are refused, saying why; once the server has
     /// stopped, migrate goes on (to a PostgreSQL that is not there here, named without its password).
-    @Test func oneServerPerDataDirectoryAndMigrateWaitsForItsStop() throws {
+    @Test func oneServerPerDataDirectoryAndMigrateWaitsForItsStop() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-lock-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
         let port = try Browser.freePort()
         let target = "postgres://majlis:hunter2@127.0.0.1:\(port)/majlis"
-        let server = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data])
+        let server = try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data])
         let second = try run(["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", data])
         #expect(second.status == 1 && second.error.contains("another majlis serve uses \(data)"), "\(second)")
         let early = try run(["migrate", "--data", data, "--postgres", target])
@@ -234,7 +234,7 @@ import Testing
     }
 
     /// Settings from a file (below the command line and the environment), and a typo in it named.
-    @Test func serveReadsAConfigurationFile() throws {
+    @Test func serveReadsAConfigurationFile() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-config-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -247,7 +247,7 @@ import Testing
             keys = prod:a-long-secret-0123456789
             history-days = 30
             """.write(toFile: file, atomically: true, encoding: .utf8)
-        let server = try MajlisProcess(arguments: ["serve", "--config", file])
+        let server = try await MajlisProcess.start(arguments: ["serve", "--config", file])
         #expect(!server.banner.contains("development mode"))
         #expect(server.terminate() == 0)
         #expect(FileManager.default.fileExists(atPath: directory + "/data/majlis.sqlite"))
@@ -260,7 +260,7 @@ import Testing
         #expect(documentation.status == 1 && documentation.error.contains("documentation address"), "\(documentation)")
         let placeholder = try run(["serve", "--config", example, "--media-advertise", "127.0.0.1:9"] + ports)
         #expect(placeholder.status == 1 && placeholder.error.contains("placeholder"), "\(placeholder)")
-        let deployed = try MajlisProcess(arguments: ["serve", "--config", example, "--media-advertise", "127.0.0.1:9", "--keys", "prod:\(TestServer.newSecret())"] + ports)
+        let deployed = try await MajlisProcess.start(arguments: ["serve", "--config", example, "--media-advertise", "127.0.0.1:9", "--keys", "prod:\(TestServer.newSecret())"] + ports)
         #expect(deployed.terminate() == 0)
         try "listen = 127.0.0.1:0\nlisen = 127.0.0.1:1\n".write(toFile: file, atomically: true, encoding: .utf8)
         let typo = try run(["serve", "--config", file])
@@ -273,7 +273,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-backup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = ["--keys", "k:backup-secret-0123456789"]
-        let server = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory + "/live"] + key)
+        let server = try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory + "/live"] + key)
         let http = server.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "")
         let admin = ["--server", http, "--key", "k", "--secret", "backup-secret-0123456789"]
         #expect(try run(["admin", "create", "kept", "--title", "Kept room"] + admin).status == 0)
@@ -283,7 +283,7 @@ import Testing
         #expect(server.terminate() == 0)
         try FileManager.default.createDirectory(atPath: directory + "/restored", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: directory + "/copy.sqlite", toPath: directory + "/restored/majlis.sqlite")
-        let restored = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory + "/restored"] + key)
+        let restored = try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory + "/restored"] + key)
         defer { restored.terminate() }
         let again = restored.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "")
         let rooms = try run(["admin", "rooms", "--server", again, "--key", "k", "--secret", "backup-secret-0123456789"])
@@ -354,11 +354,11 @@ import Testing
 
     /// A SIGTERM sent the moment the server says it is ready stops it (it used to be ignored until
     /// the server's signal handling ran, and a server stopped that early served on for good).
-    @Test func aSIGTERMRightAfterReadyStopsTheServer() throws {
+    @Test func aSIGTERMRightAfterReadyStopsTheServer() async throws {
         for _ in 0..<5 {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-term-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let server = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory])
+            let server = try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory])
             kill(server.process.processIdentifier, SIGTERM)
             let exited = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
@@ -394,7 +394,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-dev-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let arguments = ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory]
-        let process = try MajlisProcess(arguments: arguments)
+        let process = try await MajlisProcess.start(arguments: arguments)
         #expect(process.banner.contains("development mode"))
         // The join lines name this binary by its full path and the room the browser line opens.
         let joins = process.banner.split(separator: "\n").filter { $0.contains(" join --tui ") }
@@ -408,7 +408,7 @@ import Testing
         #expect(try await client.closed() == 1001)
 
         // Restarted on the same data: the same secret, so the old token still works.
-        let again = try MajlisProcess(arguments: arguments)
+        let again = try await MajlisProcess.start(arguments: arguments)
         defer { again.terminate() }
         #expect(again.banner.contains("secret \(secret) "))
         let back = try await TestClient.connect(again.url)
@@ -423,7 +423,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let tls = try SelfSignedCertificate(in: directory, name: "server")
-        let server = try MajlisProcess(
+        let server = try await MajlisProcess.start(
             arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory.appendingPathComponent("data").path,
                         "--tls-cert", tls.certificate, "--tls-key", tls.key])
         defer { server.terminate() }
@@ -460,7 +460,7 @@ import Testing
     @Test func aConnectionFloodBeyondTheFileLimitNeitherSpinsNorStopsTheServer() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-flood-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try MajlisProcess(
+        let server = try await MajlisProcess.start(
             arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "k:s",
                         "--max-connections-per-address", "100000", "--log-level", "error"],
             fileLimit: 200)

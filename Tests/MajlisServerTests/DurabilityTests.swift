@@ -107,14 +107,14 @@ import Testing
     @Test func aPostgresOutageRefusesStoredChangesCleanly() async throws {
         let postgres = try await offPool { try PostgresServer() }
         defer { postgres.stop() }
-        let url = try postgres.makeDatabase()
+        let url = try await offPool { try postgres.makeDatabase() }
         let server = try TestServer { $0.postgresURL = url }
         defer { server.stop() }
         let owner = try await TestClient.signedIn(server, user: "owner")
         try await owner.call("room.create", room: "r")
         try await owner.call("chat.send", room: "r", ["text": "before", "clientMsgId": "c1"])
 
-        try postgres.halt()
+        try await offPool { try postgres.halt() }
         let refused = try await owner.request("chat.send", ["room": "r", "text": "during", "clientMsgId": "c2"])
         #expect(refused["error"]?["code"] == "internal", "\(refused)")
         let attribute = try await owner.request("attr.set", ["room": "r", "attrs": ["k": "v"]])
@@ -124,7 +124,7 @@ import Testing
         let during = try await owner.call("room.sync", room: "r")
         #expect(during["attributes"] == [:] && during["me"]?["seat"] == nil, "\(during)")
 
-        try postgres.start()
+        try await offPool { try postgres.start() }
         try await owner.call("chat.send", room: "r", ["text": "after", "clientMsgId": "c3"])
         let history = try await owner.call("chat.history", room: "r", ["limit": 10])
         #expect(history["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["after", "before"])
@@ -135,7 +135,7 @@ import Testing
     @Test func anAcknowledgedSeatSurvivesKillDashNineAfterAPostgresOutage() async throws {
         let postgres = try await offPool { try PostgresServer() }
         defer { postgres.stop() }
-        let url = try postgres.makeDatabase()
+        let url = try await offPool { try postgres.makeDatabase() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-seat-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let secret = TestServer.newSecret()
@@ -143,7 +143,7 @@ import Testing
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)",
             "--postgres", url,
         ]
-        var process = try MajlisProcess(arguments: arguments)
+        var process = try await MajlisProcess.start(arguments: arguments)
         let owner = try await TestClient.connect(process.url)
         _ = try await owner.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])
         try await owner.call("room.create", room: "s")
@@ -158,7 +158,7 @@ import Testing
         _ = try await owner.call("seat.take", room: "s", ["index": 0])
         process.kill()
 
-        process = try MajlisProcess(arguments: arguments)
+        process = try await MajlisProcess.start(arguments: arguments)
         defer { process.terminate() }
         let back = try await TestClient.connect(process.url)
         _ = try await back.request("hello", ["token": .string(TestServer.token("guest", secret: secret))])
@@ -171,7 +171,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-kill-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let secret = TestServer.newSecret()
-        var process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)"])
+        var process = try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)"])
         let owner = try await TestClient.connect(process.url)
         _ = try await owner.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])
         try await owner.call("room.create", room: "k")
@@ -197,7 +197,7 @@ import Testing
         }
         #expect(acknowledged.count == 100)
         process.kill()
-        process = try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)"])
+        process = try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys", "\(TestServer.key):\(secret)"])
         defer { process.terminate() }
         let again = try await TestClient.connect(process.url)
         _ = try await again.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])

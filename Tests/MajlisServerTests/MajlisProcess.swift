@@ -2,7 +2,7 @@ import Foundation
 import MajlisTestSupport
 
 /// The real `majlis` executable (built next to the tests) run as a child process.
-struct MajlisProcess {
+struct MajlisProcess: Sendable {
     let process = Process()
     let url: String
     /// Everything printed up to and including the ready line.
@@ -40,6 +40,12 @@ struct MajlisProcess {
         let line = text.split(separator: "\n").first { $0.hasPrefix("majlis ready:") }!
         url = String(line.split(separator: " ")[2])
         banner = text
+    }
+
+    /// `init` on a thread of its own: waiting for the ready line (seconds on a busy machine)
+    /// leaves the tests' few async threads to the others meanwhile.
+    static func start(arguments: [String], fileLimit: Int? = nil) async throws -> MajlisProcess {
+        try await offPool { try MajlisProcess(arguments: arguments, fileLimit: fileLimit) }
     }
 
     /// SIGKILL: no shutdown, no flush.

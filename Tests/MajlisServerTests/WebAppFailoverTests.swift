@@ -23,8 +23,8 @@ struct WebAppFailoverTests {
 
     /// `majlis serve` in development mode as a process of its own (to stop or kill), serving the
     /// web app from the source tree, at `port` so that it can come back there.
-    static func serve(port: Int, data: String, extra: [String] = []) throws -> MajlisProcess {
-        try MajlisProcess(arguments: ["serve", "--listen", "127.0.0.1:\(port)", "--media-listen", "127.0.0.1:0", "--data", data, "--web", BrowserTests.web] + extra)
+    static func serve(port: Int, data: String, extra: [String] = []) async throws -> MajlisProcess {
+        try await MajlisProcess.start(arguments: ["serve", "--listen", "127.0.0.1:\(port)", "--media-listen", "127.0.0.1:0", "--data", data, "--web", BrowserTests.web] + extra)
     }
 
     /// Takes the first free seat, `index`, with the microphone on.
@@ -101,7 +101,7 @@ struct WebAppFailoverTests {
                 try? FileManager.default.removeItem(atPath: data)
             }
             let port = try Browser.freePort()
-            var server = try Self.serve(port: port, data: data)
+            var server = try await Self.serve(port: port, data: data)
             defer { server.kill() }
             let page = "http://127.0.0.1:\(port)"
             let speaker = try await Browser(microphone: tone)
@@ -116,7 +116,7 @@ struct WebAppFailoverTests {
                 if byKill { server.kill() } else { #expect(server.terminate() == 0) }
                 try await speaker.wait(for: "the reconnecting banner", "return window.majlis.page.banner === 'reconnecting'")
                 try await Self.sendChat(speaker, "typed while the server was down")
-                server = try Self.serve(port: port, data: data)
+                server = try await Self.serve(port: port, data: data)
                 let back = Date()
                 let heard = try await Self.explained(speaker) { try await Self.hears(listener, seat: 0, renewals: 1) }
                 try await Self.settled(speaker, seat: 0)
@@ -136,7 +136,7 @@ struct WebAppFailoverTests {
         var nodes: [MajlisProcess] = []
         do {
             for id in ["node-a", "node-b", "node-c"] {
-                nodes.append(try MajlisProcess(arguments: [
+                nodes.append(try await MajlisProcess.start(arguments: [
                     "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", "\(folder)/\(id)", "--web", BrowserTests.web,
                     "--keys", "\(TestServer.key):\(shared.secret)", "--postgres", shared.postgres, "--redis", shared.redis, "--node", id,
                 ]))

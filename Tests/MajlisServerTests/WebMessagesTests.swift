@@ -96,7 +96,7 @@ struct WebMessagesTests {
             let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-messages-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: data) }
             let port = try Browser.freePort()
-            var server = try WebAppFailoverTests.serve(port: port, data: data)
+            var server = try await WebAppFailoverTests.serve(port: port, data: data)
             defer { server.kill() }
             let huda = try await Browser(microphone: nil)
             let omar = try await Browser(microphone: nil)
@@ -115,7 +115,7 @@ struct WebMessagesTests {
                 try await huda.wait(for: "Huda's page offline", "return window.majlis.page.offline")
                 try await Self.submit(huda, "send", ["text": "written while the server was down"])
                 #expect(try await huda.run("return document.querySelector('.message.pending')?.dataset.status") == "sending")
-                server = try WebAppFailoverTests.serve(port: port, data: data)
+                server = try await WebAppFailoverTests.serve(port: port, data: data)
                 try await huda.wait(for: "sent once the server is back", "return document.querySelector('.message.pending') === null && !window.majlis.page.offline", seconds: 60)
                 try await omar.wait(
                     for: "the message at Omar", "return document.querySelector('.conversation .preview')?.textContent === 'written while the server was down'", seconds: 60)

@@ -91,7 +91,7 @@ import Testing
             "serve", "--listen", "127.0.0.1:0", "--media-listen", "127.0.0.1:0", "--data", directory, "--keys",
             "\(TestServer.key):\(secret)", "--webhook", receiver.url, "--webhook-chat", "--webhook-timeout", "2",
         ]
-        var process = try MajlisProcess(arguments: arguments)
+        var process = try await MajlisProcess.start(arguments: arguments)
         let owner = try await TestClient.connect(process.url)
         _ = try await owner.request("hello", ["token": .string(TestServer.token("owner", secret: secret))])
         try await owner.call("room.create", room: "k")
@@ -107,7 +107,7 @@ import Testing
         let total = 12
         process.kill()
         try receiver.up()
-        process = try MajlisProcess(arguments: arguments)
+        process = try await MajlisProcess.start(arguments: arguments)
         defer { process.terminate() }
         #expect(await eventually(within: 60) { Self.events(receiver, room: "k").count == total })
         let events = Self.events(receiver, room: "k")
