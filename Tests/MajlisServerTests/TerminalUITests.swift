@@ -221,7 +221,9 @@ import Testing
             #expect(heard.count > 48_000)
             #expect(ToneDetector.strongest(of: [220, 440, 660, 880, 1_000], in: heard) == 440)
             #expect(ToneDetector.power(of: 440, in: heard) > 100 * ToneDetector.power(of: 700, in: heard))
-            #expect(LevelMeter.dBov(heard) > -20 && LevelMeter.dBov(heard) < -8, "\(LevelMeter.dBov(heard)) dBov")
+            // At its loudest second: a busy machine may leave gaps in what the client plays.
+            let steady = Self.loudestSecond(of: heard)
+            #expect(LevelMeter.dBov(steady) > -20 && LevelMeter.dBov(steady) < -8, "\(LevelMeter.dBov(steady)) dBov, \(LevelMeter.dBov(heard)) dBov over 3 s")
 
             // Microphone: a tone played into the machine's microphone reaches a listener through the client.
             var tone = ToneGenerator(frequency: 660, amplitude: 0.3)
@@ -234,11 +236,16 @@ import Testing
             ear.interrupt()
             #expect(await ear.finish().status == 0)
             let samples = try WAVFile.read(recorded).int16
-            let loudest = stride(from: 0, to: max(1, samples.count - 48_000), by: 4_800).map { Array(samples[$0..<min(samples.count, $0 + 48_000)]) }
-                .max { LevelMeter.dBov($0) < LevelMeter.dBov($1) } ?? []
+            let loudest = Self.loudestSecond(of: samples)
             print("a listener hears the machine's microphone at \(LevelMeter.dBov(loudest)) dBov at its loudest second")
             #expect(ToneDetector.strongest(of: [220, 440, 660, 880, 1_000], in: loudest) == 660)
             #expect(LevelMeter.dBov(loudest) > -20, "\(LevelMeter.dBov(loudest)) dBov")
         }
+    }
+
+    /// The loudest second of a 48 kHz recording, looked for in steps of 0.1 s.
+    static func loudestSecond(of samples: [Int16]) -> [Int16] {
+        stride(from: 0, to: max(1, samples.count - 48_000), by: 4_800).map { Array(samples[$0..<min(samples.count, $0 + 48_000)]) }
+            .max { LevelMeter.dBov($0) < LevelMeter.dBov($1) } ?? []
     }
 }
