@@ -147,4 +147,34 @@ import Testing
         await speakerMedia.stop()
         await listenerMedia.stop()
     }
+
+    /// A speaker whose device is too slow for its ticks (a microphone that takes 30 ms to hand
+    /// out each 20 ms frame, as heavy processing in a debug build does) still plays what arrives: the engine
+    /// takes in what the socket holds before every late tick, and does not run late ticks back to
+    /// back for ever.
+    @Test func aSpeakerWhoseTicksRunLateStillHears() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let speakerMedia = try LiveMediaEngine(source: ToneSource(frequency: 600), sink: NullSink())
+        let recorder = RecordingSink()
+        let listenerMedia = try LiveMediaEngine(source: SlowSource(), sink: recorder)
+        let speaker = VoiceRoom(roomId: "late", signaling: try await client(server, "singer"), media: speakerMedia)
+        let listener = VoiceRoom(roomId: "late", signaling: try await client(server, "ear"), media: listenerMedia)
+        try await speaker.join(create: RoomSettings())
+        try await listener.join()
+        try await speaker.takeSeat(0)
+        try await listener.takeSeat(1)  // a seated client reads its microphone every tick
+        try await heard(recorder) { $0 > -25 }
+        #expect(ToneDetector.strongest(of: [300, 600, 1_200], in: Array(recorder.recorded.suffix(9_600))) == 600)
+        await speakerMedia.stop()
+        await listenerMedia.stop()
+    }
+}
+
+/// A live microphone that takes 30 ms to hand out each 20 ms frame of silence.
+private final class SlowSource: AudioSource, Sendable {
+    func nextFrame() -> [Int16] {
+        Thread.sleep(forTimeInterval: 0.03)
+        return [Int16](repeating: 0, count: AudioFormat.frameSamples)
+    }
 }
