@@ -111,7 +111,7 @@ let package = Package(
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport"]),
         .target(
             name: "MajlisLab",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisForwarding", "MajlisKit", "MajlisAudio"]),
+            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisTransport", "MajlisForwarding", "MajlisKit", "MajlisAudio", "MajlisTestSupport"]),
         .executableTarget(
             name: "majlis",
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisForwarding", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisCommandLine"]),

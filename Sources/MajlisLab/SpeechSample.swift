@@ -1,4 +1,5 @@
 import Foundation
+import MajlisTestSupport
 import MajlisAudio
 import MajlisProtocol
 import Synchronization
@@ -71,7 +72,6 @@ public enum SpeechSample {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (process.waitForExit(), String(decoding: data, as: UTF8.self))
     }
 }

@@ -141,9 +141,11 @@ public final class Browser: Sendable {
     public func quit() async {
         _ = try? await command("DELETE", "", nil)
         driver.terminate()
-        // (Foundation's waitUntilExit can spin forever off the main thread on Linux: poll.)
-        for _ in 0..<100 where driver.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
-        if driver.isRunning { kill(driver.processIdentifier, SIGKILL) }
+        for _ in 0..<100 where driver.isAlive { try? await Task.sleep(for: .milliseconds(50)) }
+        if driver.isAlive {
+            kill(driver.processIdentifier, SIGKILL)
+            driver.waitForExit()
+        }
         try? FileManager.default.removeItem(atPath: profile)
     }
 

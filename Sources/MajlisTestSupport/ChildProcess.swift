@@ -4,9 +4,12 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs a program and waits for it, spawned directly (posix_spawn and waitpid): no pipe is
-/// inherited by daemons it may start (tmux, pulseaudio), children start with no signal blocked,
-/// and Foundation's `Process.waitUntilExit` (which can spin off the main thread) is not used.
+/// Runs a program and waits for it, spawned directly (posix_spawn and waitpid): it inherits no
+/// descriptor but its standard three (a daemon it starts, tmux's server or pulseaudio, would
+/// otherwise hold open for ever whatever another thread had open at that moment: the write end
+/// of another test's pipe, or the socket by which Foundation learns that its `Process` ended, so
+/// that one never ends), children start with no signal blocked, and Foundation's
+/// `Process.waitUntilExit` is not used (`Process.waitForExit`).
 public enum ChildProcess {
     /// Runs `argv` (argv[0] a full path) with standard input from /dev/null, standard output to
     /// `output` (or /dev/null) and standard error to /dev/null; returns the exit status.
@@ -18,6 +21,7 @@ public enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        _ = closeFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -44,3 +48,8 @@ public enum ChildProcess {
         return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
+
+/// glibc's (2.34 and later) `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc does not declare: the
+/// child closes every descriptor from `lowest` up, at once, as it starts.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32

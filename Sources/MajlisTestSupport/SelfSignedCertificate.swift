@@ -22,7 +22,7 @@ public struct SelfSignedCertificate: Sendable {
         ]
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure(description: "openssl could not make a certificate (status \(process.terminationStatus))") }
+        let status = process.waitForExit()
+        guard status == 0 else { throw Failure(description: "openssl could not make a certificate (status \(status))") }
     }
 }

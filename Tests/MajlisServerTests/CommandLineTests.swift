@@ -28,10 +28,9 @@ import Testing
         try process.run()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let ending = process.waitForEnding()
         return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self),
-            crashed: process.terminationReason == .uncaughtSignal)
+            status: ending.status, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self), crashed: ending.bySignal)
     }
 
     @Test func adminDrivesTheServerAPI() async throws {
@@ -362,13 +361,13 @@ import Testing
             kill(server.process.processIdentifier, SIGTERM)
             let exited = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
-                server.process.waitUntilExit()
+                server.process.waitForExit()
                 exited.signal()
             }
             // A liveness bound, not a timing goal: a stop takes well under a second.
             let stopped = exited.wait(timeout: .now() + 60) == .success
             if !stopped { server.kill() }
-            #expect(stopped && server.process.terminationStatus == 0)
+            #expect(stopped && server.process.exitStatus == 0)
         }
     }
 
@@ -488,7 +487,7 @@ import Testing
         let before = cpuSeconds()
         try await Task.sleep(for: .seconds(2))
         #expect(cpuSeconds() - before < 1, "the server used \(cpuSeconds() - before) s of CPU in 2 s with its descriptors exhausted")
-        #expect(server.process.isRunning)
+        #expect(server.process.isAlive)
         // Once the flood is gone, clients are served again.
         sockets.forEach { close($0) }
         sockets = []

@@ -47,7 +47,7 @@ struct DeploymentTests {
             defer {
                 // SIGKILL: a child of a test thread may have SIGTERM blocked (it inherits the mask).
                 kill(nginx.processIdentifier, SIGKILL)
-                nginx.waitUntilExit()
+                nginx.waitForExit()
             }
             #expect(await eventually { (try? RawHTTP.exchange(port: port, "GET / HTTP/1.0\r\n\r\n", timeout: 2)) != nil }, "nginx did not start")
 

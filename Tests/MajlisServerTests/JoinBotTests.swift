@@ -47,8 +47,7 @@ import Testing
             await offPool { [self] in
                 let out = printed + output.fileHandleForReading.readDataToEndOfFile()
                 let err = errors.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+                return (process.waitForExit(), String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
             }
         }
     }
@@ -158,7 +157,7 @@ import Testing
         var rejoined = snapshot["members"]?.arrayValue?.contains(where: { $0["id"] == "bot" }) == true
         if !rejoined { rejoined = (try? await watcher.event("member.joined", timeout: 60) { $0["data"]?["member"]?["id"] == "bot" }) != nil }
         #expect(rejoined)
-        #expect(bot.process.isRunning)
+        #expect(bot.process.isAlive)
         bot.interrupt()
         _ = await bot.finish()
     }

@@ -51,7 +51,7 @@ struct MajlisProcess: Sendable {
     /// SIGKILL: no shutdown, no flush.
     func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// SIGTERM (and SIGCONT, so a process a test paused reads it), then waits for a clean
@@ -59,13 +59,12 @@ struct MajlisProcess: Sendable {
     /// (status 9), so a test that fails half-way never leaves the suite waiting on its server.
     @discardableResult
     func terminate(patience: Double = 60) -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
+        if let status = process.exitStatus { return status }
         process.terminate()
         Foundation.kill(process.processIdentifier, SIGCONT)
         let deadline = Date().addingTimeInterval(patience)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill() }
-        process.waitUntilExit()
-        return process.terminationStatus
+        while process.isAlive, Date() < deadline { usleep(20_000) }
+        if process.isAlive { kill() }
+        return process.waitForExit()
     }
 }

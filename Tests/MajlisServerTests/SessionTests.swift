@@ -69,9 +69,8 @@ import Testing
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
-        process.waitUntilExit()
         let token = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(process.terminationStatus == 0, "python3 with PyJWT is needed (scripts/test installs it)")
+        try #require(process.waitForExit() == 0, "python3 with PyJWT is needed (scripts/test installs it)")
         let client = try await TestClient.connect(server.url)
         let answer = try await client.request("hello", ["token": .string(token)])
         #expect(answer["ok"] == true)

@@ -180,7 +180,7 @@ struct WebAppSessionTests {
             defer {
                 // SIGKILL: a child of a test thread may have SIGTERM blocked (it inherits the mask).
                 kill(backend.processIdentifier, SIGKILL)
-                backend.waitUntilExit()
+                backend.waitForExit()
             }
             #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).contains("app backend on"))
             let watcher = try await TestClient.signedIn(server, user: "watcher")

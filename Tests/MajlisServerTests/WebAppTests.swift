@@ -78,7 +78,7 @@ import FoundationNetworking
         }
         defer {
             process.terminate()
-            process.waitUntilExit()
+            process.waitForExit()
         }
         var banner = ""
         while !banner.contains("operator console:") {
