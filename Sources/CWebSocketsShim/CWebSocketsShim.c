@@ -243,7 +243,8 @@ int majlis_lws_http_respond(struct lws *wsi, unsigned int status, const char *co
                             const unsigned char *body, size_t body_len, int head_only) {
     unsigned char buffer[LWS_PRE + 2048];
     unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + sizeof buffer - 1;
-    if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_len, &p, end))
+    /* An empty type: none (an answer without a body, as tus has them). */
+    if (lws_add_http_common_headers(wsi, status, content_type && *content_type ? content_type : NULL, (lws_filepos_t)body_len, &p, end))
         return 1;
     /* "Name: value\n" lines; the name is given to lws lower-cased with its colon. */
     const char *line = extra_headers;

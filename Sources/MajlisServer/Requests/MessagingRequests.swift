@@ -219,9 +219,9 @@ final class MessagingRequests: Sendable {
             let change = ConversationChange(conversation: id, by: caller.id, muted: muted, pinned: pinned)
             return Outcome(data: WireEncoder.encode(EmptyData()), events: [Delivery(users: [caller.id], event: .conversationUpdated(change))])
         case .send(let target, let draft) where rules.holds(command, facts: facts):
-            return try hold(draft, to: target, caller: caller, peer: facts.peer ?? "", now: now)
+            return try hold(try media(draft, from: caller), to: target, caller: caller, peer: facts.peer ?? "", now: now)
         case .send(let target, let draft):
-            return try send(draft, to: target, caller: caller, now: now)
+            return try send(try media(draft, from: caller), to: target, caller: caller, now: now)
         case .sync(let id, let after, let limit):
             struct Page: Encodable {
                 var messages: [ConversationMessage]
@@ -288,6 +288,11 @@ final class MessagingRequests: Sendable {
     }
 
     /// `msg.send`: the message stored (once per `clientMsgId`), and for every member's devices.
+    /// A media message's draft with what its upload says (`MediaMessage`); any other as it is.
+    private func media(_ draft: MessageDraft, from caller: Caller) throws -> MessageDraft {
+        try MediaMessage.completed(draft, upload: context.store.upload, mayRead: { try context.store.mayRead($0, user: caller.id) })
+    }
+
     private func send(_ draft: MessageDraft, to target: MessageTarget, caller: Caller, now: Int64) throws -> Outcome {
         let id: String
         var direct: (a: String, b: String)?

@@ -94,6 +94,12 @@ final class Sweeper: @unchecked Sendable {
             } catch {
                 context.logger.error("chat history retention failed: \(error)")
             }
+            do {
+                let expired = try context.store.expireUploads(now: now)
+                if expired > 0 { context.logger.info("uploads: \(expired) unfinished past their expiry deleted") }
+            } catch {
+                context.logger.error("upload expiry failed: \(error)")
+            }
         }
         if sweeps % 8 == 0 { MemoryTrimmer.trim() }
     }

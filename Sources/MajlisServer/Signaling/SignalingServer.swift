@@ -22,6 +22,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     let context: ServerContext
     private let api: ServerAPI
+    private let uploads: UploadRequests
     private let sessions = SessionTable()
     /// Decides where each request goes; the handlers below carry it out.
     private let router: RequestRouter
@@ -70,6 +71,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 editWindow: Duration.seconds(config.editSeconds).milliseconds, strangerMessages: config.strangerMessages,
                 strangerOverflow: ConversationRules.StrangerOverflow(rawValue: config.strangerOverflow) ?? .refuse))
         api = ServerAPI(context: context, messaging: messagingRequests)
+        uploads = UploadRequests(context: context)
     }
 
     /// The services, in the order they start (see `ServiceGroup`).
@@ -152,7 +154,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let routes = routes(origins)
         let limits = WebSocketServer.Limits(
             connectionsPerAddress: config.maxConnectionsPerAddress + Self.httpAllowance, requestSeconds: config.requestSeconds,
-            refuseBody: { [api] request in routes.refuseBody(request, unless: api.refusal) },
+            refuseBody: { [api, uploads] request in
+                routes.refuseBody(request) { UploadRequests.owns($0.path) ? uploads.refusal($0) : api.refusal($0) }
+            },
+            bodySink: { [uploads] request in routes.takesBody(request) && UploadRequests.owns(request.path) ? uploads.sink(for: request) : nil },
             acceptUpgrade: { origin, host in origins.acceptsUpgrade(origin: origin, host: host) }, exempt: nodeAddresses)
         do {
             server = try WebSocketServer(
@@ -217,9 +222,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private var nodeAddresses: @Sendable (String) -> Bool { { [context] in context.isNodeAddress($0) } }
     private var peerAddresses: @Sendable () -> [String] { { [context] in context.peerSignaling } }
 
-    /// The HTTP side: the server API, metrics, health and the web app, in that order.
+    /// The HTTP side: uploads and media, the server API, metrics, health and the web app, in that order.
     private func routes(_ origins: OriginPolicy) -> HTTPRouteTable {
         HTTPRouteTable(routes: [
+            .init(name: "uploads", matches: { UploadRequests.owns($0.path) }, takesBody: true) { [uploads, context] exchange in
+                guard context.node.isStarted else { return exchange.respond(APIFailure.starting.response) }
+                uploads.handle(exchange)
+            },
             .init(name: "api", matches: { ServerAPI.owns($0.path) }, takesBody: true) { [api, context] exchange in
                 guard context.node.isStarted else { return exchange.respond(APIFailure.starting.response) }
                 api.handle(exchange)

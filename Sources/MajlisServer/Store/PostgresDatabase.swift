@@ -5,7 +5,8 @@ import Foundation
 /// its data in PostgreSQL (`majlis serve --postgres URL`).
 ///
 /// Values are sent as parameters (`?` in the statement becomes `$1`, `$2`, ...), integers as
-/// `bigint`, text as `text` and NULL as whatever its place needs; integer columns come back as `.int`, everything else as `.text`.
+/// `bigint`, text as `text`, bytes as `bytea` (binary) and NULL as whatever its place needs; integer columns come back as
+/// `.int`, `bytea` as `.bytes`, everything else as `.text`.
 /// A connection that broke is opened again before the next statement (not inside a
 /// transaction: that one fails, as it would on any database). Not thread-safe by itself:
 /// `Store` serializes every use behind its lock.
@@ -18,6 +19,7 @@ final class PostgresDatabase: SQLDatabase {
     /// Types of parameters and columns (PostgreSQL's `pg_type` oids).
     private static let int8: Oid = 20
     private static let text: Oid = 25
+    private static let bytea: Oid = 17
     private static let integerTypes: Set<Oid> = [20, 21, 23]
 
     /// Seconds a connection attempt may take (unless `url` says otherwise): a server that is
@@ -145,21 +147,44 @@ final class PostgresDatabase: SQLDatabase {
             case .null: 0
             case .int: Self.int8
             case .text: Self.text
+            case .bytes: Self.bytea
             }
         }
-        let texts: [String?] = values.map { value in
+        // Text parameters as C strings; bytes as they are (binary format, with their length).
+        let pointers: [UnsafeMutablePointer<CChar>?] = values.map { value in
             switch value {
             case .null: nil
-            case .int(let number): String(number)
-            case .text(let text): text
+            case .int(let number): strdup(String(number))
+            case .text(let text): strdup(text)
+            case .bytes(let bytes):
+                bytes.withUnsafeBytes { raw in
+                    let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, raw.count))
+                    if let base = raw.baseAddress { memcpy(copy, base, raw.count) }
+                    return copy
+                }
             }
         }
+        defer {
+            for (value, pointer) in zip(values, pointers) {
+                if case .bytes = value { pointer?.deallocate() } else { free(pointer) }
+            }
+        }
+        let lengths = values.map { value -> Int32 in
+            if case .bytes(let bytes) = value { return Int32(bytes.count) }
+            return 0
+        }
+        let formats = values.map { value -> Int32 in
+            if case .bytes = value { return 1 }
+            return 0
+        }
         let statement = postgresSQL(sql)
-        let pointers = texts.map { $0.map { strdup($0) } ?? nil }
-        defer { pointers.forEach { free($0) } }
         let result = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { parameters in
             types.withUnsafeBufferPointer { types in
-                PQexecParams(connection, statement, Int32(values.count), types.baseAddress, parameters.baseAddress, nil, nil, 0)
+                lengths.withUnsafeBufferPointer { lengths in
+                    formats.withUnsafeBufferPointer { formats in
+                        PQexecParams(connection, statement, Int32(values.count), types.baseAddress, parameters.baseAddress, lengths.baseAddress, formats.baseAddress, 0)
+                    }
+                }
             }
         }
         do {
@@ -183,13 +208,38 @@ final class PostgresDatabase: SQLDatabase {
         defer { PQclear(result) }
         let rows = PQntuples(result)
         let columns = PQnfields(result)
-        let integer = (0..<columns).map { Self.integerTypes.contains(PQftype(result, $0)) }
+        let kinds = (0..<columns).map { PQftype(result, $0) }
         return (0..<rows).map { row in
             (0..<columns).map { column in
                 if PQgetisnull(result, row, column) == 1 { return .null }
+                let kind = kinds[Int(column)]
+                if kind == Self.bytea { return .bytes(Self.unescaped(PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column)))) }
                 let text = String(cString: PQgetvalue(result, row, column))
-                return integer[Int(column)] ? Int64(text).map(SQLValue.int) ?? .null : .text(text)
+                return Self.integerTypes.contains(kind) ? Int64(text).map(SQLValue.int) ?? .null : .text(text)
             }
+        }
+    }
+
+    /// A `bytea` in text form (`\x` and two hex digits a byte, PostgreSQL's default output) as its bytes.
+    static func unescaped(_ text: UnsafePointer<CChar>?, count: Int) -> [UInt8] {
+        guard let text, count >= 2 else { return [] }
+        return text.withMemoryRebound(to: UInt8.self, capacity: count) { digits in
+            func value(_ digit: UInt8) -> UInt8 {
+                switch digit {
+                case 48...57: digit - 48
+                case 97...102: digit - 87
+                case 65...70: digit - 55
+                default: 0
+                }
+            }
+            var bytes = [UInt8]()
+            bytes.reserveCapacity((count - 2) / 2)
+            var index = 2
+            while index + 1 < count {
+                bytes.append(value(digits[index]) << 4 | value(digits[index + 1]))
+                index += 2
+            }
+            return bytes
         }
     }
 

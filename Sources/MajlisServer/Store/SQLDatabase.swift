@@ -34,6 +34,8 @@ enum SQLValue: Equatable, Sendable {
     case null
     case int(Int64)
     case text(String)
+    /// Bytes as they are (a BLOB; PostgreSQL's `bytea`).
+    case bytes([UInt8])
 
     var int: Int64? {
         if case .int(let number) = self { return number }
@@ -42,6 +44,11 @@ enum SQLValue: Equatable, Sendable {
 
     var text: String? {
         if case .text(let text) = self { return text }
+        return nil
+    }
+
+    var bytes: [UInt8]? {
+        if case .bytes(let bytes) = self { return bytes }
         return nil
     }
 }

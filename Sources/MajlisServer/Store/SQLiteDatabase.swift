@@ -67,6 +67,7 @@ final class SQLiteDatabase: SQLDatabase {
             case .null: sqlite3_bind_null(statement, position)
             case .int(let number): sqlite3_bind_int64(statement, position, number)
             case .text(let text): sqlite3_bind_text(statement, position, text, -1, Self.transient)
+            case .bytes(let bytes): bytes.withUnsafeBytes { _ = sqlite3_bind_blob(statement, position, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), Self.transient) }
             }
         }
     }
@@ -95,6 +96,10 @@ final class SQLiteDatabase: SQLDatabase {
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_NULL: return .null
                 case SQLITE_INTEGER: return .int(sqlite3_column_int64(statement, column))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .bytes([]) }
+                    return .bytes(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
                 default:
                     guard let text = sqlite3_column_text(statement, column) else { return .null }
                     return .text(String(cString: text))

@@ -20,6 +20,9 @@ extension Store {
         ("conversation_requests", #"conversation, "user", name, note, at"#),
         ("blocks", #""user", blocked, at"#),
         ("held_messages", "id, conversation, sender, sender_name, recipient, type, text, payload, fallback, reply_to, mentions, client_msg_id, at"),
+        ("uploads", "id, owner, length, received, mime, metadata, created_at, expires_at, completed_at"),
+        ("upload_chunks", "upload, start, size, data"),
+        ("media_links", "media, conversation"),
     ]
 
     /// Copies everything this store holds into `target`, which must hold nothing yet, in one

@@ -331,6 +331,7 @@ extension Store {
         // whole, so the sequence number taken above is not lost.
         guard stored == 1 else { throw StoredMeanwhile() }
         try index(message, in: db)
+        try link(MediaMessage.references(draft), to: id, in: db)
         try db.run(
             "UPDATE conversation_members SET read_seq = ? WHERE conversation = ? AND \"user\" = ? AND read_seq < ?",
             .int(seq), .text(id), .text(sender.id), .int(seq))

@@ -113,6 +113,15 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE conversation_requests (
             conversation TEXT NOT NULL, "user" TEXT NOT NULL, name TEXT NOT NULL, note TEXT, at INTEGER NOT NULL, PRIMARY KEY (conversation, "user"));
         """,
+        """
+        CREATE TABLE uploads (
+            id TEXT PRIMARY KEY, owner TEXT NOT NULL, length INTEGER NOT NULL, received INTEGER NOT NULL DEFAULT 0, mime TEXT NOT NULL,
+            metadata TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, completed_at INTEGER);
+        CREATE INDEX uploads_owner ON uploads (owner) WHERE completed_at IS NULL;
+        CREATE INDEX uploads_expiry ON uploads (expires_at) WHERE completed_at IS NULL;
+        CREATE TABLE upload_chunks (upload TEXT NOT NULL, start INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (upload, start));
+        CREATE TABLE media_links (media TEXT NOT NULL, conversation TEXT NOT NULL, PRIMARY KEY (media, conversation));
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -182,6 +191,16 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE conversation_requests (
             conversation TEXT COLLATE "C" NOT NULL, "user" TEXT COLLATE "C" NOT NULL, name TEXT NOT NULL, note TEXT, at BIGINT NOT NULL,
             PRIMARY KEY (conversation, "user"));
+        """,
+        """
+        CREATE TABLE uploads (
+            id TEXT COLLATE "C" PRIMARY KEY, owner TEXT COLLATE "C" NOT NULL, length BIGINT NOT NULL, received BIGINT NOT NULL DEFAULT 0,
+            mime TEXT NOT NULL, metadata TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, completed_at BIGINT);
+        CREATE INDEX uploads_owner ON uploads (owner) WHERE completed_at IS NULL;
+        CREATE INDEX uploads_expiry ON uploads (expires_at) WHERE completed_at IS NULL;
+        CREATE TABLE upload_chunks (
+            upload TEXT COLLATE "C" NOT NULL, start BIGINT NOT NULL, size BIGINT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (upload, start));
+        CREATE TABLE media_links (media TEXT COLLATE "C" NOT NULL, conversation TEXT COLLATE "C" NOT NULL, PRIMARY KEY (media, conversation));
         """,
     ]
 

@@ -1,7 +1,7 @@
 import MajlisTransport
 
 /// Which part of the server answers each HTTP request on the signaling port, first match
-/// wins: the server API, `/metrics`, `/healthz`, the web app. Only the API reads a body. A
+/// wins: uploads and media, the server API, `/metrics`, `/healthz`, the web app. Only uploads and the API read a body. A
 /// request for a host the origin policy does not answer is refused first (403), one no part
 /// answers is refused with 405.
 struct HTTPRouteTable: Sendable {
@@ -42,6 +42,11 @@ struct HTTPRouteTable: Sendable {
         body: Array(#"{"error":{"code":"forbidden","message":"a development server answers only on localhost or an IP address (Host)"}}"#.utf8))
     private static let getOnly = HTTPResponse(
         status: 405, body: Array(#"{"error":{"code":"unsupported","message":"only GET and HEAD are served here"}}"#.utf8), headers: ["Allow": "GET, HEAD"])
+
+    /// Whether `request` is for a host the origin policy answers and a part that takes bodies.
+    func takesBody(_ request: HTTPRequest) -> Bool {
+        origins.answers(host: request.headers["host"]) && route(for: request)?.takesBody == true
+    }
 
     static func isRead(_ request: HTTPRequest) -> Bool { request.method == "GET" || request.method == "HEAD" }
 }

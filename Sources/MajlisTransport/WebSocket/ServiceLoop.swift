@@ -60,6 +60,8 @@ final class ServiceLoop: @unchecked Sendable {
         var refusal: HTTPResponse
         /// When its headers had arrived (monotonic milliseconds).
         var since: Int64
+        /// Where the body goes as it arrives, rather than into `request` (`HTTPBodySink`).
+        var sink: (any HTTPBodySink)?
     }
     /// Requests whose body is still arriving (service thread only).
     var arriving: [OpaquePointer: ArrivingBody] = [:]
@@ -70,6 +72,9 @@ final class ServiceLoop: @unchecked Sendable {
     /// Decides, from its headers, whether a request's body may be read: nil reads it, an answer
     /// refuses it (the body is then read and thrown away, never kept, and the answer given).
     let refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+    /// Where a request's body goes as it arrives (an upload), from its headers; nil: it is read
+    /// whole as `refuseBody` decides.
+    let bodySink: (@Sendable (HTTPRequest) -> (any HTTPBodySink)?)?
     /// Decides whether a WebSocket upgrade with these headers (`origin`, `host`) is taken.
     let acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)?
     /// The largest request body read; a larger one is answered 413.
@@ -98,12 +103,14 @@ final class ServiceLoop: @unchecked Sendable {
         maxMessageBytes: Int, serverDelegate: (any WebSocketDelegate)?, httpHandler: (@Sendable (HTTPExchange) -> Void)?,
         clock: any MillisecondClock = MonotonicClock(), maxConnectionsPerAddress: Int = .max,
         exemptAddress: @escaping @Sendable (String) -> Bool = { _ in false }, requestDeadline: Int = 30,
-        refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil, acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
+        refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil, bodySink: (@Sendable (HTTPRequest) -> (any HTTPBodySink)?)? = nil,
+        acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil
     ) {
         self.clock = clock
         limiter = ConnectionLimiter(limit: maxConnectionsPerAddress, exempt: exemptAddress)
         self.requestDeadline = requestDeadline
         self.refuseBody = refuseBody
+        self.bodySink = bodySink
         self.acceptUpgrade = acceptUpgrade
         self.maxMessageBytes = maxMessageBytes
         self.serverDelegate = serverDelegate
@@ -485,12 +492,20 @@ final class ServiceLoop: @unchecked Sendable {
     /// A body is kept only when `refuseBody` allows it (the path takes one and the caller may
     /// send it); a refused one is read and thrown away, then answered. The whole request must
     /// arrive within `requestDeadline` seconds, or it is answered 408 and closed.
+    ///
+    /// A body `bodySink` takes goes to its sink as it arrives, whatever its length; it may take
+    /// as long as it goes on arriving (a connection silent for `requestDeadline` is closed).
     func beginHTTP(_ request: HTTPRequest, wsi: OpaquePointer, contentLength: Int?, chunked: Bool) -> Int32 {
         assertOnServiceThread()
         let exchange = HTTPExchange(request: request, loop: self, wsi: wsi)
         if chunked {
             _ = respondNow(exchange, Self.lengthRequired, wsi: wsi)
             return -1
+        }
+        if let contentLength, contentLength > 0, let sink = bodySink?(request) {
+            arriving[wsi] = ArrivingBody(request: request, refusal: Self.tooLarge, since: clock.now(), sink: sink)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(requestDeadline))
+            return 0
         }
         if let contentLength, contentLength > Self.maxDiscardedBody {
             _ = respondNow(exchange, Self.tooLarge, wsi: wsi)
@@ -515,6 +530,11 @@ final class ServiceLoop: @unchecked Sendable {
     /// request's deadline it is answered 408 and the connection closed (returns -1).
     func receiveHTTPBody(wsi: OpaquePointer, bytes: UnsafeMutableRawPointer?, length: Int) -> Int32 {
         guard var entry = arriving[wsi] else { return 0 }
+        if let sink = entry.sink {
+            if let bytes, length > 0 { sink.receive(UnsafeRawBufferPointer(start: bytes, count: length)) }
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(requestDeadline))  // silent this long: closed
+            return 0
+        }
         if clock.now() - entry.since > Duration.seconds(requestDeadline).milliseconds {
             arriving[wsi] = nil
             _ = respondNow(HTTPExchange(request: HTTPRequest(method: "", path: ""), loop: self, wsi: wsi), Self.timedOut, wsi: wsi)
@@ -537,6 +557,13 @@ final class ServiceLoop: @unchecked Sendable {
     /// and the connection closed. Returns -1 to close.
     func completeHTTPBody(wsi: OpaquePointer) -> Int32 {
         guard let entry = arriving.removeValue(forKey: wsi) else { return 0 }
+        if let sink = entry.sink, let request = entry.request {
+            lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+            let exchange = HTTPExchange(request: request, loop: self, wsi: wsi)
+            exchanges[wsi] = exchange
+            sink.finish(exchange)
+            return writeHTTP(wsi: wsi)
+        }
         guard let request = entry.request else {
             let refused = HTTPRequest(method: "", path: "")
             _ = respondNow(HTTPExchange(request: refused, loop: self, wsi: wsi), entry.refusal, wsi: wsi)
@@ -595,7 +622,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// The HTTP connection closed: answers still to come are dropped.
     func closedHTTP(wsi: OpaquePointer) {
         assertOnServiceThread()
-        arriving[wsi] = nil
+        arriving.removeValue(forKey: wsi)?.sink?.cut()
         exchanges.removeValue(forKey: wsi)?.wsi = nil
     }
 

@@ -26,6 +26,9 @@ public final class WebSocketServer: Sendable {
         /// Decides, from its headers, whether a request's body may be read: nil reads it; an
         /// answer refuses it (the body is read and thrown away, never kept, then answered).
         public var refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+        /// Where a request's body goes as it arrives (`HTTPBodySink`: an upload), from its
+        /// headers; nil for a body read whole (as `refuseBody` decides).
+        public var bodySink: (@Sendable (HTTPRequest) -> (any HTTPBodySink)?)?
         /// Decides whether a WebSocket upgrade with these `Origin` and `Host` headers is taken.
         public var acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)?
         /// Addresses `connectionsPerAddress` does not apply to.
@@ -33,12 +36,14 @@ public final class WebSocketServer: Sendable {
 
         public init(
             connectionsPerAddress: Int = .max, requestSeconds: Int = 30, refuseBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+            bodySink: (@Sendable (HTTPRequest) -> (any HTTPBodySink)?)? = nil,
             acceptUpgrade: (@Sendable (_ origin: String?, _ host: String?) -> Bool)? = nil, exempt: @escaping @Sendable (String) -> Bool = { _ in false }
         ) {
             self.exempt = exempt
             self.connectionsPerAddress = connectionsPerAddress
             self.requestSeconds = requestSeconds
             self.refuseBody = refuseBody
+            self.bodySink = bodySink
             self.acceptUpgrade = acceptUpgrade
         }
     }
@@ -61,7 +66,7 @@ public final class WebSocketServer: Sendable {
         let loop = ServiceLoop(
             maxMessageBytes: maxMessageBytes, serverDelegate: delegate, httpHandler: http, clock: clock,
             maxConnectionsPerAddress: limits.connectionsPerAddress, exemptAddress: limits.exempt, requestDeadline: limits.requestSeconds,
-            refuseBody: limits.refuseBody,
+            refuseBody: limits.refuseBody, bodySink: limits.bodySink,
             acceptUpgrade: limits.acceptUpgrade)
         let user = Unmanaged.passRetained(loop).toOpaque()
         let iface: String? = (host == "0.0.0.0" || host == "*") ? nil : host
