@@ -204,11 +204,6 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
         for bytes in datagrams { socket.send(bytes, to: server) }
     }
 
-    /// Ticks the engine's thread lets pass when it is this late: a device that cannot keep up
-    /// (the microphone's processing in a debug build takes 90% of a core here, 12% in release)
-    /// plays on from now rather than running late ticks back to back.
-    static let lateTicks = 5
-
     /// The engine's thread: a tick every 20 ms, and until each one, what arrives.
     private func serve() {
         var buffer = [UInt8](repeating: 0, count: 2048)
@@ -220,9 +215,11 @@ public final class LiveMediaEngine: MediaEngine, @unchecked Sendable {
                 if socket.waitReadable(milliseconds: min(wait, 20)) { receiveQueued(into: &buffer) }
                 continue
             }
-            // A late tick takes what arrived first: a thread that never waits must still hear.
+            // Late (a busy machine; a device whose processing cannot keep up: the microphone's
+            // takes 90% of a core in a debug build, 12% in release): the tick takes what arrived
+            // first, so a thread that never waits still hears. Late ticks then run back to back,
+            // as many as were missed: a recording or a file loses no frame.
             receiveQueued(into: &buffer)
-            if -wait > Double(Self.lateTicks * AudioFormat.frameMilliseconds) { next = MonotonicClock.milliseconds() }
             next += Double(AudioFormat.frameMilliseconds)
             let reading = withCore { core in
                 defer { inbox = [] }
