@@ -344,6 +344,59 @@ import Testing
         #expect(try run(base + ["dance"]).error.contains("unknown command 'dance'"))
     }
 
+    /// `majlis message send --file` uploads and sends a video; killed (SIGKILL) once its upload
+    /// is made, at whatever point of the upload that falls, `resume` with the same `--state`
+    /// finishes it: one message, byte-identical for the recipient's `download`.
+    @Test func messageSendsAFileAndResumesAKilledSend() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-cli-media-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var generator = SystemRandomNumberGenerator()
+        var video = Data(capacity: 12_000_000)
+        for _ in 0..<1_500_000 { withUnsafeBytes(of: generator.next()) { video.append(contentsOf: $0) } }
+        try video.write(to: URL(fileURLWithPath: directory + "/clip.mp4"))
+        try Data(video.prefix(5_000)).write(to: URL(fileURLWithPath: directory + "/thumb.jpg"))
+        let huda = ["message", "--url", server.url, "--token", server.token("huda"), "--state", directory + "/huda.json"]
+        let omar = ["message", "--url", server.url, "--token", server.token("omar")]
+
+        let sending = Process()
+        sending.executableURL = MajlisProcess.executable
+        sending.arguments = huda + ["send", "--to", "omar", "--file", directory + "/clip.mp4", "--thumbnail", directory + "/thumb.jpg", "--duration", "12000"]
+        sending.standardOutput = FileHandle.nullDevice
+        try sending.run()
+        // Killed once its upload is made (the state file names it): mid-upload, or later.
+        #expect(await eventually {
+            (try? String(contentsOfFile: directory + "/huda.json", encoding: .utf8))?.contains(#""upload":"#) == true || !sending.isAlive
+        })
+        kill(sending.processIdentifier, SIGKILL)
+        sending.waitForExit()
+        let resumed = try run(huda + ["resume"])
+        #expect(resumed.status == 0, "\(resumed)")
+        // One message, whether the kill fell before or after it was sent.
+        let listed = try run(omar + ["list"])
+        let conversation = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(listed.output.utf8))["id"]?.stringValue, "\(listed)")
+        let synced = try run(omar + ["sync", "--conversation", conversation]).output.split(separator: "\n")
+        #expect(synced.count == 1, "\(synced)")
+        let message = try JSONDecoder().decode(JSONValue.self, from: Data(synced[0].utf8))
+        #expect(message["type"] == "video" && message["fallback"] == "[Video]" && message["payload"]?["duration"] == 12000, "\(message)")
+        #expect(message["payload"]?["mime"] == "video/mp4" && message["payload"]?["size"] == 12_000_000, "\(message)")
+        let media = try #require(message["payload"]?["media"]?.stringValue)
+        let downloaded = try run(omar + ["download", "--media", media, "--out", directory + "/got.mp4"])
+        #expect(downloaded.status == 0, "\(downloaded)")
+        #expect(FileManager.default.contents(atPath: directory + "/got.mp4") == video)
+        let thumbnail = try #require(message["payload"]?["thumbnail"]?.stringValue)
+        let part = try run(omar + ["download", "--media", thumbnail, "--range", "10-19", "--out", directory + "/part.jpg"])
+        #expect(part.status == 0 && FileManager.default.contents(atPath: directory + "/part.jpg") == video.subdata(in: 10..<20), "\(part)")
+        // Nothing is left to send, and a second resume sends nothing again.
+        let again = try run(huda + ["resume"])
+        #expect(again.status == 0 && again.output.isEmpty, "\(again)")
+        let unknown = try run(huda + ["send", "--to", "omar", "--file", directory + "/clip.bin"])
+        #expect(unknown.status != 0 && unknown.error.contains("--mime"), "\(unknown)")
+        #expect(try run(omar + ["resume"]).error.contains("--state FILE is required"))
+    }
+
     @Test func everyCommandAnswersDashH() throws {
         for command in [["serve"], ["token"], ["admin"], ["join"], ["message"], ["netsim"], ["bench"], ["bench", "media"], ["backup"], []] {
             let result = try run(command + ["-h"])

@@ -95,6 +95,9 @@ public final class LiveSignalingClient: SignalingClient, Sendable {
 
     public var currentURL: String { host.withLock { $0.core.url } }
 
+    /// The access token of the session (the newest `renew(token:)` gave).
+    public var currentToken: String { host.withLock { $0.core.token } }
+
     public func subscribe() -> AsyncStream<SignalingEvent> {
         let (stream, continuation) = AsyncStream<SignalingEvent>.makeStream()
         let id = UUID()

@@ -14,6 +14,9 @@ public enum MajlisError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidResponse(String)
     /// The SDK was used the wrong way (e.g. an intent before `join`).
     case misuse(String)
+    /// A call outside the signaling connection (an upload, a download) did not reach the server
+    /// or was cut: it can be tried again.
+    case unreachable(String)
 
     /// The protocol error code, when the server refused.
     public var code: ErrorCode? {
@@ -29,6 +32,7 @@ public enum MajlisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .closed(let code, let reason): return "connection closed (\(code.map(String.init) ?? "no code")): \(reason)"
         case .invalidResponse(let text): return "unreadable answer: \(text)"
         case .misuse(let text): return text
+        case .unreachable(let text): return "the server could not be reached: \(text)"
         }
     }
 }

@@ -57,7 +57,8 @@ public struct SignalingClientCore: Sendable {
     public private(set) var session: SessionInfo?
     /// Why the client closed (or the last connection attempt failed, where that says more).
     public private(set) var closeInfo: CloseInfo?
-    private var token: String
+    /// The access token the next `hello` carries (and uploads send).
+    public private(set) var token: String
     private var connection: Connection?
     private var connections = 0
     private var nextId: Int64 = 0

@@ -23,7 +23,7 @@ public struct VoiceRoomPresenter: Sendable {
         switch error {
         case .server(let refusal): return text(.error(refusal.code))
         case .timedOut: return text(.noAnswer)
-        case .notConnected: return text(.notConnected)
+        case .notConnected, .unreachable: return text(.notConnected)
         case .closed(_, let reason): return text(.connectionClosed(reason))
         case .invalidResponse: return text(.unreadableAnswer)
         case .misuse(let detail): return detail

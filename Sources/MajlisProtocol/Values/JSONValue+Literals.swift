@@ -24,4 +24,10 @@ extension JSONValue {
         if case .array(let value) = self { return value }
         return nil
     }
+
+    /// The members, when the value is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
 }

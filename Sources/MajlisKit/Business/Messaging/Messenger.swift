@@ -24,14 +24,26 @@ public actor Messenger {
     let store: (any MessengerStore)?
     var storedUser: String?
     var saveScheduled = false
+    /// Where media messages' files go (nil: this messenger sends none).
+    let transfer: (any MediaTransfer)?
+    /// Pending messages being sent now (a second try waits for the first to end).
+    var posting: Set<String> = []
+    /// Bytes a PATCH carries: 256 KiB (the server stores in pieces of this size; over a
+    /// 100 kb/s link one takes about 21 s, and a cut one keeps what arrived).
+    static let uploadPiece = 256 * 1024
 
     /// `store`: where the conversations are kept between launches (`FileMessengerStore`); the
-    /// state saved last is shown at once, before `start`.
-    public init(signaling: any SignalingClient, store: (any MessengerStore)? = nil, clock: any KitClock = SystemClock(), logger: Logger = .silent) {
+    /// state saved last is shown at once, before `start`. `transfer`: where media messages'
+    /// files are uploaded (`HTTPMediaTransfer(signaling:)`).
+    public init(
+        signaling: any SignalingClient, store: (any MessengerStore)? = nil, transfer: (any MediaTransfer)? = nil, clock: any KitClock = SystemClock(),
+        logger: Logger = .silent
+    ) {
         self.signaling = signaling
         self.clock = clock
         self.logger = logger
         self.store = store
+        self.transfer = transfer
         if let snapshot = store?.load() {
             state = snapshot.state
             storedUser = snapshot.user
@@ -62,11 +74,12 @@ public actor Messenger {
         guard state != before else { return }
         for subscriber in subscribers.values { subscriber.yield(state) }
         guard store != nil else { return }
-        // What is being sent is saved at once (a kill must not lose it); the rest within half a
-        // second, once for many changes (a sync of thousands of messages saves a few times).
-        if state.pending != before.pending {
+        // What is being sent is saved at once (a kill must not lose it); the rest, and an
+        // upload's progress (the server is asked where it stands anyway), within half a second,
+        // once for many changes (a sync of thousands of messages saves a few times).
+        if state.pending.map(\.withoutProgress) != before.pending.map(\.withoutProgress) {
             save()
-        } else if !saveScheduled, state.conversations != before.conversations || state.messages != before.messages {
+        } else if !saveScheduled, state.conversations != before.conversations || state.messages != before.messages || state.pending != before.pending {
             saveScheduled = true
             Task { [weak self] in
                 try? await Task.sleep(for: .milliseconds(500))
@@ -180,10 +193,16 @@ public actor Messenger {
         return try await post(clientMsgId)
     }
 
-    private func post(_ clientMsgId: String) async throws(MajlisError) -> ConversationMessage? {
-        guard let pending = state.pending.first(where: { $0.id == clientMsgId }) else { throw MajlisError.misuse("no pending message \(clientMsgId)") }
+    func post(_ clientMsgId: String) async throws(MajlisError) -> ConversationMessage? {
+        guard state.pending.contains(where: { $0.id == clientMsgId }) else { throw MajlisError.misuse("no pending message \(clientMsgId)") }
+        guard posting.insert(clientMsgId).inserted else { throw MajlisError.misuse("message \(clientMsgId) is being sent") }
+        defer { posting.remove(clientMsgId) }
         let answer: JSONValue
-        do {
+        let pending: PendingMessage
+        do throws(MajlisError) {
+            try await upload(clientMsgId)
+            guard let uploaded = state.pending.first(where: { $0.id == clientMsgId }) else { throw MajlisError.misuse("no pending message \(clientMsgId)") }
+            pending = uploaded
             answer = try await request(.send(pending.target, pending.draft))
         } catch {
             change { state in

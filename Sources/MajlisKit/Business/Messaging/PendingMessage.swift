@@ -17,10 +17,39 @@ public struct PendingMessage: Sendable, Equatable, Identifiable, Codable {
     }
 
     public var target: MessageTarget
+    /// What is sent; a finished upload's id is put in its payload (`media`, `thumbnail`).
     public var draft: MessageDraft
     public var status: Status
     /// When it was written (the clock's ms).
     public var createdAt: Int64
+    /// The files it carries, uploaded before it is sent.
+    public var uploads: [PendingUpload]
+
+    public init(target: MessageTarget, draft: MessageDraft, status: Status, createdAt: Int64, uploads: [PendingUpload] = []) {
+        self.target = target
+        self.draft = draft
+        self.status = status
+        self.createdAt = createdAt
+        self.uploads = uploads
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        target = try container.decode(MessageTarget.self, forKey: .target)
+        draft = try container.decode(MessageDraft.self, forKey: .draft)
+        status = try container.decode(Status.self, forKey: .status)
+        createdAt = try container.decode(Int64.self, forKey: .createdAt)
+        // A store written before messages carried files has none.
+        uploads = try container.decodeIfPresent([PendingUpload].self, forKey: .uploads) ?? []
+    }
 
     public var id: String { draft.clientMsgId }
+
+    /// The same message, its uploads' progress left out: what must be saved at once when it
+    /// changes (a new upload id, a finished file), where progress may wait for the next save.
+    var withoutProgress: PendingMessage {
+        var copy = self
+        for index in copy.uploads.indices where !copy.uploads[index].isFinished { copy.uploads[index].offset = 0 }
+        return copy
+    }
 }
