@@ -32,12 +32,13 @@ import Testing
     }
 
     /// "Conversations" (compiled; it needs a server to run).
-    static func conversations(url: String, installID: String, groupId: String, appSupport: String) async throws {
+    static func conversations(url: String, installID: String, groupId: String, appSupport: String, photoPath: String, thumbPath: String) async throws {
         var options = LiveSignalingClient.Options()
         options.device = installID
         let signaling = LiveSignalingClient(url: url, token: token, options: options)
         _ = try await signaling.connect()
-        let messenger = Messenger(signaling: signaling, store: FileMessengerStore(path: appSupport + "/conversations.json"))
+        let messenger = Messenger(signaling: signaling, store: FileMessengerStore(path: appSupport + "/conversations.json"),
+                                  transfer: HTTPMediaTransfer(signaling: signaling))
         try await messenger.start()               // lists the conversations and syncs each
         for await state in await messenger.states() {
             // state.ordered: the list (pinned first, newest first), state.unread: the badge,
@@ -49,6 +50,10 @@ import Testing
         try await messenger.send(MessageDraft(type: "room_invite", text: nil, payload: ["room": "salon"],
                                               fallback: "Join my room: salon", clientMsgId: UUID().uuidString),
                                  to: .conversation(groupId))
+        let photo = try await messenger.send(file: photoPath, type: "image/jpeg", to: .conversation(groupId),
+                                             thumbnail: (thumbPath, "image/jpeg"), details: ["width": 1280, "height": 960])
+        let bytes = try await messenger.download(photo?.payload?["media"]?.stringValue ?? "") // a message's file
+        _ = bytes
         try await messenger.markRead(groupId)
         let found = try await messenger.search("salon")   // newest first; found.next: the next page
         let groups = try await messenger.discover("hiking") // public groups, the largest first

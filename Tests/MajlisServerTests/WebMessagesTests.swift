@@ -4,6 +4,10 @@ import MajlisServer
 import MajlisTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The web app's conversations page (`/messages`) in headless Chromium: two people on two pages
 /// (one in Arabic, right to left, at a phone's width) and a bot write to each other one to one
 /// and in a group, with unread marks, typing and read marks, and cards shown by their fallback.
@@ -47,7 +51,7 @@ struct WebMessagesTests {
                 try await huda.wait(for: "the read mark", "return document.querySelector('.message.mine .read') !== null")
                 #expect(try await omar.run("return document.querySelector('.top .badge')") == .null)
                 try await omar.run(
-                    "const input = document.querySelector('[data-form=send] input'); input.value = 'Hel'; input.dispatchEvent(new Event('input', { bubbles: true }))")
+                    "const input = document.querySelector('[data-form=send] input[name=text]'); input.value = 'Hel'; input.dispatchEvent(new Event('input', { bubbles: true }))")
                 try await huda.wait(for: "Omar typing", "return document.querySelector('.typing').textContent.includes('omar')")
                 try await Self.submit(omar, "send", ["text": "Hello Huda"])
                 try await huda.wait(for: "the answer", "return [...document.querySelectorAll('.message.theirs .text')].some((p) => p.textContent === 'Hello Huda')")
@@ -84,6 +88,77 @@ struct WebMessagesTests {
                     try await browser.screenshot().write(to: URL(fileURLWithPath: path))
                     print("screenshot: \(path)")
                 }
+            }
+        }
+    }
+
+    /// A photo (with a thumbnail the page makes) and a voice message recorded from the
+    /// microphone go from one page to the other by the resumable upload: the recipient sees the
+    /// thumbnail, then the whole photo byte for byte, and can play the voice message.
+    @Test func photosAndVoiceMessagesGoFromPageToPage() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try TestServer()
+            defer { server.destroy() }
+            let huda = try await Browser(microphone: try WebAppFailoverTests.toneFile(), width: 390, height: 844)
+            let omar = try await Browser(microphone: nil)
+            try await Browser.closing([huda, omar]) {
+                try await Self.page(huda, server, user: "huda")
+                try await Self.page(omar, server, user: "omar")
+                try await Self.submit(huda, "chat", ["to": "omar", "text": "look"])
+                try await huda.wait(for: "the conversation open", "return document.querySelector('[data-form=send]') !== null")
+
+                // An 800 x 600 PNG, chosen in the file input as a person would.
+                let digest = """
+                    window.digest = (bytes) => { let h = 2166136261; for (const b of bytes) h = Math.imul(h ^ b, 16777619) >>> 0; return `${bytes.length}:${h}`; };
+                    """
+                try await huda.run(
+                    digest + """
+                    const canvas = document.createElement('canvas'); canvas.width = 800; canvas.height = 600;
+                    const g = canvas.getContext('2d');
+                    for (let x = 0; x < 800; x += 8) { g.fillStyle = `hsl(${x % 360}, 80%, ${30 + (x % 50)}%)`; g.fillRect(x, 0, 8, 600); }
+                    const binary = atob(canvas.toDataURL('image/png').split(',')[1]);
+                    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+                    window.sent = window.digest(bytes);
+                    const files = new DataTransfer(); files.items.add(new File([bytes], 'stripes.png', { type: 'image/png' }));
+                    const input = document.querySelector('[data-input=file]'); input.files = files.files;
+                    input.dispatchEvent(new Event('change', { bubbles: true }));
+                    """)
+                try await huda.wait(for: "the photo sent", "return document.querySelector('.message.pending') === null && document.querySelector('.message.mine .photo img') !== null")
+                try await omar.click("[data-action=open]")
+                try await omar.wait(
+                    for: "the thumbnail at Omar",
+                    "const img = document.querySelector('.message.theirs .photo img'); return img?.complete && img.naturalWidth === 320 && img.naturalHeight === 240")
+                let message = try await omar.run("return window.majlis.state.messages.get(window.majlis.page.open).at(-1)")
+                #expect(message["type"] == "image" && message["payload"]?["width"] == 800 && message["payload"]?["height"] == 600, "\(message)")
+                #expect(message["payload"]?["mime"] == "image/png" && message["payload"]?["thumbnail"]?.stringValue != nil, "\(message)")
+                try await omar.click(".message.theirs .photo")
+                try await omar.wait(for: "the whole photo", "const img = document.querySelector('.message.theirs .photo img'); return img?.complete && img.naturalWidth === 800")
+                // The bytes Omar may read are those Huda's page chose.
+                let media = try #require(message["payload"]?["media"]?.stringValue)
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)/v1/media/\(media)")!)
+                request.setValue("Bearer \(server.token("omar"))", forHTTPHeaderField: "Authorization")
+                let (bytes, _) = try await URLSession.shared.data(for: request)
+                let hash = bytes.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
+                #expect(try await huda.run("return window.sent") == .string("\(bytes.count):\(hash)"))
+                #expect(try await huda.run("return document.documentElement.scrollWidth <= window.innerWidth") == true)
+
+                // A voice message of about two seconds from the microphone.
+                try await huda.click("[data-action=record]")
+                try await huda.wait(for: "two seconds recorded", "return window.majlis.page.recording && performance.now() - window.majlis.page.recording.started > 2000")
+                try await huda.click("[data-action=record]")
+                try await huda.wait(for: "the voice message sent", "return document.querySelector('.message.pending') === null && document.querySelector('.message.mine .voice') !== null")
+                try await omar.wait(for: "the voice message at Omar", "return document.querySelector('.message.theirs .voice audio')?.readyState >= 1")
+                let voice = try await omar.run("return window.majlis.state.messages.get(window.majlis.page.open).at(-1)")
+                #expect(voice["type"] == "voice" && voice["payload"]?["mime"] == "audio/webm" && (voice["payload"]?["size"]?.intValue ?? 0) > 1000, "\(voice)")
+                #expect((voice["payload"]?["duration"]?.intValue ?? 0) >= 2000, "\(voice)")
+                #expect(try await omar.run("return document.querySelector('.message.theirs .voice .duration').textContent").stringValue?.hasPrefix("0:0") == true)
+                for (name, browser) in [("media-390", huda), ("media-1280", omar)] {
+                    let path = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-messages-\(name).png").path
+                    try await browser.screenshot().write(to: URL(fileURLWithPath: path))
+                    print("screenshot: \(path)")
+                }
+                try await omar.click("[data-action=back]")
+                #expect(try await omar.run("return document.querySelector('.conversation .preview').textContent").stringValue?.hasPrefix("Voice message 0:0") == true)
             }
         }
     }

@@ -1,17 +1,20 @@
 // The conversations page (`/messages`): the user's one-to-one and group conversations outside
-// rooms (docs/protocol.md section 17), with unread marks, cards shown by their fallback, typing
-// and read marks, in four languages (Arabic right to left), on a phone's width. The state and its
-// changes are in conversations.js; this file draws the page from them and carries out actions.
+// rooms (docs/protocol.md section 17), with unread marks, cards shown by their fallback, photos
+// and voice messages (section 18), typing and read marks, in four languages (Arabic right to
+// left), on a phone's width. The state and its changes are in conversations.js, uploads in
+// uploads.js; this file draws the page from them and carries out actions.
 
 import { Signal, SignalError } from './signal.js';
 import { Identity } from './identity.js';
 import { morph } from './morph.js';
 import { createCards } from './cards.js';
+import { icon } from './icons.js';
 import { pickLanguage, translator, direction } from './i18n.js';
 import {
   initialConversations, applyList, applyDetails, addMessages, markRead, addPending, settlePending, applyEvent, ordered, totalUnread,
   titleOf, typingIn, readersOf, lastSeq,
 } from './conversations.js';
+import { upload, mediaURL, mediaKind, baseType, describeImage, clock } from './uploads.js';
 
 const params = new URLSearchParams(location.search);
 const app = document.getElementById('app');
@@ -28,6 +31,9 @@ const page = {
   offline: false,
   error: '',
   log: [],
+  media: new Map(), // media id -> blob URL, once read
+  recording: null, // {recorder, started} while a voice message is recorded
+  full: new Set(), // photos shown whole (their thumbnail was tapped)
 };
 const identity = new Identity();
 let signal = null;
@@ -40,7 +46,17 @@ localStorage.setItem('majlis.device', device);
 
 // The cards this page knows; any other type shows its fallback.
 const cards = createCards();
-cards.register('room_invite', (payload) => (typeof payload?.room === 'string' && payload.room ? { room: payload.room } : null));
+cards.register('room_invite', (payload) => (typeof payload?.room === 'string' && payload.room ? { kind: 'room', room: payload.room } : null));
+for (const kind of ['image', 'voice', 'video']) {
+  cards.register(kind, (payload) => (typeof payload?.media === 'string' && payload.media ? {
+    kind,
+    media: payload.media,
+    thumbnail: typeof payload.thumbnail === 'string' ? payload.thumbnail : null,
+    duration: Number.isFinite(payload.duration) ? payload.duration : null,
+    width: Number.isFinite(payload.width) ? payload.width : null,
+    height: Number.isFinite(payload.height) ? payload.height : null,
+  } : null));
+}
 
 function log(text) {
   page.log.push(`${new Date().toISOString().slice(11, 23)} ${text}`);
@@ -185,19 +201,28 @@ function newClientId() {
   return `web-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-// Sends `text` to `target` (`{conversation}` or `{to: user}`); pending until the server has it.
-async function send(text, target = { conversation: page.open }, clientMsgId = newClientId()) {
-  if (!state.pending.some((entry) => entry.clientMsgId === clientMsgId)) addPending(state, { clientMsgId, ...target, draft: { text } });
+// Sends `draft` (`{text}`, or `{type, fallback, payload, uploads}` for a file) to `target`
+// (`{conversation}` or `{to: user}`); pending until the server has it. A draft's files are
+// uploaded first, each going on from where the server stands when the send is tried again.
+async function send(draft, target = { conversation: page.open }, clientMsgId = newClientId()) {
+  if (!state.pending.some((entry) => entry.clientMsgId === clientMsgId)) addPending(state, { clientMsgId, ...target, draft });
   else state.pending.find((entry) => entry.clientMsgId === clientMsgId).status = 'sending';
   render();
   try {
-    const answer = await signal.send('msg.send', { ...target, text, clientMsgId });
+    const payload = { ...draft.payload };
+    for (const item of draft.uploads ?? []) {
+      if (!item.upload || item.offset < item.length) await upload(item, () => signal.token, render);
+      payload[item.field] = item.upload;
+    }
+    const type = draft.type ?? 'text';
+    const fields = type === 'text' ? { text: draft.text } : { type, fallback: draft.fallback, payload };
+    const answer = await signal.send('msg.send', { ...target, ...fields, clientMsgId });
     settlePending(state, clientMsgId, answer);
     if (!answer.held) {
       if (!state.conversations.has(answer.conversation)) await refresh();
       // The sending connection gets no msg.new of its own message: it is added here.
       addMessages(state, answer.conversation, [{
-        conversation: answer.conversation, seq: answer.seq, from: { id: state.me, name: identity.name }, type: 'text', text, ts: answer.ts, clientMsgId,
+        conversation: answer.conversation, seq: answer.seq, from: { id: state.me, name: identity.name }, type, ...fields, ts: answer.ts, clientMsgId,
       }]);
       if (target.to) await open(answer.conversation);
     }
@@ -211,7 +236,73 @@ async function send(text, target = { conversation: page.open }, clientMsgId = ne
 
 // Sends a pending message again, where it was going, under its client id.
 function resend(pending) {
-  send(pending.draft.text, pending.to ? { to: pending.to } : { conversation: pending.conversation }, pending.clientMsgId);
+  send(pending.draft, pending.to ? { to: pending.to } : { conversation: pending.conversation }, pending.clientMsgId);
+}
+
+// Sends `file` (a photo, a voice or video file) to the open conversation, with a photo's size
+// and thumbnail, or a recording's `duration` (ms).
+async function sendFile(file, duration = null) {
+  const type = baseType(file.type);
+  const kind = mediaKind(type);
+  if (!kind) {
+    page.error = t('messages.notMedia', { type: type || file.name });
+    render();
+    return;
+  }
+  const payload = {};
+  const uploads = [{ field: 'media', blob: file, type, name: file.name || `${kind.type}.${type.split('/')[1]}`, length: file.size, upload: null, offset: 0 }];
+  if (kind.type === 'image') {
+    const image = await describeImage(file);
+    if (image) {
+      payload.width = image.width;
+      payload.height = image.height;
+      if (image.thumbnail) uploads.push({ field: 'thumbnail', blob: image.thumbnail, type: 'image/jpeg', name: 'thumbnail.jpg', length: image.thumbnail.size, upload: null, offset: 0 });
+    }
+  }
+  if (duration !== null) payload.duration = Math.round(duration);
+  page.error = '';
+  await send({ type: kind.type, fallback: `[${t(kind.label)}]`, payload, uploads });
+}
+
+// Starts recording a voice message from the microphone, or stops and sends the one recording.
+async function toggleRecording() {
+  if (page.recording) {
+    page.recording.recorder.stop();
+    return;
+  }
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true } });
+  } catch (error) {
+    page.error = t('messages.noMicrophone', { reason: error.message });
+    render();
+    return;
+  }
+  const recorder = new MediaRecorder(stream);
+  const pieces = [];
+  const started = performance.now();
+  recorder.ondataavailable = (event) => event.data.size && pieces.push(event.data);
+  recorder.onstop = () => {
+    stream.getTracks().forEach((track) => track.stop());
+    page.recording = null;
+    const type = baseType(recorder.mimeType) || 'audio/webm';
+    const voice = new Blob(pieces, { type });
+    if (voice.size > 0) sendFile(new File([voice], `voice.${type.split('/')[1]}`, { type }), performance.now() - started);
+    render();
+  };
+  recorder.start();
+  page.recording = { recorder, started };
+  render();
+}
+
+// The blob URL of media `id`, or '' while it is read (the page is drawn again when it is).
+function mediaSource(id) {
+  if (page.media.has(id)) return page.media.get(id);
+  mediaURL(id, () => signal.token).then((url) => {
+    page.media.set(id, url);
+    render();
+  }).catch((error) => log(`media ${id}: ${error.message}`));
+  return '';
 }
 
 async function createGroup(title, members) {
@@ -240,13 +331,13 @@ app.addEventListener('submit', (event) => {
     const text = String(data.get('text') || '').trim();
     if (!text) return;
     form.reset();
-    send(text);
+    send({ text });
   } else if (kind === 'chat') {
     const to = String(data.get('to') || '').trim();
     const text = String(data.get('text') || '').trim();
     if (!to || !text) return;
     form.reset();
-    send(text, { to });
+    send({ text }, { to });
   } else if (kind === 'group') {
     const title = String(data.get('title') || '').trim();
     const members = String(data.get('members') || '').split(',').map((id) => id.trim()).filter(Boolean);
@@ -265,10 +356,23 @@ app.addEventListener('click', (event) => {
   const action = target.dataset.action;
   if (action === 'open') open(target.dataset.id).catch((error) => log(`open failed: ${error.message}`));
   if (action === 'back') close();
+  if (action === 'record') toggleRecording();
+  if (action === 'full') {
+    page.full.add(target.dataset.id);
+    render();
+  }
   if (action === 'retry') {
     const pending = state.pending.find((entry) => entry.clientMsgId === target.dataset.id);
     if (pending) resend(pending);
   }
+});
+
+app.addEventListener('change', (event) => {
+  const input = event.target.closest('[data-input=file]');
+  if (!input?.files?.length) return;
+  const files = [...input.files];
+  input.value = '';
+  for (const file of files) sendFile(file);
 });
 
 app.addEventListener('input', (event) => {
@@ -281,14 +385,45 @@ document.addEventListener('visibilitychange', () => {
 
 // MARK: Drawing
 
+// A card as the page shows it.
+function cardHTML(card) {
+  switch (card.kind) {
+    case 'room': return `<a class="card" href="/?room=${encodeURIComponent(card.room)}">${escape(t('messages.joinRoom', { room: card.room }))}</a>`;
+    case 'image': {
+      const whole = !card.thumbnail || page.full.has(card.media);
+      const source = mediaSource(whole ? card.media : card.thumbnail);
+      const size = card.width && card.height ? ` style="aspect-ratio: ${card.width} / ${card.height}"` : '';
+      return `<button class="photo" data-action="full" data-id="${escape(card.media)}" data-media="${escape(card.media)}" data-whole="${whole}" aria-label="${escape(t('messages.photo'))}"${size}>
+        ${source ? `<img src="${escape(source)}" alt="${escape(t('messages.photo'))}">` : ''}</button>`;
+    }
+    case 'voice': {
+      const source = mediaSource(card.media);
+      return `<div class="voice" data-media="${escape(card.media)}"><audio controls preload="metadata" ${source ? `src="${escape(source)}"` : ''}></audio>
+        ${card.duration !== null ? `<span class="duration">${clock(card.duration)}</span>` : ''}</div>`;
+    }
+    case 'video': {
+      const source = mediaSource(card.media);
+      return `<video class="video" data-media="${escape(card.media)}" controls preload="metadata" ${source ? `src="${escape(source)}"` : ''}></video>`;
+    }
+    default: return '';
+  }
+}
+
 function contentHTML(message) {
   const content = cards.content(message);
   switch (content.kind) {
     case 'text': return `<p class="text" dir="auto">${escape(content.text)}</p>`;
     case 'revoked': return `<p class="revoked">${escape(t('messages.revoked'))}</p>`;
-    case 'card': return `<a class="card" href="/?room=${encodeURIComponent(content.card.room)}">${escape(t('messages.joinRoom', { room: content.card.room }))}</a>`;
+    case 'card': return `${cardHTML(content.card)}${message.text ? `<p class="text" dir="auto">${escape(message.text)}</p>` : ''}`;
     default: return `<p class="fallback" dir="auto">${escape(content.text)}</p>`;
   }
+}
+
+// A card's line in the list.
+function cardPreview(card) {
+  if (card.kind === 'room') return t('messages.joinRoom', { room: card.room });
+  if (card.kind === 'voice') return `${t('messages.voice')}${card.duration !== null ? ` ${clock(card.duration)}` : ''}`;
+  return t(card.kind === 'image' ? 'messages.photo' : 'messages.video');
 }
 
 // A list's line for a conversation: its last message as text every client can show.
@@ -296,7 +431,7 @@ function previewOf(summary) {
   const message = summary.lastMessage;
   if (!message) return '';
   const content = cards.content(message);
-  const text = content.kind === 'revoked' ? t('messages.revoked') : content.kind === 'card' ? t('messages.joinRoom', { room: content.card.room }) : content.text;
+  const text = content.kind === 'revoked' ? t('messages.revoked') : content.kind === 'card' ? cardPreview(content.card) : content.text;
   return message.from.id === state.me ? `${t('messages.you')}: ${text}` : text;
 }
 
@@ -332,8 +467,14 @@ function pendingHTML(pending) {
   const status = pending.status === 'failed'
     ? `${escape(t('messages.failed', { reason: pending.error || '' }))} <button data-action="retry" data-id="${escape(pending.clientMsgId)}">${escape(t('messages.retry'))}</button>`
     : escape(t(`messages.${pending.status}`));
+  const uploads = pending.draft.uploads ?? [];
+  const total = uploads.reduce((sum, item) => sum + item.length, 0);
+  const sent = uploads.reduce((sum, item) => sum + (item.upload ? item.offset : 0), 0);
+  const progress = total > 0 && sent < total
+    ? `<progress max="${total}" value="${sent}" aria-label="${escape(t('messages.uploading', { percent: Math.floor((100 * sent) / total) }))}"></progress>` : '';
+  const shown = pending.draft.text ?? pending.draft.fallback ?? '';
   return `<li class="message mine pending" data-key="p-${escape(pending.clientMsgId)}" data-status="${pending.status}">
-      <p class="text" dir="auto">${escape(pending.draft.text)}</p><span class="status">${status}</span></li>`;
+      <p class="text" dir="auto">${escape(shown)}</p>${progress}<span class="status">${status}</span></li>`;
 }
 
 function conversationHTML(id) {
@@ -363,6 +504,10 @@ function conversationHTML(id) {
       <ol class="messages">${items}${pending.map(pendingHTML).join('')}</ol>
       <p class="typing" aria-live="polite">${typing.length ? escape(t('messages.typing', { names: typing.join(', ') })) : ''}</p>
       <form data-form="send" class="composer">
+        <label class="attach" title="${escape(t('messages.attach'))}">${icon('photo')}
+          <input type="file" data-input="file" accept="image/jpeg,image/png,image/gif,image/webp" aria-label="${escape(t('messages.attach'))}"></label>
+        <button type="button" class="record" data-action="record" data-recording="${page.recording ? 'true' : 'false'}"
+          aria-label="${escape(t(page.recording ? 'messages.stopRecording' : 'messages.record'))}" title="${escape(t(page.recording ? 'messages.stopRecording' : 'messages.record'))}">${icon(page.recording ? 'stop' : 'mic')}</button>
         <input name="text" placeholder="${escape(t('typeMessage'))}" autocomplete="off" dir="auto">
         <button>${escape(t('send'))}</button>
       </form>

@@ -72,13 +72,14 @@ struct WebApp: Sendable {
 
     /// What the pages may load and do: their own scripts and styles only (no inline script),
     /// connections to this server and to `connectTo` only (the app's token URL, the cluster's
-    /// other nodes), framed only by the origins of `--allow-origin`.
+    /// other nodes), framed only by the origins of `--allow-origin`; images and sound also from
+    /// `blob:` (media messages' files, read with the user's token).
     static func pagePolicy(connectTo: [String] = [], embedders: [String] = []) -> String {
         let ancestors = embedders.isEmpty ? "'none'" : embedders.joined(separator: " ")
         var connect = ["'self'"]
         for source in connectTo where !connect.contains(source) { connect.append(source) }
         return [
-            "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "img-src 'self' data:",
+            "default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "img-src 'self' data: blob:",
             "media-src 'self' blob:", "connect-src " + connect.joined(separator: " "), "frame-ancestors \(ancestors)",
             "base-uri 'none'", "form-action 'self'", "object-src 'none'",
         ].joined(separator: "; ")
