@@ -46,6 +46,9 @@ public struct ServerConfig: Sendable {
     public var roomLimits = RoomLimits()
     /// Open connections one IP address may have.
     public var maxConnectionsPerAddress = 256
+    /// A user is signed in on one device at a time: a `hello` from another device ends the
+    /// sessions of the others (`session.ended`, reason `elsewhere`, close 4004).
+    public var oneDevicePerUser = false
     /// Seconds an HTTP request may take to arrive, headers and body (408 after).
     public var requestSeconds = 30
     /// Browser origins (`https://app.example.com`) whose pages may open a WebSocket here,

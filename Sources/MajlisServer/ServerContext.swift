@@ -52,9 +52,10 @@ final class ServerContext: Sendable {
         }
         if let redis, let url = config.redisURL, let reader = try? RedisClient(url: url) {
             let presence = presence
-            messagingBus = MessagingBus(writer: redis, reader: reader, seal: seal, node: config.node, logger: logger) { users, frame in
-                WebSocketConnection.send(frame, to: presence.sessions(of: users).map(\.connection), urgent: false)
-            }
+            messagingBus = MessagingBus(
+                writer: redis, reader: reader, seal: seal, node: config.node, logger: logger,
+                deliver: { users, frame in WebSocketConnection.send(frame, to: presence.sessions(of: users).map(\.connection), urgent: false) },
+                end: { ending in ending.carryOut(on: presence) })
         } else {
             messagingBus = nil
         }

@@ -59,10 +59,11 @@ public final class TestClient: WebSocketDelegate, Sendable {
     /// `via` it says it is a node's relay (its ops are not relayed to other nodes); with `device`,
     /// which of the user's devices it is.
     public static func signedIn(
-        _ server: TestServer, user: String, grants: Grants = Grants(create: true), resume: String? = nil, device: String? = nil, via: String? = nil
+        _ server: TestServer, user: String, grants: Grants = Grants(create: true), resume: String? = nil, device: String? = nil, via: String? = nil,
+        token: String? = nil
     ) async throws -> TestClient {
         let client = try await connect(server.url)
-        var args: [String: JSONValue] = ["token": .string(server.token(user, grants: grants))]
+        var args: [String: JSONValue] = ["token": .string(token ?? server.token(user, grants: grants))]
         if let resume { args["resume"] = .string(resume) }
         if let device { args["device"] = .string(device) }
         if let via { args["via"] = .string(via) }

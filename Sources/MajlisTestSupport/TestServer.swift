@@ -47,17 +47,21 @@ public final class TestServer: Sendable {
     public static func newSecret() -> String { HMACSHA256.randomSecret() }
 
     /// A token for `user` with `grants`, valid for `ttl` seconds, signed for this server.
-    public func token(_ user: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil) -> String {
-        Self.token(user, secret: secret, grants: grants, room: room, ttl: ttl, name: name)
+    /// `issuedAt`: its `iat` (Unix seconds; default now).
+    public func token(
+        _ user: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil, issuedAt: Int64? = nil
+    ) -> String {
+        Self.token(user, secret: secret, grants: grants, room: room, ttl: ttl, name: name, issuedAt: issuedAt)
     }
 
     /// A token signed with `secret` (for a server started another way, such as `majlis serve`).
     public static func token(
-        _ user: String, secret: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil
+        _ user: String, secret: String, grants: Grants = Grants(create: true), room: String? = nil, ttl: Int64 = 3600, name: String? = nil,
+        issuedAt: Int64? = nil
     ) -> String {
         let now = SystemClock().now() / 1000
         return AccessToken.sign(
-            AccessClaims(sub: user, name: name ?? user.capitalized, exp: now + ttl, iat: now, room: room, grants: grants), key: key, secret: secret)
+            AccessClaims(sub: user, name: name ?? user.capitalized, exp: now + ttl, iat: issuedAt ?? now, room: room, grants: grants), key: key, secret: secret)
     }
 
     public func stop() { server.stop() }

@@ -44,6 +44,32 @@ import Testing
         #expect(!hudaPhone.pendingEvents.contains { $0["data"]?["text"] == "forged" })
     }
 
+    /// A revocation made through one node ends the user's sessions on every node, and the
+    /// revoked token is refused on every node (the store is shared); under the one-device policy
+    /// a sign-in on one node ends the user's other devices on the others.
+    @Test func sessionsEndOnEveryNode() async throws {
+        let shared = try await ClusterTests.sharedStore()
+        let a = try ClusterTests.node("node-a", redis: shared.redis, postgres: shared.postgres, secret: shared.secret) { $0.oneDevicePerUser = true }
+        let b = try ClusterTests.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret) { $0.oneDevicePerUser = true }
+        defer {
+            a.destroy()
+            b.destroy()
+        }
+        let phone = try await TestClient.signedIn(a, user: "huda", device: "phone")
+        let web = try await TestClient.signedIn(b, user: "huda", device: "web")
+        _ = try await SessionEndingTests.ended(phone, reason: "elsewhere", code: .replaced)
+
+        let token = b.token("huda")
+        let revoked = try await ServerAPITests.call(a, "POST", "/v1/users/huda/sessions/revoke", #"{"reason":"account closed"}"#)
+        #expect(revoked.status == 200 && revoked.body["ended"] == 0, "\(revoked)")
+        _ = try await SessionEndingTests.ended(web, reason: "revoked", code: .unauthorized)
+        for node in [a, b] {
+            let client = try await TestClient.connect(node.url)
+            let refused = try await client.request("hello", ["token": .string(token)])
+            #expect(refused["error"]?["code"] == "unauthorized", "\(refused)")
+        }
+    }
+
     /// A node killed (SIGKILL) while a member sends: every message it acknowledged is kept, and
     /// the member, sending again through another node what was not acknowledged (same client
     /// ids), posts nothing twice.

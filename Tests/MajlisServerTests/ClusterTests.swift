@@ -22,12 +22,15 @@ import Testing
         try #require(await offPool { RedisServer.shared }, "Redis is needed for the cluster's tests (scripts/install-deps --test)")
     }
 
-    static func node(_ id: String, redis url: String, postgres: String? = nil, secret: String? = nil, port: Int = 0) throws -> TestServer {
+    static func node(
+        _ id: String, redis url: String, postgres: String? = nil, secret: String? = nil, port: Int = 0, configure: (inout ServerConfig) -> Void = { _ in }
+    ) throws -> TestServer {
         try TestServer(secret: secret) { config in
             config.redisURL = url
             config.node = id
             config.postgresURL = postgres
             config.port = port
+            configure(&config)
         }
     }
 

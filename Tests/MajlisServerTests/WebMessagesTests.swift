@@ -163,6 +163,28 @@ struct WebMessagesTests {
         }
     }
 
+    /// A page whose session the server ends says why and does not come back by itself: signed in
+    /// on another device (one device a user), or signed out by the app's backend.
+    @Test func aPageWhoseSessionEndsSaysWhy() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try TestServer { $0.oneDevicePerUser = true }
+            defer { server.destroy() }
+            let first = try await Browser(microphone: nil)
+            let second = try await Browser(microphone: nil, language: "ja")
+            try await Browser.closing([first, second]) {
+                try await Self.page(first, server, user: "huda")
+                try await Self.page(second, server, user: "huda", language: "ja")
+                try await first.wait(for: "the first page told", "return window.majlis.page.step === 'failed'")
+                #expect(try await first.run("return document.querySelector('.error').textContent") == "You signed in on another device")
+                let revoked = try await ServerAPITests.call(server, "POST", "/v1/users/huda/sessions/revoke", #"{"reason":"パスワード変更"}"#)
+                #expect(revoked.status == 200, "\(revoked)")
+                try await second.wait(for: "the second page told", "return window.majlis.page.step === 'failed'")
+                #expect(try await second.run("return document.querySelector('.error').textContent") == "サインアウトされました：パスワード変更")
+                #expect(try await first.run("return window.majlis.page.step") == "failed")
+            }
+        }
+    }
+
     /// The server is killed (kill -9) and restarted under two pages: each reconnects by itself,
     /// a message written while it was down is sent once it is back, and the other page has it,
     /// once, with its unread mark.

@@ -38,6 +38,7 @@ const page = {
   // network check (null, 'running', or its figures {roundTrip, loss, jitter, grade}).
   check: { mic: 'unknown', echo: 'idle', network: null, error: '' },
   resumes: 0,
+  sessionEnded: null, // why the server ended the session ({reason, message}), when it said
   draws: 0, // how often the page was drawn (for tests)
   log: [], // the connection's last steps, for tests and for a person who asks why (window.majlis.page.log)
 };
@@ -276,7 +277,10 @@ function onConnection(name, detail) {
     if (page.step === 'room') recover();
   }
   if (name === 'closed' && page.step === 'room') {
-    finish(detail.code === 4004 ? ['replaced'] : ['closed', { reason: detail.reason || detail.code || '' }], { keepRoom: detail.code !== 4003 });
+    // Told why first (`session.ended`: signed out by the app, or signed in on another device).
+    const ended = page.sessionEnded;
+    if (ended) finish([`session.${ended.reason}`, { message: ended.message ?? '' }], { keepRoom: ended.reason === 'elsewhere' });
+    else finish(detail.code === 4004 ? ['replaced'] : ['closed', { reason: detail.reason || detail.code || '' }], { keepRoom: detail.code !== 4003 });
   }
   render();
 }
@@ -316,6 +320,10 @@ async function renewToken() {
 function onEvent(frame) {
   if (frame.ev === 'token.expiring') {
     renewToken();
+    return;
+  }
+  if (frame.ev === 'session.ended') {
+    if (['revoked', 'elsewhere'].includes(frame.data?.reason)) page.sessionEnded = frame.data;
     return;
   }
   const out = applyEvent(state, frame, roomId, Date.now());

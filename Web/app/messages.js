@@ -33,6 +33,7 @@ const page = {
   log: [],
   media: new Map(), // media id -> blob URL, once read
   recording: null, // {recorder, started} while a voice message is recorded
+  ended: null, // why the server ended the session ({reason, message}), when it did
   full: new Set(), // photos shown whole (their thumbnail was tapped)
 };
 const identity = new Identity();
@@ -129,7 +130,9 @@ function onConnection(name) {
   }
   if (name === 'closed') {
     page.step = 'failed';
-    page.error = t('error.disconnected');
+    // Told why first (`session.ended`): signed out by the app, or signed in on another device.
+    const ended = page.ended;
+    page.error = ended ? t(`session.${ended.reason}`, { message: ended.message ?? '' }) : t('error.disconnected');
   }
   render();
 }
@@ -162,6 +165,10 @@ async function details(id) {
 
 function onEvent(frame) {
   if (frame.room) return;
+  if (frame.ev === 'session.ended') {
+    if (['revoked', 'elsewhere'].includes(frame.data?.reason)) page.ended = frame.data;
+    return;
+  }
   const next = applyEvent(state, frame, Date.now());
   if (frame.ev === 'msg.typing') setTimeout(render, 6100);
   const follow = next?.refresh ? refresh() : next?.sync ? sync(next.sync) : next?.details ? details(next.details) : null;

@@ -206,6 +206,9 @@ extension VoiceRoom {
         case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved,
             .messageRejected, .joinRequested, .joinDeclined:
             break
+        case .sessionEnded:
+            // The connection closes next (4001 or 4004, with the reason): the room ends then.
+            break
         }
     }
 

@@ -19,6 +19,7 @@ extension ServerEvent {
     private struct LevelsData: Codable { var levels: [SpeakerLevel] }
     private struct QualityData: Codable { var user: String; var up: NetworkQualityLevel; var down: NetworkQualityLevel }
     private struct EmptyData: Codable {}
+    private struct EndedData: Codable { var reason: String; var message: String? }
     private struct ReadData: Codable { var conversation: String; var user: String; var seq: Int64 }
     private struct TypingData: Codable { var conversation: String; var user: String; var until: Int64 }
     private struct RemovedData: Codable { var conversation: String; var by: String; var reason: String }
@@ -52,6 +53,7 @@ extension ServerEvent {
         case .speakerLevels(let levels): try LevelsData(levels: levels).encode(to: encoder)
         case .networkQuality(let user, let up, let down): try QualityData(user: user, up: up, down: down).encode(to: encoder)
         case .youElsewhere: try EmptyData().encode(to: encoder)
+        case .sessionEnded(let reason, let message): try EndedData(reason: reason, message: message).encode(to: encoder)
         case .messageNew(let message), .messageUpdated(let message): try message.encode(to: encoder)
         case .messageRead(let conversation, let user, let seq): try ReadData(conversation: conversation, user: user, seq: seq).encode(to: encoder)
         case .typing(let conversation, let user, let until):
@@ -113,6 +115,9 @@ extension ServerEvent {
             let data = try QualityData(from: decoder)
             self = .networkQuality(user: data.user, up: data.up, down: data.down)
         case "you.elsewhere": self = .youElsewhere
+        case "session.ended":
+            let data = try EndedData(from: decoder)
+            self = .sessionEnded(reason: data.reason, message: data.message)
         case "msg.new": self = .messageNew(try ConversationMessage(from: decoder))
         case "msg.updated": self = .messageUpdated(try ConversationMessage(from: decoder))
         case "msg.read":

@@ -30,6 +30,10 @@ public enum ServerEvent: Sendable, Equatable {
     /// The user joined the event's room from another device, which now gets the room's events:
     /// to this device the room is left (the user is still a member).
     case youElsewhere
+    /// The session ends now (the connection closes after it): `reason` `revoked` (the app's
+    /// backend revoked the user's sessions; `message` says why) or `elsewhere` (the user signed
+    /// in on another device, and the server keeps one device a user).
+    case sessionEnded(reason: String, message: String?)
     /// A new message in one of the user's conversations.
     case messageNew(ConversationMessage)
     /// A message was edited or revoked: the message as it is now.
@@ -78,6 +82,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .speakerLevels: return "speaker.levels"
         case .networkQuality: return "network.quality"
         case .youElsewhere: return "you.elsewhere"
+        case .sessionEnded: return "session.ended"
         case .messageNew: return "msg.new"
         case .messageUpdated: return "msg.updated"
         case .messageRead: return "msg.read"

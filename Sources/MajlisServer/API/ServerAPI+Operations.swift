@@ -124,6 +124,7 @@ extension APIRoute {
             try api.messaging(call) { messaging, _ in try messaging.delete(seq, in: id, by: by) }
         },
         APIRoute("POST", "users/{user}/messages") { try $0.postMessage($1, direct: true) },
+        APIRoute("POST", "users/{user}/sessions/revoke") { try $0.revokeSessions($1) },
         APIRoute("GET", "held-messages") { api, call in
             let after = call.query["after"].flatMap { $0.isEmpty ? nil : $0 }
             if let after, after.count > 64 { throw APIFailure(ProtocolError(.badRequest, "after must be a held message's id (at most 64 characters)")) }
@@ -199,10 +200,36 @@ extension ServerAPI {
         "POST conversations/{conversation}/messages": messageFields,
         "POST users/{user}/messages": messageFields,
         "POST held-messages/{held}/reject": ["reason"],
+        "POST users/{user}/sessions/revoke": ["reason"],
     ]
 
     /// What a message posted through the API may have (`msg.send`'s args, and who sends it).
     static let messageFields: Set<String> = ["from", "type", "text", "payload", "fallback", "replyTo", "mentions"]
+
+    /// `POST /v1/users/{user}/sessions/revoke`: tokens the user was given until now are refused,
+    /// and the user's live sessions end (`session.ended`, reason `revoked`, close 4001) on every
+    /// node.
+    func revokeSessions(_ call: APICall) throws {
+        let user = call.parameters["user"]
+        guard Identifier.isValid(user) else { throw APIFailure(ProtocolError(.badRequest, "the user must be an id of 1 to 64 characters of A-Z a-z 0-9 _ . @ -")) }
+        let given = try call.body()["reason"]
+        guard given == nil || (given?.stringValue.map { !$0.isEmpty && $0.count <= 200 } ?? false) else {
+            throw APIFailure(ProtocolError(.badRequest, "reason must be a text of 1 to 200 characters"))
+        }
+        let reason = given?.stringValue ?? "revoked by the app"
+        let now = context.now()
+        try context.store.revokeSessions(of: user, reason: reason, now: now)
+        let ending = SessionEnding.revoked(user, message: reason)
+        let ended = ending.carryOut(on: context.presence)
+        context.messagingBus?.publish(ending)
+        context.logger.log(.info, "sessions of \(user) revoked: \(reason)", event: "sessions.revoked", fields: ["user": user, "reason": reason])
+        struct Revoked: Encodable {
+            var user: String
+            var revokedAt: Int64
+            var ended: Int
+        }
+        call.exchange.respond(HTTPResponse(status: 200, body: Array(WireEncoder.encode(Revoked(user: user, revokedAt: now, ended: ended)))))
+    }
 
     func createRoom(_ call: APICall) throws {
         var body = try call.body()

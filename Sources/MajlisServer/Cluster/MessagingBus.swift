@@ -7,7 +7,8 @@ import Synchronization
 /// sessions to one Redis stream, sealed with the cluster's secret (`ClusterSeal`: nodes trust
 /// only each other), and reads what the other nodes write there on a thread of its own, from
 /// where it last read: an event written while a node's read was being made again is read all the
-/// same. The stream keeps about its last 10,000 events.
+/// same. The stream keeps about its last 10,000 events. Orders to end a user's sessions
+/// (`SessionEnding`) travel the same way.
 ///
 /// Events are written by a queue of their own, in order: the messaging ops never wait for Redis.
 /// While Redis cannot be reached they wait in a backlog (the newest `kept`) and are written when
@@ -29,6 +30,8 @@ final class MessagingBus: Sendable {
         var node: String
         var users: [String]
         var frame: String
+        /// An order to end sessions instead of a frame to send.
+        var ending: SessionEnding?
     }
 
     private let writer: RedisClient
@@ -39,6 +42,8 @@ final class MessagingBus: Sendable {
     private let logger: Logger
     /// Sends `frame` to this node's sessions of `users`.
     private let deliver: @Sendable (_ users: [String], _ frame: Data) -> Void
+    /// Ends a user's sessions on this node.
+    private let end: @Sendable (SessionEnding) -> Void
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     /// Sealed events not written yet, oldest first, and whether a write is under way (or waits
@@ -50,7 +55,7 @@ final class MessagingBus: Sendable {
 
     init(
         writer: RedisClient, reader: RedisClient, seal: ClusterSeal, node: String, logger: Logger,
-        deliver: @escaping @Sendable (_ users: [String], _ frame: Data) -> Void
+        deliver: @escaping @Sendable (_ users: [String], _ frame: Data) -> Void, end: @escaping @Sendable (SessionEnding) -> Void
     ) {
         self.writer = writer
         self.reader = reader
@@ -58,12 +63,22 @@ final class MessagingBus: Sendable {
         self.node = node
         self.logger = logger
         self.deliver = deliver
+        self.end = end
     }
 
     /// Hands `frame` to the other nodes, for their sessions of `users`: queued at once, written
     /// in order by the bus's own queue.
     func publish(users: [String], frame: Data) {
-        guard let json = try? JSONEncoder().encode(Entry(node: node, users: users, frame: String(decoding: frame, as: UTF8.self))) else { return }
+        publish(Entry(node: node, users: users, frame: String(decoding: frame, as: UTF8.self)))
+    }
+
+    /// Hands `ending` to the other nodes, to end the user's sessions there.
+    func publish(_ ending: SessionEnding) {
+        publish(Entry(node: node, users: [ending.user], frame: "", ending: ending))
+    }
+
+    private func publish(_ entry: Entry) {
+        guard let json = try? JSONEncoder().encode(entry) else { return }
         let sealed = seal.seal(String(decoding: json, as: UTF8.self))
         let start = backlog.withLock { backlog -> Bool in
             backlog.events.append(sealed)
@@ -150,7 +165,7 @@ final class MessagingBus: Sendable {
             for (id, sealed) in Self.entries(reply) {
                 last = id
                 guard let text = seal.open(sealed), let entry = try? JSONDecoder().decode(Entry.self, from: Data(text.utf8)), entry.node != node else { continue }
-                deliver(entry.users, Data(entry.frame.utf8))
+                if let ending = entry.ending { end(ending) } else { deliver(entry.users, Data(entry.frame.utf8)) }
             }
         }
     }

@@ -42,8 +42,9 @@ final class SessionRequests: Sendable {
     /// (a session it had before is replaced, 4004), its rooms resumed.
     func hello(_ args: HelloArgs, re: Int64, session: Session) {
         let claims: AccessClaims
-        do {
+        do throws(ProtocolError) {
             claims = try AccessToken.verify(args.token, keys: context.config.keys, now: context.now() / 1000)
+            if let refusal = revoked(claims) { throw refusal }
         } catch {
             context.metrics.count(.loginsRejected)
             context.logger.log(
@@ -84,6 +85,12 @@ final class SessionRequests: Sendable {
         if let replaced {
             replaced.state.withLock { $0.leave() }
             replaced.connection.close(code: CloseCode.replaced.rawValue, reason: "replaced by a newer connection")
+        }
+        // One device a user: the user's sessions on its other devices end, on every node.
+        if context.config.oneDevicePerUser {
+            let ending = SessionEnding.elsewhere(claims.sub, keep: sessionId)
+            ending.carryOut(on: context.presence)
+            context.messagingBus?.publish(ending)
         }
         // A hello read off the service thread may finish after its connection closed: then the
         // user is not left present through a dead connection.
@@ -127,9 +134,18 @@ final class SessionRequests: Sendable {
         }
     }
 
+    /// Why `claims` may not open or renew a session: the app's backend revoked the user's
+    /// sessions after (or in the second) the token was issued. A store that cannot be read lets
+    /// the token in, as rooms go on through a store outage.
+    private func revoked(_ claims: AccessClaims) -> ProtocolError? {
+        guard let revocation = try? context.store.revocation(of: claims.sub), revocation.refuses(issuedAt: claims.iat) else { return nil }
+        return ProtocolError(.unauthorized, "the user's sessions were revoked (\(revocation.reason)): sign in again for a new token")
+    }
+
     private func renew(_ token: String, re: Int64, session: Session) {
         do throws(ProtocolError) {
             let claims = try AccessToken.verify(token, keys: context.config.keys, now: context.now() / 1000)
+            if let refusal = revoked(claims) { throw refusal }
             try session.state.withLock { state throws(ProtocolError) in try state.renew(claims) }
             let links = session.relays.withLock { table in
                 table.token = token

@@ -18,6 +18,7 @@ extension Store {
         ("conversation_members", #"conversation, "user", role, joined_at, read_seq, muted, pinned, muted_until"#),
         ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by, featured_at"),
         ("conversation_requests", #"conversation, "user", name, note, at"#),
+        ("session_revocations", #""user", revoked_at, reason"#),
         ("blocks", #""user", blocked, at"#),
         ("held_messages", "id, conversation, sender, sender_name, recipient, type, text, payload, fallback, reply_to, mentions, client_msg_id, at"),
         ("uploads", "id, owner, length, received, mime, metadata, created_at, expires_at, completed_at"),

@@ -122,6 +122,9 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE upload_chunks (upload TEXT NOT NULL, start INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (upload, start));
         CREATE TABLE media_links (media TEXT NOT NULL, conversation TEXT NOT NULL, PRIMARY KEY (media, conversation));
         """,
+        """
+        CREATE TABLE session_revocations ("user" TEXT PRIMARY KEY, revoked_at INTEGER NOT NULL, reason TEXT NOT NULL);
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -201,6 +204,9 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE upload_chunks (
             upload TEXT COLLATE "C" NOT NULL, start BIGINT NOT NULL, size BIGINT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (upload, start));
         CREATE TABLE media_links (media TEXT COLLATE "C" NOT NULL, conversation TEXT COLLATE "C" NOT NULL, PRIMARY KEY (media, conversation));
+        """,
+        """
+        CREATE TABLE session_revocations ("user" TEXT COLLATE "C" PRIMARY KEY, revoked_at BIGINT NOT NULL, reason TEXT NOT NULL);
         """,
     ]
 

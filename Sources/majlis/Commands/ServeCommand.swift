@@ -12,7 +12,7 @@ enum ServeCommand {
         usage: majlis serve [--listen HOST:PORT] [--media-listen HOST:PORT] [--media-advertise HOST:PORT]
                             [--data DIR] [--postgres URL] [--redis URL --node ID [--signaling-advertise URL] [--cluster-secret SECRET]] [--keys KEY:SECRET[,KEY:SECRET...]] [--resume-grace SECONDS]
                             [--heartbeat SECONDS] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--log-format text|json]
-                            [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N] [--max-group-members N]
+                            [--max-connections-per-address N] [--max-rooms-per-user N] [--max-rooms-per-connection N] [--max-group-members N] [--one-device]
                             [--revoke-seconds SECONDS] [--edit-seconds SECONDS] [--stranger-messages N] [--stranger-overflow refuse|hold]
                             [--request-timeout SECONDS] [--allow-origin ORIGIN[,ORIGIN...]] [--token-url URL]
                             [--history-messages N] [--history-days DAYS] [--web DIR]
@@ -36,6 +36,8 @@ enum ServeCommand {
         (default 86400) through outages and restarts; --webhook-timeout (default 10) bounds one post;
         --webhook-chat adds chat messages; --webhook-messages adds conversations' messages (message.created, with the
         members who were offline, for push notifications). Reported messages (message.reported) are always posted.
+        --one-device: a user is signed in on one device at a time; signing in on another ends the others' sessions
+        (session.ended with reason elsewhere, then close 4004), on every node of a cluster.
         --media-realtime: the thread that forwards voice runs at real-time priority where the process may (root,
         CAP_SYS_NICE, or RLIMIT_RTPRIO of 10 or more), and as an ordinary thread while it takes over half a core;
         /healthz says which (media.realtime).
@@ -107,6 +109,7 @@ enum ServeCommand {
         config.resumeGrace = try args.int("resume-grace", default: 30, range: 0...86_400)
         config.heartbeat = try args.int("heartbeat", default: 20, range: 1...3600)
         config.maxConnectionsPerAddress = try args.int("max-connections-per-address", default: 256, range: 1...1_000_000)
+        config.oneDevicePerUser = args.flag("one-device")
         config.allowedOrigins = args.string("allow-origin")?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? []
         for origin in config.allowedOrigins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
             throw Arguments.Failure(description: "--allow-origin \(origin) must be an origin like https://app.example.com (or *)")

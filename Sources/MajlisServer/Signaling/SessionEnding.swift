@@ -1,0 +1,41 @@
+import Foundation
+import MajlisProtocol
+import MajlisTransport
+
+/// An order to end a user's sessions (all but `keep`): each gets `session.ended` with the reason,
+/// then its connection is closed with `code`. Carried out on the node that gives it and, through
+/// the messaging bus, on the cluster's others, so that it reaches the user's devices wherever
+/// they are connected.
+struct SessionEnding: Codable, Sendable, Equatable {
+    var user: String
+    /// The session that stays (the one that signed in, under the one-device policy).
+    var keep: String?
+    /// `revoked` or `elsewhere` (docs/protocol.md section 4).
+    var reason: String
+    var message: String?
+    var code: UInt16
+
+    /// The app's backend revoked `user`'s sessions.
+    static func revoked(_ user: String, message: String) -> SessionEnding {
+        SessionEnding(user: user, keep: nil, reason: "revoked", message: message, code: CloseCode.unauthorized.rawValue)
+    }
+
+    /// `user` signed in on another device (session `keep`), and a user has one device here.
+    static func elsewhere(_ user: String, keep: String) -> SessionEnding {
+        SessionEnding(user: user, keep: keep, reason: "elsewhere", message: nil, code: CloseCode.replaced.rawValue)
+    }
+
+    /// Ends the user's sessions on this node; returns how many.
+    @discardableResult
+    func carryOut(on presence: PresenceDirectory) -> Int {
+        let frame = WireEncoder.event(EventFrame(room: nil, seq: nil, event: .sessionEnded(reason: reason, message: message)))
+        let closing = reason == "revoked" ? "the user's sessions were revoked" : "signed in on another device"
+        var ended = 0
+        for session in presence.sessions(of: [user]) where keep == nil || session.sessionId != keep {
+            session.send(frame)
+            session.connection.close(code: code, reason: closing)
+            ended += 1
+        }
+        return ended
+    }
+}
