@@ -10,8 +10,7 @@ import Testing
 /// it), and the message naming it posts once. On the in-memory twin, then on the real server.
 @Suite struct MediaMessageTests {
     static func file(_ bytes: Int, named name: String) throws -> (path: String, data: Data) {
-        var generator = SystemRandomNumberGenerator()
-        let data = Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let data = randomBytes(bytes)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-media-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent(name).path

@@ -353,9 +353,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-cli-media-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var generator = SystemRandomNumberGenerator()
-        var video = Data(capacity: 12_000_000)
-        for _ in 0..<1_500_000 { withUnsafeBytes(of: generator.next()) { video.append(contentsOf: $0) } }
+        let video = randomBytes(12_000_000)
         try video.write(to: URL(fileURLWithPath: directory + "/clip.mp4"))
         try Data(video.prefix(5_000)).write(to: URL(fileURLWithPath: directory + "/thumb.jpg"))
         let huda = ["message", "--url", server.url, "--token", server.token("huda"), "--state", directory + "/huda.json"]
@@ -371,30 +369,30 @@ import Testing
             (try? String(contentsOfFile: directory + "/huda.json", encoding: .utf8))?.contains(#""upload":"#) == true || !sending.isAlive
         })
         kill(sending.processIdentifier, SIGKILL)
-        sending.waitForExit()
-        let resumed = try run(huda + ["resume"])
+        _ = await offPool { sending.waitForExit() }
+        let resumed = try await offPool { try self.run(huda + ["resume"]) }
         #expect(resumed.status == 0, "\(resumed)")
         // One message, whether the kill fell before or after it was sent.
-        let listed = try run(omar + ["list"])
+        let listed = try await offPool { try self.run(omar + ["list"]) }
         let conversation = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(listed.output.utf8))["id"]?.stringValue, "\(listed)")
-        let synced = try run(omar + ["sync", "--conversation", conversation]).output.split(separator: "\n")
+        let synced = try await offPool { try self.run(omar + ["sync", "--conversation", conversation]) }.output.split(separator: "\n")
         #expect(synced.count == 1, "\(synced)")
         let message = try JSONDecoder().decode(JSONValue.self, from: Data(synced[0].utf8))
         #expect(message["type"] == "video" && message["fallback"] == "[Video]" && message["payload"]?["duration"] == 12000, "\(message)")
         #expect(message["payload"]?["mime"] == "video/mp4" && message["payload"]?["size"] == 12_000_000, "\(message)")
         let media = try #require(message["payload"]?["media"]?.stringValue)
-        let downloaded = try run(omar + ["download", "--media", media, "--out", directory + "/got.mp4"])
+        let downloaded = try await offPool { try self.run(omar + ["download", "--media", media, "--out", directory + "/got.mp4"]) }
         #expect(downloaded.status == 0, "\(downloaded)")
         #expect(FileManager.default.contents(atPath: directory + "/got.mp4") == video)
         let thumbnail = try #require(message["payload"]?["thumbnail"]?.stringValue)
-        let part = try run(omar + ["download", "--media", thumbnail, "--range", "10-19", "--out", directory + "/part.jpg"])
+        let part = try await offPool { try self.run(omar + ["download", "--media", thumbnail, "--range", "10-19", "--out", directory + "/part.jpg"]) }
         #expect(part.status == 0 && FileManager.default.contents(atPath: directory + "/part.jpg") == video.subdata(in: 10..<20), "\(part)")
         // Nothing is left to send, and a second resume sends nothing again.
-        let again = try run(huda + ["resume"])
+        let again = try await offPool { try self.run(huda + ["resume"]) }
         #expect(again.status == 0 && again.output.isEmpty, "\(again)")
-        let unknown = try run(huda + ["send", "--to", "omar", "--file", directory + "/clip.bin"])
+        let unknown = try await offPool { try self.run(huda + ["send", "--to", "omar", "--file", directory + "/clip.bin"]) }
         #expect(unknown.status != 0 && unknown.error.contains("--mime"), "\(unknown)")
-        #expect(try run(omar + ["resume"]).error.contains("--state FILE is required"))
+        #expect(try await offPool { try self.run(omar + ["resume"]) }.error.contains("--state FILE is required"))
     }
 
     @Test func everyCommandAnswersDashH() throws {

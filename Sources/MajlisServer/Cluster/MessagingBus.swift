@@ -72,9 +72,11 @@ final class MessagingBus: Sendable {
         publish(Entry(node: node, users: users, frame: String(decoding: frame, as: UTF8.self)))
     }
 
-    /// Hands `ending` to the other nodes, to end the user's sessions there.
+    /// Hands `ending` to the other nodes, to end the user's sessions there. It carries its
+    /// `session.ended` frame too: a node of an older version, which knows no endings, at least
+    /// tells the user's sessions.
     func publish(_ ending: SessionEnding) {
-        publish(Entry(node: node, users: [ending.user], frame: "", ending: ending))
+        publish(Entry(node: node, users: [ending.user], frame: String(decoding: ending.frame, as: UTF8.self), ending: ending))
     }
 
     private func publish(_ entry: Entry) {

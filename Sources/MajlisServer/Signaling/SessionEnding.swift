@@ -25,10 +25,13 @@ struct SessionEnding: Codable, Sendable, Equatable {
         SessionEnding(user: user, keep: keep, reason: "elsewhere", message: nil, code: CloseCode.replaced.rawValue)
     }
 
+    /// The `session.ended` event the user's sessions get.
+    var frame: Data { WireEncoder.event(EventFrame(room: nil, seq: nil, event: .sessionEnded(reason: reason, message: message))) }
+
     /// Ends the user's sessions on this node; returns how many.
     @discardableResult
     func carryOut(on presence: PresenceDirectory) -> Int {
-        let frame = WireEncoder.event(EventFrame(room: nil, seq: nil, event: .sessionEnded(reason: reason, message: message)))
+        let frame = frame
         let closing = reason == "revoked" ? "the user's sessions were revoked" : "signed in on another device"
         var ended = 0
         for session in presence.sessions(of: [user]) where keep == nil || session.sessionId != keep {

@@ -26,7 +26,8 @@ public actor Messenger {
     var saveScheduled = false
     /// Where media messages' files go (nil: this messenger sends none).
     let transfer: (any MediaTransfer)?
-    /// Pending messages being sent now (a second try waits for the first to end).
+    /// Pending messages being sent now: a second try of one while the first runs is refused
+    /// (`misuse`), so a file is never uploaded by two tries at once.
     var posting: Set<String> = []
     /// Bytes a PATCH carries: 256 KiB (the server stores in pieces of this size; over a
     /// 100 kb/s link one takes about 21 s, and a cut one keeps what arrived).
