@@ -67,6 +67,11 @@ import Testing
         let forbidden = try run(["admin", "rooms", "--server", "http://127.0.0.1:\(server.server.port)", "--token", server.token("guest")])
         #expect(forbidden.status == 1 && forbidden.error.contains("forbidden"))
         #expect(try run(["admin", "end", "salon"] + base).output == "ended room salon\n")
+        let omar = try await TestClient.signedIn(server, user: "omar")
+        let revoked = try await offPool { try self.run(["admin", "revoke", "omar", "--reason", "lost phone"] + base) }
+        #expect(revoked.status == 0 && revoked.output.hasPrefix("signed omar out everywhere (sessions ended on this node: 1)"), "\(revoked)")
+        #expect(try await omar.event("session.ended")["data"]?["message"] == "lost phone")
+        #expect(try await omar.closed() == CloseCode.unauthorized.rawValue)
     }
 
     @Test func tokenPrintsAVerifiableJWT() throws {

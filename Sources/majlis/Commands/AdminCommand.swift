@@ -19,6 +19,8 @@ enum AdminCommand {
           bans ROOM
           mute-all ROOM [--off] [--members-may-unmute]
           say ROOM TEXT [--as ID[:NAME]]          post a message as the system (or as a bot user)
+          revoke USER [--reason TEXT]             sign the user out on every device and node; tokens issued
+                                                  until now are refused (the app's backend issues new ones)
           webhooks [--state pending|delivered|failed] [--room ROOM]
           replay EVENT                            post a webhook event again
           nodes                                   the cluster's live nodes, their addresses and load
@@ -99,6 +101,14 @@ enum AdminCommand {
                 say(answer["removed"] == false
                     ? "\(words[1]) is not in \(words[0]); banned from it for \(ban) s\(until)"
                     : "removed \(words[1]) from \(words[0])" + (ban > 0 ? ", banned for \(ban) s\(until)" : ""))
+            }
+        case "revoke":
+            try need(1, "USER [--reason TEXT]")
+            let reason = args.string("reason")
+            try args.rejectUnknown()
+            answer = try client.call("POST", path("users", words[0], "sessions", "revoke"), body: reason.map { ["reason": .string($0)] } ?? [:])
+            if !json {
+                say("signed \(words[0]) out everywhere (sessions ended on this node: \(answer["ended"]?.intValue ?? 0)); tokens issued until now are refused")
             }
         case "unban":
             try need(2, "ROOM USER")
