@@ -76,13 +76,15 @@ public final class Browser: Sendable {
     @discardableResult
     public func wait(for what: String, _ script: String, seconds: Double = 30) async throws -> JSONValue {
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        // Run once more after the deadline: a task starved past it still sees what the page did.
+        while true {
             let value = try await run(script)
             switch value {
             case .null, .bool(false): break
             case .string(let text) where text.isEmpty: break
             default: return value
             }
+            if Date() > deadline { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw Failure(description: "waited \(Int(seconds)) s for \(what); the page then: \(await described())")

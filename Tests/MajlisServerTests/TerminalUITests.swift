@@ -35,9 +35,11 @@ import Testing
         func wait(_ session: String, for text: String, timeout: Double = 30) async throws -> String {
             let deadline = Date().addingTimeInterval(timeout)
             var last = ""
-            while Date() < deadline {
+            // Looked at once more after the deadline: a task starved past it still sees the screen.
+            while true {
                 last = try screen(session)
                 if last.contains(text) { return last }
+                if Date() > deadline { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
             throw TestClient.Timeout(description: "\(session) never showed \"\(text)\"; screen:\n\(last)")
@@ -46,11 +48,11 @@ import Testing
         /// Waits until the program in `session` has ended (its tmux session is gone).
         func waitGone(_ session: String, timeout: Double = 30) async throws -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
+            while true {
                 guard (try? sessions())?.split(separator: "\n").contains(Substring(session)) == true else { return true }
+                if Date() > deadline { return false }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            return false
         }
 
         func stop() { _ = try? run(["kill-server"], capture: false) }
