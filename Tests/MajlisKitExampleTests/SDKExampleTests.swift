@@ -58,6 +58,8 @@ import Testing
         let found = try await messenger.search("salon")   // newest first; found.next: the next page
         let groups = try await messenger.discover("hiking") // public groups, the largest first
         try await messenger.join(groups.groups[0].id)       // false: asked; the owner answers
+        try await messenger.presence(of: ["omar"])         // contacts online; state.presence keeps it current
+        try await messenger.sharePresence(.nobody)          // or .contacts (the default)
         _ = found
     }
 

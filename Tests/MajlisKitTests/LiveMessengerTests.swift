@@ -47,6 +47,32 @@ import Testing
         await omarClient.disconnect()
     }
 
+    /// Contacts' presence in the state: asked at each sync, kept current by `presence.changed`,
+    /// and hidden once a contact shares it with nobody.
+    @Test func contactsPresenceFollowsThemComingAndGoing() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let (huda, hudaClient) = try await messenger(server, "huda", device: "phone")
+        let (omar, omarClient) = try await messenger(server, "omar", device: "phone")
+        let sent = try #require(try await huda.send(text: "hi", to: .user("omar")))
+        #expect(await eventually { await omar.state.messages[sent.conversation]?.count == 1 })
+        _ = try await omar.send(text: "hello", to: .conversation(sent.conversation))
+        // Contacts now: asked, Omar is online; a sync asks too.
+        #expect(try await huda.presence(of: ["omar"]) == [UserPresence(user: "omar", online: true)])
+        try await omar.refresh()
+        #expect(await omar.state.presence["huda"]?.online == true)
+        await hudaClient.disconnect()
+        #expect(await eventually { await omar.state.presence["huda"]?.online == false })
+        #expect(await omar.state.presence["huda"]?.lastSeen != nil)
+        #expect(try await omar.sharePresence() == .contacts)
+        let (hudaAgain, again) = try await messenger(server, "huda", device: "phone")
+        #expect(await eventually { await omar.state.presence["huda"]?.online == true })
+        #expect(try await omar.sharePresence(.nobody) == .nobody)
+        #expect(await eventually { await hudaAgain.state.presence["omar"]?.hidden == true })
+        await again.disconnect()
+        await omarClient.disconnect()
+    }
+
     /// Public groups through the SDK: found, joined at once or on request, and the request
     /// reaches the owner's state as it comes.
     @Test func publicGroupsAreFoundAndJoined() async throws {

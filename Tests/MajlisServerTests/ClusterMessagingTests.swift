@@ -70,6 +70,33 @@ import Testing
         }
     }
 
+    /// Presence is the cluster's: a user online on one node is online for a contact on another;
+    /// when that node is killed (its sessions never close), the contact hears the user is offline
+    /// once the registry no longer lists the node.
+    @Test func presenceCrossesNodesAndAKilledNodesUsersGoOffline() async throws {
+        let shared = try await ClusterTests.sharedStore()
+        let survivor = try ClusterTests.node("node-b", redis: shared.redis, postgres: shared.postgres, secret: shared.secret)
+        defer { survivor.destroy() }
+        try PresenceTests.acquaint(survivor)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-node-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let node = try await ClusterTests.process("node-a", shared, data: data)
+        defer { node.terminate() }
+        let omar = try await TestClient.signedIn(survivor, user: "omar")
+        let huda = try await TestClient.connect(node.url)
+        _ = try await huda.request("hello", ["token": .string(survivor.token("huda"))])
+        #expect(try await PresenceTests.change(omar, of: "huda")["online"] == true)
+        let asked = try await PresenceTests.ask(omar, "presence.get", ["users": ["huda"]])
+        #expect(asked["presence"]?.arrayValue?.first?["online"] == true, "\(asked)")
+        // Omar on node-b is online for Huda on node-a too.
+        let seen = try await PresenceTests.ask(huda, "presence.get", ["users": ["omar"]])
+        #expect(seen["presence"]?.arrayValue?.first?["online"] == true, "\(seen)")
+
+        node.kill()
+        let gone = try await omar.event("presence.changed", timeout: 90) { $0["data"]?["user"] == "huda" }
+        #expect(gone["data"]?["online"] == false && gone["data"]?["lastSeen"]?.intValue != nil, "\(gone)")
+    }
+
     /// A node killed (SIGKILL) while a member sends: every message it acknowledged is kept, and
     /// the member, sending again through another node what was not acknowledged (same client
     /// ids), posts nothing twice.

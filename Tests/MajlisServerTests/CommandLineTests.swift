@@ -342,6 +342,12 @@ import Testing
         readUntil("أهلا")
         #expect(printed.contains(#""ev":"msg.new""#) && printed.contains("أهلا"), "\(printed)")
 
+        // Omar wrote back: a contact, online; Zaid is none. Then Huda hides.
+        let presence = try run(base + ["presence", "--users", "omar,zaid"]).output.split(separator: "\n")
+        #expect(presence.count == 1 && presence[0].contains(#""online":true"#), "\(presence)")
+        let hidden = try run(base + ["presence", "--share", "nobody"])
+        #expect(hidden.status == 0 && hidden.output.contains(#""share":"nobody""#), "\(hidden)")
+
         let bad = try run(base + ["send", "--text", "hi"])
         #expect(bad.status != 0 && bad.error.contains("--to USER or --conversation ID"), "\(bad)")
         let refused = try run(base + ["send", "--to", "huda", "--text", "me"])

@@ -81,6 +81,21 @@ struct WebMessagesTests {
                 try await huda.wait(for: "read by one", "return document.querySelector('.message.mine .read')?.dataset.readers === '1'")
                 #expect(try await huda.run("return document.querySelector('.message.mine .read').textContent") == "قرأها واحد")
 
+                // They wrote to each other: each sees whether the other is online, in the
+                // conversation and as a dot in the list; Omar's page closed, Huda sees when he was last.
+                try await huda.click("[data-action=back]")
+                try await huda.run("[...document.querySelectorAll('.conversation')].find((b) => b.textContent.includes('omar')).click()")
+                try await huda.wait(for: "Omar online", "return document.querySelector('.presence-line')?.dataset.presence === 'online'")
+                #expect(try await huda.run("return document.querySelector('.presence-line').textContent") == "متصل الآن")
+                try await huda.click("[data-action=back]")
+                try await huda.wait(for: "Omar's dot", "return document.querySelector('.conversation .presence[data-presence=online]') !== null")
+                try await huda.run("[...document.querySelectorAll('.conversation')].find((b) => b.textContent.includes('omar')).click()")
+                try await omar.open("about:blank")
+                try await huda.wait(for: "Omar last seen", "return document.querySelector('.presence-line')?.dataset.presence === 'offline'")
+                #expect(try await huda.run("return document.querySelector('.presence-line').textContent.startsWith('آخر ظهور')") == true)
+                try await omar.open("http://127.0.0.1:\(server.server.port)/messages#token=\(server.token("omar", name: "Omar"))")
+                try await omar.wait(for: "Omar's page again", "return window.majlis?.page.step === 'ready'")
+
                 // At a phone's width nothing spills sideways.
                 #expect(try await huda.run("return document.documentElement.scrollWidth <= window.innerWidth") == true)
                 for (name, browser) in [("ar-390", huda), ("en-1280", omar)] {

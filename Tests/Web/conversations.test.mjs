@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   initialConversations, applyList, applyDetails, addMessages, addPending, settlePending, applyEvent, ordered, totalUnread, titleOf,
-  typingIn, readersOf, lastSeq,
+  typingIn, readersOf, lastSeq, directPeers, applyPresence, presenceOf,
 } from '../../Web/app/conversations.js';
 
 const summary = (id, fields = {}) => ({
@@ -76,4 +76,16 @@ test('typing expires; read marks count the other members who read', () => {
   assert.equal(s.conversations.get('d-1').unread, 0);
   applyEvent(s, { ev: 'conv.removed', data: { conversation: 'd-1', by: 'huda', reason: 'left' } }, 0);
   assert.equal(s.conversations.has('d-1'), false);
+});
+
+test('contacts show online, last seen or nothing; presence.changed moves it', () => {
+  const s = state();
+  assert.deepEqual(directPeers(s), ['omar']);
+  assert.equal(presenceOf(s, 'omar'), null);
+  applyPresence(s, [{ user: 'omar', online: true }, { nonsense: 1 }]);
+  assert.deepEqual(presenceOf(s, 'omar'), { status: 'online' });
+  assert.equal(applyEvent(s, { ev: 'presence.changed', data: { user: 'omar', online: false, lastSeen: 500 } }, 0), null);
+  assert.deepEqual(presenceOf(s, 'omar'), { status: 'offline', lastSeen: 500 });
+  applyEvent(s, { ev: 'presence.changed', data: { user: 'omar', online: false, hidden: true } }, 0);
+  assert.equal(presenceOf(s, 'omar'), null);
 });

@@ -15,6 +15,7 @@ export function initialConversations() {
     typing: new Map(), // id -> Map(user -> until, the page's ms)
     reads: new Map(), // id -> Map(user -> readSeq), the other members'
     members: new Map(), // id -> [user], from conv.get
+    presence: new Map(), // user -> {user, online, lastSeen?, hidden?}: contacts, from presence.get and presence.changed
     synced: false,
   };
 }
@@ -164,6 +165,9 @@ export function applyEvent(state, frame, now) {
       if (data.pinned !== undefined) summary.pinned = data.pinned;
       return { details: data.conversation };
     }
+    case 'presence.changed':
+      applyPresence(state, [data]);
+      return null;
     case 'conv.removed':
       state.conversations.delete(data.conversation);
       state.messages.delete(data.conversation);
@@ -173,6 +177,24 @@ export function applyEvent(state, frame, now) {
     default:
       return null;
   }
+}
+
+// The peers of the newest direct conversations (100 at most: what one `presence.get` asks).
+export function directPeers(state) {
+  return ordered(state).filter((summary) => summary.kind === 'direct' && summary.peer).slice(0, 100).map((summary) => summary.peer);
+}
+
+// Contacts' presence as `presence.get` or `presence.changed` tells it.
+export function applyPresence(state, entries) {
+  for (const entry of entries ?? []) if (typeof entry?.user === 'string') state.presence.set(entry.user, entry);
+}
+
+// How a contact shows: 'online', 'offline' (with `lastSeen`, Unix ms, when known) or null
+// (not a contact, or hidden).
+export function presenceOf(state, user) {
+  const entry = state.presence.get(user);
+  if (!entry || entry.hidden) return null;
+  return entry.online ? { status: 'online' } : { status: 'offline', lastSeen: entry.lastSeen ?? null };
 }
 
 // Who types in `id` at `now`.

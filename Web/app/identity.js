@@ -92,6 +92,21 @@ export class Identity {
     return minted.token;
   }
 
+  // The token runs out soon (`token.expiring`): renews `signal`'s session with a new one where
+  // the page can get one (development mode, the app's token URL); a token that was handed over
+  // is renewed by reopening the app. A failure is quiet: the session ends when the old token
+  // does, and the page says so then.
+  async renew(signal) {
+    if (this.given) return;
+    try {
+      const token = await this.token();
+      await signal.request('session.renew', { token });
+      signal.token = token;
+    } catch {
+      // As above.
+    }
+  }
+
   // The user the server says we are.
   remember(user) {
     this.user = user.id;

@@ -304,22 +304,9 @@ function finish(reason, { keepRoom = false } = {}) {
   if (!keepRoom) identity.leftRoom();
 }
 
-// The token runs out soon: get a new one where the page can (development mode, the app's token
-// URL) and renew the session with it; a token that was handed over is renewed by reopening the app.
-async function renewToken() {
-  if (identity.given) return;
-  try {
-    const token = await identity.token();
-    await signal.request('session.renew', { token });
-    signal.token = token;
-  } catch {
-    // The session ends when the old token does; the page says so then.
-  }
-}
-
 function onEvent(frame) {
   if (frame.ev === 'token.expiring') {
-    renewToken();
+    identity.renew(signal);
     return;
   }
   if (frame.ev === 'session.ended') {

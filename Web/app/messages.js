@@ -12,7 +12,7 @@ import { icon } from './icons.js';
 import { pickLanguage, translator, direction } from './i18n.js';
 import {
   initialConversations, applyList, applyDetails, addMessages, markRead, addPending, settlePending, applyEvent, ordered, totalUnread,
-  titleOf, typingIn, readersOf, lastSeq,
+  titleOf, typingIn, readersOf, lastSeq, directPeers, applyPresence, presenceOf,
 } from './conversations.js';
 import { upload, mediaURL, mediaKind, baseType, describeImage, clock } from './uploads.js';
 
@@ -148,6 +148,9 @@ async function refresh() {
   for (const summary of state.conversations.values()) {
     if (summary.lastSeq > lastSeq(state, summary.id)) await sync(summary.id);
   }
+  // Who of the people written to is online now; `presence.changed` keeps it current.
+  const peers = directPeers(state);
+  if (peers.length) applyPresence(state, (await signal.send('presence.get', { users: peers })).presence);
   state.synced = true;
 }
 
@@ -165,6 +168,10 @@ async function details(id) {
 
 function onEvent(frame) {
   if (frame.room) return;
+  if (frame.ev === 'token.expiring') {
+    identity.renew(signal);
+    return;
+  }
   if (frame.ev === 'session.ended') {
     if (['revoked', 'elsewhere'].includes(frame.data?.reason)) page.ended = frame.data;
     return;
@@ -186,6 +193,9 @@ async function open(id) {
   await details(id);
   await sync(id);
   readNow(id);
+  // Whether the other is online (they may have become a contact since the last sync).
+  const peer = state.conversations.get(id)?.kind === 'direct' ? state.conversations.get(id).peer : null;
+  if (peer) applyPresence(state, (await signal.send('presence.get', { users: [peer] })).presence);
   render();
 }
 
@@ -447,7 +457,7 @@ function listHTML() {
   const items = conversations.map((summary) => `
     <li data-key="${escape(summary.id)}">
       <button class="conversation" data-action="open" data-id="${escape(summary.id)}">
-        <span class="name" dir="auto">${escape(titleOf(summary))}</span>
+        <span class="name" dir="auto">${escape(titleOf(summary))}${summary.kind === 'direct' ? presenceDot(summary.peer) : ''}</span>
         ${summary.unread > 0 ? `<span class="badge" data-unread="${summary.unread}" title="${escape(t('messages.unread', { n: summary.unread }))}">${summary.unread}</span>` : ''}
         <span class="preview" dir="auto">${escape(previewOf(summary))}</span>
       </button>
@@ -468,6 +478,23 @@ function listHTML() {
         <button>${escape(t('messages.create'))}</button>
       </form>
     </section>`;
+}
+
+// A contact's mark in the list: a dot while online.
+function presenceDot(user) {
+  const presence = presenceOf(state, user);
+  if (presence?.status !== 'online') return '';
+  return `<span class="presence" data-presence="online" title="${escape(t('messages.online'))}" aria-label="${escape(t('messages.online'))}"></span>`;
+}
+
+// A contact's line under the name: online, or when last seen.
+function presenceLine(user) {
+  const presence = presenceOf(state, user);
+  if (!presence) return '';
+  const text = presence.status === 'online' ? t('messages.online')
+    : presence.lastSeen ? t('messages.lastSeen', { time: new Date(presence.lastSeen).toLocaleString(language, { dateStyle: 'short', timeStyle: 'short' }) })
+    : t('messages.away');
+  return `<span class="presence-line" data-presence="${presence.status}">${escape(text)}</span>`;
 }
 
 function pendingHTML(pending) {
@@ -506,7 +533,7 @@ function conversationHTML(id) {
       <header>
         <button class="back" data-action="back" aria-label="${escape(t('messages.back'))}">${direction(language) === 'rtl' ? '→' : '←'}</button>
         <h2><bdi>${escape(titleOf(summary))}</bdi></h2>
-        ${summary.kind === 'group' ? `<span class="members">${escape(t('messages.members', { n: summary.memberCount }))}</span>` : ''}
+        ${summary.kind === 'group' ? `<span class="members">${escape(t('messages.members', { n: summary.memberCount }))}</span>` : presenceLine(summary.peer)}
       </header>
       <ol class="messages">${items}${pending.map(pendingHTML).join('')}</ol>
       <p class="typing" aria-live="polite">${typing.length ? escape(t('messages.typing', { names: typing.join(', ') })) : ''}</p>
@@ -544,6 +571,13 @@ function render() {
   const list = app.querySelector('.messages');
   if (list) list.scrollTop = list.scrollHeight;
 }
+
+// Leaving the page (another page in this tab, or the tab closed) ends the session at once, so
+// the user's contacts see them go; a page the browser brings back from its cache connects again.
+addEventListener('pagehide', () => signal?.close());
+addEventListener('pageshow', (event) => {
+  if (event.persisted) connect();
+});
 
 // For tests, and for a person who asks why (as the room page's window.majlis).
 window.majlis = { state, page, SignalError };

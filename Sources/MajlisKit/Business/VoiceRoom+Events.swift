@@ -204,7 +204,7 @@ extension VoiceRoom {
         case .signal(let from, let type, let payload):
             emit(.signal(from: from, type: type, payload: payload))
         case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved,
-            .messageRejected, .joinRequested, .joinDeclined:
+            .messageRejected, .joinRequested, .joinDeclined, .presenceChanged:
             break
         case .sessionEnded:
             // The connection closes next (4001 or 4004, with the reason): the room ends then.

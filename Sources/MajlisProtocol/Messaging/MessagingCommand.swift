@@ -56,11 +56,16 @@ public enum MessagingCommand: Sendable, Equatable {
     case unblock(user: String)
     /// `user.blocks`: the users the caller blocks.
     case listBlocks
+    /// `presence.get`: whether these users are online, for those of them who are the caller's
+    /// contacts and share their presence.
+    case presence(users: [String])
+    /// `presence.share`: who sees the caller's presence (nil: only say who does now).
+    case sharePresence(PresenceSharing?)
 
     /// The conversation the command is about, when it names one.
     public var conversation: String? {
         switch self {
-        case .createGroup, .list, .block, .unblock, .listBlocks, .discover: return nil
+        case .createGroup, .list, .block, .unblock, .listBlocks, .discover, .presence, .sharePresence: return nil
         case .send(.user, _): return nil
         case .search(_, let id, _, _): return id
         case .send(.conversation(let id), _): return id

@@ -303,6 +303,16 @@ public enum RequestDecoder {
         "user.block": messaging { args throws(ProtocolError) in .block(user: try args.identifier("user")) },
         "user.unblock": messaging { args throws(ProtocolError) in .unblock(user: try args.identifier("user")) },
         "user.blocks": messaging { _ in .listBlocks },
+        "presence.get": messaging { args throws(ProtocolError) in
+            let users = try args.identifierSet("users", maxCount: Limits.invitees)
+            guard !users.isEmpty else { throw ProtocolError(.badRequest, "args.users must name at least one user") }
+            return .presence(users: users)
+        },
+        "presence.share": messaging { args throws(ProtocolError) in
+            guard let share = try args.optionalString("share", maxLength: 16) else { return .sharePresence(nil) }
+            guard let sharing = PresenceSharing(rawValue: share) else { throw ProtocolError(.badRequest, "args.share must be contacts or nobody") }
+            return .sharePresence(sharing)
+        },
         "msg.edit": messaging { args throws(ProtocolError) in
             let text = try args.string("text", maxLength: Limits.messageText)
             guard !text.isEmpty else { throw ProtocolError(.badRequest, "args.text must not be empty") }

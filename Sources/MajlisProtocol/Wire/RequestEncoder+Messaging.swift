@@ -100,6 +100,12 @@ extension RequestEncoder {
             put("user", .string(user))
             return ("user.unblock", args)
         case .listBlocks: return ("user.blocks", args)
+        case .presence(let users):
+            put("users", .array(users.map(JSONValue.string)))
+            return ("presence.get", args)
+        case .sharePresence(let sharing):
+            put("share", sharing.map { .string($0.rawValue) })
+            return ("presence.share", args)
         }
     }
 }

@@ -65,6 +65,7 @@ extension ServerEvent {
             try MessageRejectedData(conversation: conversation, clientMsgId: clientMsgId, reason: reason).encode(to: encoder)
         case .joinRequested(let request): try request.encode(to: encoder)
         case .joinDeclined(let conversation, let by): try DeclinedData(conversation: conversation, by: by).encode(to: encoder)
+        case .presenceChanged(let presence): try presence.encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -137,6 +138,7 @@ extension ServerEvent {
         case "conv.declined":
             let data = try DeclinedData(from: decoder)
             self = .joinDeclined(conversation: data.conversation, by: data.by)
+        case "presence.changed": self = .presenceChanged(try UserPresence(from: decoder))
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

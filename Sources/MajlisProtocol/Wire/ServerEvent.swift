@@ -54,6 +54,8 @@ public enum ServerEvent: Sendable, Equatable {
     case joinRequested(JoinRequest)
     /// The user's request to join a group was declined.
     case joinDeclined(conversation: String, by: String)
+    /// A contact came online or went offline, or stopped sharing their presence.
+    case presenceChanged(UserPresence)
     /// An event this version does not know; kept as it came.
     case unknown(name: String, data: JSONValue)
 
@@ -92,6 +94,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .messageRejected: return "msg.rejected"
         case .joinRequested: return "conv.request"
         case .joinDeclined: return "conv.declined"
+        case .presenceChanged: return "presence.changed"
         case .unknown(let name, _): return name
         }
     }

@@ -10,7 +10,7 @@ import MajlisTransport
 final class MessagingRequests: Sendable {
     let context: ServerContext
     let rules: ConversationRules
-    private let queue = DispatchQueue(label: "majlis.messaging")
+    let queue = DispatchQueue(label: "majlis.messaging")
     /// How long a `msg.typing` holds (ms): clients say it again every few seconds while typing.
     static let typingFor: Int64 = 6_000
 
@@ -54,6 +54,11 @@ final class MessagingRequests: Sendable {
             WebSocketConnection.send(event, to: connections, urgent: false)
             context.messagingBus?.publish(users: delivery.users, frame: event)
         }
+    }
+
+    /// Returns once every op queued before it is carried out.
+    func finish() {
+        queue.sync {}
     }
 
     /// Runs `work` (the server API's) on the messaging queue, after every op queued before it;
@@ -267,6 +272,10 @@ final class MessagingRequests: Sendable {
             return Outcome(data: WireEncoder.encode(EmptyData()))
         case .listBlocks:
             return Outcome(data: WireEncoder.encode(["users": try store.blocked(by: caller.id)]))
+        case .presence(let users):
+            return Outcome(data: WireEncoder.encode(["presence": try store.presence(of: users, seenBy: caller.id)]))
+        case .sharePresence(let sharing):
+            return try share(sharing, caller: caller.id, now: now)
         case .edit(let id, let seq, let text):
             try store.editMessage(seq, in: id, text: text, now: now)
             return try updated(seq, in: id)

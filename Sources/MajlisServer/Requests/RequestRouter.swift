@@ -59,7 +59,7 @@ struct RequestRouter: Sendable {
             guard state.admitChat(now: now) else {
                 return .refuse(ProtocolError(.rateLimited, "too many messages: at most \(limits.chatPerSecond) per second across rooms and conversations"))
             }
-        case .list, .get, .sync, .search:
+        case .list, .get, .sync, .search, .presence:
             guard state.admitRead(now: now) else {
                 return .refuse(ProtocolError(.rateLimited, "too much read: answers to lists and syncs of at most \(limits.answerBytesPerSecond) bytes a second"))
             }

@@ -9,11 +9,14 @@ final class SessionRequests: Sendable {
     private let context: ServerContext
     private let sessions: SessionTable
     private let precall: PrecallRequests
+    /// Told when a user's first session on this node opens and their last closes (presence).
+    private let messaging: MessagingRequests
 
-    init(context: ServerContext, sessions: SessionTable, precall: PrecallRequests) {
+    init(context: ServerContext, sessions: SessionTable, precall: PrecallRequests, messaging: MessagingRequests) {
         self.context = context
         self.sessions = sessions
         self.precall = precall
+        self.messaging = messaging
     }
 
     /// Carries out `op` (request `re`) for `caller` on `session`, and answers it.
@@ -69,11 +72,12 @@ final class SessionRequests: Sendable {
         }
         let previousId = args.resume
         let device = args.device ?? ""
-        let (replaced, rooms) = context.presence.bind(claims.sub, device: device, to: session)
+        let (replaced, rooms, first) = context.presence.bind(claims.sub, device: device, to: session)
+        if first { messaging.cameOnline(claims.sub) }
         let resumed = previousId != nil && (replaced?.sessionId == previousId || !rooms.isEmpty)
         let sessionId = resumed ? previousId! : "s" + HMACSHA256.randomBytes(12).map { String(format: "%02x", $0) }.joined()
         do throws(ProtocolError) {
-            try session.state.withLock { state throws(ProtocolError) in try state.greet(claims, id: sessionId, device: device) }
+            try session.state.withLock { state throws(ProtocolError) in try state.greet(claims, id: sessionId, device: device, at: context.now()) }
         } catch {
             session.send(WireEncoder.failure(re: re, error))
             return
@@ -88,7 +92,7 @@ final class SessionRequests: Sendable {
         }
         // One device a user: the user's sessions on its other devices end, on every node.
         if context.config.oneDevicePerUser {
-            let ending = SessionEnding.elsewhere(claims.sub, keep: sessionId)
+            let ending = SessionEnding.elsewhere(claims.sub, keep: sessionId, signedInAt: session.greetedAt ?? context.now())
             ending.carryOut(on: context.presence)
             context.messagingBus?.publish(ending)
         }
@@ -128,7 +132,9 @@ final class SessionRequests: Sendable {
         guard let user = session.userId else { return }
         precall.end(session: session, user: user)
         let leaving = session.state.withLock { $0.leaving }
-        guard let rooms = context.presence.unbind(user, device: session.device, session: session), !leaving else { return }
+        guard let (rooms, last) = context.presence.unbind(user, device: session.device, session: session) else { return }
+        if last { messaging.wentOffline(user) }
+        guard !leaving else { return }
         for room in rooms {
             context.rooms.withHost(room, context: context) { try? $0.get().disconnect(user) }
         }

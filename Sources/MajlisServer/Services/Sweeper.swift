@@ -5,7 +5,8 @@ import Synchronization
 /// The server's periodic work, four times a second on a queue of its own: each session's timers
 /// (`SessionState.due`: hello and heartbeat timeouts, token expiry), room timers, a draining
 /// node's rooms still to hand over, speaker levels and network quality to the rooms, idle rooms
-/// out of memory, the store's retention and its check, and memory handed back.
+/// out of memory, the store's retention and its check, memory handed back, and (every five
+/// seconds) the sessions of nodes that are gone forgotten.
 final class Sweeper: @unchecked Sendable {
     // Audited: `timer` is set by `start` and cancelled by `stop`, both called once each by the
     // server's `ServiceGroup`; `sweeps`, `roomsWithLevels` and `checking` are touched on `queue` only.
@@ -14,6 +15,8 @@ final class Sweeper: @unchecked Sendable {
     private let sessions: @Sendable () -> [Session]
     /// Monotonic milliseconds (what connections' `lastReceived` is in).
     private let monotonic: any MillisecondClock
+    /// Forgets the sessions of nodes that are gone (presence of contacts).
+    private let sweepPresence: @Sendable () -> Void
     private let queue = DispatchQueue(label: "majlis.sweeper")
     /// The store's check, apart: a database that does not answer holds up only the check.
     private let checks = DispatchQueue(label: "majlis.sweeper.store")
@@ -24,10 +27,14 @@ final class Sweeper: @unchecked Sendable {
     /// Rooms that had speakers at the last sweep.
     private var roomsWithLevels: Set<String> = []
 
-    init(context: ServerContext, sessions: @escaping @Sendable () -> [Session], monotonic: any MillisecondClock) {
+    init(
+        context: ServerContext, sessions: @escaping @Sendable () -> [Session], monotonic: any MillisecondClock,
+        sweepPresence: @escaping @Sendable () -> Void = {}
+    ) {
         self.context = context
         self.sessions = sessions
         self.monotonic = monotonic
+        self.sweepPresence = sweepPresence
     }
 
     func start() {
@@ -102,5 +109,6 @@ final class Sweeper: @unchecked Sendable {
             }
         }
         if sweeps % 8 == 0 { MemoryTrimmer.trim() }
+        if sweeps % 20 == 14 { sweepPresence() }
     }
 }

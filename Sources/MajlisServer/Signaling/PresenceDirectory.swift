@@ -35,25 +35,27 @@ final class PresenceDirectory: Sendable {
 
     private let directory = Mutex(Directory())
 
-    /// Makes `session` the user's session on `device`; returns the one it replaces and the
-    /// user's rooms held through that device.
-    func bind(_ user: String, device: String, to session: Session) -> (replaced: Session?, rooms: Set<String>) {
+    /// Makes `session` the user's session on `device`; returns the one it replaces, the user's
+    /// rooms held through that device, and whether the user had no session here before.
+    func bind(_ user: String, device: String, to session: Session) -> (replaced: Session?, rooms: Set<String>, first: Bool) {
         directory.withLock { directory in
+            let first = directory.sessions[user] == nil
             let previous = directory.sessions[user, default: [:]].updateValue(session, forKey: device)
             directory.generation &+= 1
-            return (previous === session ? nil : previous, directory.rooms(of: user, device: device))
+            return (previous === session ? nil : previous, directory.rooms(of: user, device: device), first)
         }
     }
 
-    /// The session ended; returns the user's rooms held through its device when it was the
-    /// device's current session.
-    func unbind(_ user: String, device: String, session: Session) -> Set<String>? {
+    /// The session ended; when it was the device's current session, returns the user's rooms
+    /// held through its device and whether the user has no session here any more.
+    func unbind(_ user: String, device: String, session: Session) -> (rooms: Set<String>, last: Bool)? {
         directory.withLock { directory in
             guard directory.sessions[user]?[device] === session else { return nil }
             directory.sessions[user]?[device] = nil
-            if directory.sessions[user]?.isEmpty == true { directory.sessions[user] = nil }
+            let last = directory.sessions[user]?.isEmpty == true
+            if last { directory.sessions[user] = nil }
             directory.generation &+= 1
-            return directory.rooms(of: user, device: device)
+            return (directory.rooms(of: user, device: device), last)
         }
     }
 

@@ -35,6 +35,8 @@ final class Session: Sendable {
     var sessionId: String? { state.withLock { $0.id } }
     /// The device the client named at `hello` ("" for none).
     var device: String { state.withLock { $0.device } }
+    /// Wall-clock ms when it said `hello`.
+    var greetedAt: Int64? { state.withLock { $0.greetedAt } }
     /// The caller the room engine sees.
     var caller: Caller? { state.withLock { $0.caller } }
 

@@ -10,6 +10,9 @@ struct SessionEnding: Codable, Sendable, Equatable {
     var user: String
     /// The session that stays (the one that signed in, under the one-device policy).
     var keep: String?
+    /// When `keep` signed in (wall-clock ms): sessions that signed in after it stay too (the
+    /// order reaches another node late, and a newer sign-in's own order ends `keep`). Nil: all.
+    var signedInAt: Int64?
     /// `revoked` or `elsewhere` (docs/protocol.md section 4).
     var reason: String
     var message: String?
@@ -17,12 +20,21 @@ struct SessionEnding: Codable, Sendable, Equatable {
 
     /// The app's backend revoked `user`'s sessions.
     static func revoked(_ user: String, message: String) -> SessionEnding {
-        SessionEnding(user: user, keep: nil, reason: "revoked", message: message, code: CloseCode.unauthorized.rawValue)
+        SessionEnding(user: user, keep: nil, signedInAt: nil, reason: "revoked", message: message, code: CloseCode.unauthorized.rawValue)
     }
 
-    /// `user` signed in on another device (session `keep`), and a user has one device here.
-    static func elsewhere(_ user: String, keep: String) -> SessionEnding {
-        SessionEnding(user: user, keep: keep, reason: "elsewhere", message: nil, code: CloseCode.replaced.rawValue)
+    /// `user` signed in on another device (session `keep`, at `signedInAt`), and a user has one
+    /// device here.
+    static func elsewhere(_ user: String, keep: String, signedInAt: Int64) -> SessionEnding {
+        SessionEnding(user: user, keep: keep, signedInAt: signedInAt, reason: "elsewhere", message: nil, code: CloseCode.replaced.rawValue)
+    }
+
+    /// Whether `session` ends by this order.
+    func ends(_ session: Session) -> Bool {
+        guard let keep else { return true }
+        guard session.sessionId != keep else { return false }
+        guard let signedInAt, let greetedAt = session.greetedAt else { return true }
+        return greetedAt < signedInAt
     }
 
     /// The `session.ended` event the user's sessions get.
@@ -34,7 +46,7 @@ struct SessionEnding: Codable, Sendable, Equatable {
         let frame = frame
         let closing = reason == "revoked" ? "the user's sessions were revoked" : "signed in on another device"
         var ended = 0
-        for session in presence.sessions(of: [user]) where keep == nil || session.sessionId != keep {
+        for session in presence.sessions(of: [user]) where ends(session) {
             session.send(frame)
             session.connection.close(code: code, reason: closing)
             ended += 1

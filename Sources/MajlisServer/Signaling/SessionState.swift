@@ -72,6 +72,8 @@ public struct SessionState: Sendable {
     /// The device the client named at `hello` ("" when it named none): a user's sessions on
     /// different devices live side by side; a newer one on the same device replaces the older.
     public private(set) var device = ""
+    /// Wall-clock ms when `hello` was taken.
+    public private(set) var greetedAt: Int64?
     /// The user said `bye`, or a newer connection replaced this one: its rooms do not hold it.
     public private(set) var leaving = false
     private var expiryWarned = false
@@ -129,13 +131,14 @@ public struct SessionState: Sendable {
         answers.drain(bytes, capacity: limits.answerBurstBytes, perSecond: Double(limits.answerBytesPerSecond), now: now)
     }
 
-    /// `hello` with verified `claims` as session `id` on `device`: `bad_request` if this
-    /// connection already said it.
-    public mutating func greet(_ claims: AccessClaims, id: String, device: String = "") throws(ProtocolError) {
+    /// `hello` with verified `claims` as session `id` on `device`, at `now` (default: when the
+    /// connection opened): `bad_request` if this connection already said it.
+    public mutating func greet(_ claims: AccessClaims, id: String, device: String = "", at now: Int64? = nil) throws(ProtocolError) {
         guard self.claims == nil else { throw ProtocolError(.badRequest, "hello was already sent on this connection") }
         self.claims = claims
         self.id = id
         self.device = device
+        greetedAt = now ?? openedAt
     }
 
     /// `renew` with verified `claims`: for the same user only; the expiry warning is due again for the new token.

@@ -62,7 +62,6 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         self.context = context
         router = RequestRouter(roomsPerConnection: config.maxRoomsPerConnection, roomsPerUser: config.maxRoomsPerUser)
         precallRequests = PrecallRequests(context: context)
-        sessionRequests = SessionRequests(context: context, sessions: sessions, precall: precallRequests)
         roomRequests = RoomRequests(context: context)
         messagingRequests = MessagingRequests(
             context: context,
@@ -70,6 +69,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
                 groupSize: config.maxGroupMembers, revokeWindow: Duration.seconds(config.revokeSeconds).milliseconds,
                 editWindow: Duration.seconds(config.editSeconds).milliseconds, strangerMessages: config.strangerMessages,
                 strangerOverflow: ConversationRules.StrangerOverflow(rawValue: config.strangerOverflow) ?? .refuse))
+        sessionRequests = SessionRequests(context: context, sessions: sessions, precall: precallRequests, messaging: messagingRequests)
         api = ServerAPI(context: context, messaging: messagingRequests)
         uploads = UploadRequests(context: context)
     }
@@ -78,7 +78,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private func makeServices() -> ServiceGroup {
         let context = context
         let media = context.media
-        let sweeper = Sweeper(context: context, sessions: { [weak self] in self?.sessions.all ?? [] }, monotonic: monotonic)
+        let messaging = messagingRequests
+        let sweeper = Sweeper(
+            context: context, sessions: { [weak self] in self?.sessions.all ?? [] }, monotonic: monotonic, sweepPresence: { messaging.sweepPresence() })
         var services: [ServiceGroup.Service] = []
         if let registry = context.registry, let leases = context.leases {
             services.append(.init("registry", start: {
@@ -92,6 +94,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         if let bus = context.messagingBus { services.append(.init("messaging bus", start: { bus.start() }, stop: { bus.stop() })) }
         services.append(.init("media", start: { media.start() }, stop: { media.stop() }))
         if let webhooks = context.webhooks { services.append(.init("webhooks", start: { webhooks.start() }, stop: { webhooks.stop() })) }
+        // Sessions this node had when it stopped without saying so are over.
+        services.append(.init("presence", start: { messaging.sweepPresence(includingThisNode: true) }, stop: { messaging.finish() }))
         services.append(.init("sweeper", start: { sweeper.start() }, stop: { sweeper.stop() }))
         return ServiceGroup(services)
     }

@@ -19,6 +19,7 @@ extension Store {
         ("messages", "conversation, seq, sender, sender_name, type, text, payload, fallback, reply_to, mentions, ts, client_msg_id, edited_at, revoked_by, featured_at"),
         ("conversation_requests", #"conversation, "user", name, note, at"#),
         ("session_revocations", #""user", revoked_at, reason"#),
+        ("user_presence", #""user", share, last_seen"#),
         ("blocks", #""user", blocked, at"#),
         ("held_messages", "id, conversation, sender, sender_name, recipient, type, text, payload, fallback, reply_to, mentions, client_msg_id, at"),
         ("uploads", "id, owner, length, received, mime, metadata, created_at, expires_at, completed_at"),

@@ -125,6 +125,11 @@ public final class Store: @unchecked Sendable {
         """
         CREATE TABLE session_revocations ("user" TEXT PRIMARY KEY, revoked_at INTEGER NOT NULL, reason TEXT NOT NULL);
         """,
+        """
+        CREATE TABLE user_presence ("user" TEXT PRIMARY KEY, share TEXT NOT NULL DEFAULT 'contacts', last_seen INTEGER);
+        CREATE TABLE presence_nodes ("user" TEXT NOT NULL, node TEXT NOT NULL, since INTEGER NOT NULL, PRIMARY KEY ("user", node));
+        CREATE INDEX presence_nodes_node ON presence_nodes (node);
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -207,6 +212,11 @@ public final class Store: @unchecked Sendable {
         """,
         """
         CREATE TABLE session_revocations ("user" TEXT COLLATE "C" PRIMARY KEY, revoked_at BIGINT NOT NULL, reason TEXT NOT NULL);
+        """,
+        """
+        CREATE TABLE user_presence ("user" TEXT COLLATE "C" PRIMARY KEY, share TEXT NOT NULL DEFAULT 'contacts', last_seen BIGINT);
+        CREATE TABLE presence_nodes ("user" TEXT COLLATE "C" NOT NULL, node TEXT COLLATE "C" NOT NULL, since BIGINT NOT NULL, PRIMARY KEY ("user", node));
+        CREATE INDEX presence_nodes_node ON presence_nodes (node);
         """,
     ]
 

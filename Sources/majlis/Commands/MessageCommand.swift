@@ -31,9 +31,13 @@ enum MessageCommand {
                                                        makes a group (open, request: a public group); prints it
           discover [--query WORDS]                     prints each public group (with every word), the largest first
           join --conversation ID [--note TEXT]         joins a public group, or asks to
+          presence (--users USER,USER | --share contacts|nobody)
+                                                       prints whether each user who is a contact is online
+                                                       ({user, online, lastSeen?, hidden?}), or sets who sees
+                                                       the user's own presence (prints {share})
           follow [--duration SECONDS]                  prints every messaging event (msg.new, msg.updated, msg.read,
                                                        msg.typing, msg.rejected, conv.updated, conv.removed, conv.request,
-                                                       conv.declined) as it comes, until
+                                                       conv.declined, presence.changed) as it comes, until
                                                        interrupted or --duration passes
         The conversations of the token's user. --device names this client's device (another device of the
         user stays connected beside it). --client-id makes a retried send post once (default: a new id).
@@ -56,7 +60,7 @@ enum MessageCommand {
         let statePath = args.string("state")
         guard let command = args.positional.first, args.positional.count == 1 else {
             throw Arguments.Failure(
-                description: "say one command: send, resume, download, list, sync, read, search, create, discover, join or follow (see majlis message --help)")
+                description: "say one command: send, resume, download, list, sync, read, search, create, discover, join, presence or follow (see majlis message --help)")
         }
         if command == "resume" && statePath == nil { throw Arguments.Failure(description: "resume: --state FILE is required (the file send kept)") }
         let work = try self.work(command, &args)
@@ -206,12 +210,21 @@ enum MessageCommand {
             guard let conversation = args.string("conversation") else { throw Arguments.Failure(description: "join: --conversation is required") }
             let note = args.string("note")
             return { context in try await printRequest(context.signaling, .join(conversation: conversation, note: note)) }
+        case "presence":
+            if let share = args.string("share") {
+                guard let sharing = PresenceSharing(rawValue: share) else { throw Arguments.Failure(description: "--share must be contacts or nobody") }
+                return { context in try await printRequest(context.signaling, .sharePresence(sharing)) }
+            }
+            guard let users = args.string("users")?.split(separator: ",").map(String.init), !users.isEmpty else {
+                throw Arguments.Failure(description: "presence: --users or --share is required")
+            }
+            return { context in (try await request(context.signaling, .presence(users: users))["presence"]?.arrayValue ?? []).forEach(printLine) }
         case "follow":
             let duration = try args.int("duration", default: 0, range: 0...31_536_000)
             return { context in try await follow(context.signaling, seconds: duration) }
         default:
             throw Arguments.Failure(
-                description: "unknown command '\(command)': send, resume, download, list, sync, read, search, create, discover, join or follow")
+                description: "unknown command '\(command)': send, resume, download, list, sync, read, search, create, discover, join, presence or follow")
         }
     }
 
@@ -279,7 +292,7 @@ enum MessageCommand {
                     guard let encoded = try? JSONEncoder().encode(frame), let value = try? JSONParser().parse(encoded) else { continue }
                     switch frame.event {
                     case .messageNew, .messageUpdated, .messageRead, .typing, .messageRejected, .conversationUpdated, .conversationRemoved, .joinRequested,
-                        .joinDeclined:
+                        .joinDeclined, .presenceChanged:
                         printLine(value)
                     default: continue
                     }

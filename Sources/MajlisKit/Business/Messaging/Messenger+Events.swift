@@ -54,6 +54,8 @@ extension Messenger {
             }
         case .joinDeclined(let conversation, _):
             change { _ = $0.declined.insert(conversation) }
+        case .presenceChanged(let presence):
+            change { $0.presence[presence.user] = presence }
         case .conversationRemoved(let conversation, _, _):
             change { state in
                 state.conversations[conversation] = nil

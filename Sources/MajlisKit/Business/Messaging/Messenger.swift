@@ -149,6 +149,8 @@ public actor Messenger {
         for summary in listed.values where summary.lastSeq > state.lastSeq(summary.id) {
             try await sync(summary.id, through: summary.lastSeq)
         }
+        let peers = listed.values.filter { $0.kind == .direct }.sorted { $0.updatedAt > $1.updatedAt }.compactMap(\.peer)
+        if !peers.isEmpty { try await presence(of: Array(peers.prefix(100))) }
         change { $0.synced = true }
     }
 
@@ -292,6 +294,27 @@ public actor Messenger {
     public func answerRequest(in conversation: String, from user: String, accept: Bool) async throws(MajlisError) {
         _ = try await request(.answerRequest(conversation: conversation, user: user, accept: accept))
         change { $0.joinRequests[conversation]?.removeAll { $0.user == user } }
+    }
+
+    /// Whether these users (100 at most) are online, for those of them who are the user's
+    /// contacts (docs/protocol.md section 17, Presence); kept in `state.presence`, which
+    /// `presence.changed` keeps current from then on.
+    @discardableResult
+    public func presence(of users: [String]) async throws(MajlisError) -> [UserPresence] {
+        let answer = try await request(.presence(users: Array(users.prefix(100))))
+        let presence: [UserPresence] = decoded(answer["presence"]) ?? []
+        change { state in
+            for entry in presence { state.presence[entry.user] = entry }
+        }
+        return presence
+    }
+
+    /// Who sees whether the user is online: `.contacts` (the server's default) or `.nobody`;
+    /// nil only asks. Answers the setting now.
+    @discardableResult
+    public func sharePresence(_ sharing: PresenceSharing? = nil) async throws(MajlisError) -> PresenceSharing {
+        let answer = try await request(.sharePresence(sharing))
+        return answer["share"]?.stringValue.flatMap(PresenceSharing.init) ?? .contacts
     }
 
     /// Makes a group of the user and `members`.

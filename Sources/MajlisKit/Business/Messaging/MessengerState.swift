@@ -17,6 +17,9 @@ public struct MessengerState: Sendable, Equatable {
     public var joinRequests: [String: [JoinRequest]] = [:]
     /// Groups whose owner or an admin declined the user's request to join.
     public var declined: Set<String> = []
+    /// Contacts' presence, by user, as `presence.get` and `presence.changed` last told it (the
+    /// peers of the newest 100 direct conversations are asked at each sync).
+    public var presence: [String: UserPresence] = [:]
     /// Whether the first list and sync are done.
     public var synced = false
 
