@@ -178,6 +178,68 @@ struct WebMessagesTests {
         }
     }
 
+    /// A photo whose upload is cut by a reload of the page goes on after it: the page keeps what it
+    /// sends (with the file) in the browser, and the reloaded page sends it under its client id,
+    /// the same upload going on from where the server stood; the recipient gets it once, byte
+    /// for byte.
+    @Test func aPhotoCutByAReloadGoesOnAndArrivesOnce() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try TestServer()
+            defer { server.destroy() }
+            let omar = try await TestClient.signedIn(server, user: "omar")
+            let huda = try await Browser(microphone: nil)
+            try await Browser.closing([huda]) {
+                try await Self.page(huda, server, user: "huda")
+                try await Self.submit(huda, "chat", ["to": "omar", "text": "look"])
+                try await huda.wait(for: "the conversation open", "return document.querySelector('[data-form=send]') !== null")
+                _ = try await omar.event("msg.new")
+                // Uploads at 64 KB/s: the photo (about 1.4 MB of noise) takes some 20 s.
+                _ = try await huda.devTools("Network.enable", [:])
+                _ = try await huda.devTools(
+                    "Network.emulateNetworkConditions", ["offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": 65_536])
+                try await huda.run(
+                    """
+                    const canvas = document.createElement('canvas'); canvas.width = 800; canvas.height = 600;
+                    const g = canvas.getContext('2d'); const noise = g.createImageData(800, 600);
+                    let seed = 7; for (let i = 0; i < noise.data.length; i++) { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; noise.data[i] = i % 4 === 3 ? 255 : seed >>> 24; }
+                    g.putImageData(noise, 0, 0);
+                    const bytes = Uint8Array.from(atob(canvas.toDataURL('image/png').split(',')[1]), (c) => c.charCodeAt(0));
+                    let h = 2166136261; for (const b of bytes) h = Math.imul(h ^ b, 16777619) >>> 0;
+                    sessionStorage.setItem('sent', `${bytes.length}:${h}`);
+                    const files = new DataTransfer(); files.items.add(new File([bytes], 'noise.png', { type: 'image/png' }));
+                    const input = document.querySelector('[data-input=file]'); input.files = files.files;
+                    input.dispatchEvent(new Event('change', { bubbles: true }));
+                    """)
+                try await huda.wait(
+                    for: "a piece of the photo up", "return (window.majlis.state.pending.find((p) => p.draft.uploads)?.draft.uploads[0].offset ?? 0) >= 262144")
+                let cut = try await huda.run(
+                    """
+                    const item = window.majlis.state.pending.find((p) => p.draft.uploads).draft.uploads[0];
+                    if (item.offset >= item.length) return null;
+                    const id = item.upload; location.reload(); return id;
+                    """)
+                let upload = try #require(cut.stringValue, "the upload finished before the reload")
+                try await huda.wait(for: "the page again", "return window.majlis?.page.step === 'ready'")
+                _ = try await huda.devTools("Network.emulateNetworkConditions", ["offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1])
+
+                let photo = try await omar.event("msg.new", timeout: 90) { $0["data"]?["type"] == "image" }
+                #expect(photo["data"]?["payload"]?["media"] == .string(upload), "the same upload went on: \(photo)")
+                let synced = try await omar.request("msg.sync", ["conversation": photo["data"]?["conversation"] ?? .null])
+                #expect(synced["data"]?["messages"]?.arrayValue?.filter { $0["type"] == "image" }.count == 1, "\(synced)")
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)/v1/media/\(upload)")!)
+                request.setValue("Bearer \(server.token("omar"))", forHTTPHeaderField: "Authorization")
+                let (bytes, _) = try await URLSession.shared.data(for: request)
+                let hash = bytes.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
+                #expect(try await huda.run("return sessionStorage.getItem('sent')") == .string("\(bytes.count):\(hash)"))
+                // Once sent, nothing is left in the browser to send again.
+                try await huda.wait(for: "nothing pending", "return window.majlis.state.pending.length === 0")
+                try await huda.run("location.reload()")
+                try await huda.wait(for: "the page once more", "return window.majlis?.page.step === 'ready'")
+                #expect(try await huda.run("return window.majlis.state.pending.length") == 0)
+            }
+        }
+    }
+
     /// A page whose session the server ends says why and does not come back by itself: signed in
     /// on another device (one device a user), or signed out by the app's backend.
     @Test func aPageWhoseSessionEndsSaysWhy() async throws {

@@ -15,6 +15,7 @@ import {
   titleOf, typingIn, readersOf, lastSeq, directPeers, applyPresence, presenceOf,
 } from './conversations.js';
 import { upload, mediaURL, mediaKind, baseType, describeImage, clock } from './uploads.js';
+import { Outbox } from './outbox.js';
 
 const params = new URLSearchParams(location.search);
 const app = document.getElementById('app');
@@ -38,6 +39,7 @@ const page = {
 };
 const identity = new Identity();
 let signal = null;
+let outbox = null; // what is being sent, kept in the browser until the server has it
 let lastTyping = 0;
 
 // This browser's device (docs/protocol.md section 4): the page keeps its connection beside the
@@ -104,9 +106,16 @@ async function connect() {
     const hello = await signal.start();
     state.me = hello.user.id;
     identity.remember(hello.user);
+    outbox = new Outbox(state.me);
     signal.setUsable();
     await refresh();
     page.step = 'ready';
+    render();
+    // What an earlier page of this user left unsent (reloaded or closed mid-upload) goes now,
+    // under its client id: posted once, its uploads going on from where the server stands.
+    for (const entry of await outbox.unsent()) {
+      if (!state.pending.some((pending) => pending.clientMsgId === entry.clientMsgId)) resend(entry);
+    }
     const opened = new URLSearchParams(location.hash.slice(1)).get('c');
     if (opened && state.conversations.has(opened)) await open(opened);
   } catch (error) {
@@ -222,18 +231,27 @@ function newClientId() {
 // (`{conversation}` or `{to: user}`); pending until the server has it. A draft's files are
 // uploaded first, each going on from where the server stands when the send is tried again.
 async function send(draft, target = { conversation: page.open }, clientMsgId = newClientId()) {
-  if (!state.pending.some((entry) => entry.clientMsgId === clientMsgId)) addPending(state, { clientMsgId, ...target, draft });
-  else state.pending.find((entry) => entry.clientMsgId === clientMsgId).status = 'sending';
+  const fresh = !state.pending.some((entry) => entry.clientMsgId === clientMsgId);
+  if (fresh) addPending(state, { clientMsgId, ...target, draft });
+  const pending = state.pending.find((entry) => entry.clientMsgId === clientMsgId);
+  pending.status = 'sending';
+  if (fresh) outbox?.keep(pending, true);
   render();
   try {
     const payload = { ...draft.payload };
     for (const item of draft.uploads ?? []) {
-      if (!item.upload || item.offset < item.length) await upload(item, () => signal.token, render);
+      if (!item.upload || item.offset < item.length) {
+        await upload(item, () => signal.token, () => {
+          outbox?.keep(pending);
+          render();
+        });
+      }
       payload[item.field] = item.upload;
     }
     const type = draft.type ?? 'text';
     const fields = type === 'text' ? { text: draft.text } : { type, fallback: draft.fallback, payload };
     const answer = await signal.send('msg.send', { ...target, ...fields, clientMsgId });
+    outbox?.drop(clientMsgId);
     settlePending(state, clientMsgId, answer);
     if (!answer.held) {
       if (!state.conversations.has(answer.conversation)) await refresh();
@@ -245,8 +263,7 @@ async function send(draft, target = { conversation: page.open }, clientMsgId = n
     }
   } catch (error) {
     settlePending(state, clientMsgId, null, describe(error));
-    const pending = state.pending.find((entry) => entry.clientMsgId === clientMsgId);
-    if (pending) pending.offline = error?.code === 'disconnected';
+    pending.offline = error?.code === 'disconnected';
   }
   render();
 }

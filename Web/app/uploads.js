@@ -56,7 +56,8 @@ async function call(path, init) {
 
 // Uploads `item` ({field, blob, type, name, length, upload?, offset}), changing it as it goes
 // (`upload`: the server's id once made; `offset`: the bytes it holds); `token()` gives the
-// user's token, `progress()` is called after each piece. Resolves with the upload's id.
+// user's token, `progress()` is called once the upload is made and after each piece. Resolves
+// with the upload's id.
 export async function upload(item, token, progress = () => {}) {
   const headers = (more = {}) => ({ Authorization: `Bearer ${token()}`, 'Tus-Resumable': '1.0.0', ...more });
   if (item.upload) {
@@ -73,6 +74,7 @@ export async function upload(item, token, progress = () => {}) {
     if (made.status !== 201) throw await refusal(made);
     item.upload = made.headers.get('Location').split('/').pop();
     item.offset = 0;
+    progress(item); // the id is kept at once: a page reloaded now goes on with this upload
   }
   while (item.offset < item.length) {
     const end = Math.min(item.length, item.offset + piece);
