@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "majlis", targets: ["majlis"]),
         .executable(name: "majlis-bench", targets: ["majlis-bench"]),
         .library(name: "MajlisProtocol", targets: ["MajlisProtocol"]),
+        .library(name: "MajlisPacks", targets: ["MajlisPacks"]),
         .library(name: "MajlisRoom", targets: ["MajlisRoom"]),
         .library(name: "MajlisServer", targets: ["MajlisServer"]),
         .library(name: "MajlisKit", targets: ["MajlisKit"]),
@@ -54,6 +55,7 @@ let package = Package(
         .systemLibrary(name: "CSoundTouch", providers: [.apt(["libsoundtouch-dev"]), .brew(["sound-touch"])]),
         // glibc's malloc_trim, to hand memory back after bursts.
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // Macros and inline helpers of libwebsockets that Swift cannot import.
         // libev (a dependency of Debian's libwebsockets-dev) gives each context an epoll loop.
         .target(
@@ -68,6 +70,7 @@ let package = Package(
 
         .target(name: "MajlisProtocol"),
         .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),
+        .target(name: "MajlisPacks", dependencies: ["CZlib", "CCrypto"]),
         .target(name: "COpusShim", dependencies: ["COpus"]),
         .target(name: "CNetShim"),
         // DTLS-SRTP over OpenSSL's libssl, behind a small C interface.
@@ -95,7 +98,7 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(
             name: "MajlisServer",
-            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "MajlisForwarding", "CSQLite", "CPostgres", "CRedis", "CMalloc"],
+            dependencies: ["MajlisProtocol", "MajlisRoom", "MajlisTransport", "MajlisForwarding", "MajlisPacks", "CSQLite", "CPostgres", "CRedis", "CMalloc"],
             plugins: ["EmbedFiles"]),
         // The SDK: its live signaling client and media engine run on libwebsockets, libsrtp2 and
         // libopus on Linux (MajlisTransport, MajlisAudio); everything else is platform-neutral.
@@ -124,6 +127,7 @@ let package = Package(
             dependencies: ["MajlisProtocol", "MajlisServer", "MajlisForwarding", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab", "MajlisCommandLine"]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
+        .testTarget(name: "MajlisPacksTests", dependencies: ["MajlisPacks", "MajlisTestSupport"]),
         // docs/sdk.md's examples, built as an app builds them: MajlisKit alone.
         .testTarget(name: "MajlisKitExampleTests", dependencies: ["MajlisKit"]),
         .testTarget(name: "MajlisRoomTests", dependencies: ["MajlisRoom", "MajlisProtocol"]),
@@ -137,7 +141,9 @@ let package = Package(
             dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),
         .testTarget(
             name: "MajlisServerTests",
-            dependencies: ["MajlisServer", "MajlisRoom", "MajlisTransport", "MajlisForwarding", "MajlisProtocol", "MajlisTestSupport", "MajlisAudio", "MajlisLab"]),
+            dependencies: [
+                "MajlisServer", "MajlisRoom", "MajlisTransport", "MajlisForwarding", "MajlisProtocol", "MajlisPacks", "MajlisTestSupport", "MajlisAudio", "MajlisLab",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -34,15 +34,20 @@ public struct AdminClient {
 
     /// `method path` with `body` as JSON; the answer's JSON, or the server's error as a failure.
     public func call(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {
+        if let body { return try send(method, path, payload: Array(try JSONEncoder().encode(body)), type: "application/json") }
+        // Content-Length: 0, and no form type of libcurl's own.
+        return try send(method, path, payload: method == "GET" ? nil : [], type: "")
+    }
+
+    /// `method path` with `bytes` as the body, of `type`; the answer's JSON, or the server's
+    /// error as a failure.
+    public func call(_ method: String, _ path: String, bytes: [UInt8], type: String) throws -> JSONValue {
+        try send(method, path, payload: bytes, type: type)
+    }
+
+    private func send(_ method: String, _ path: String, payload: [UInt8]?, type: String) throws -> JSONValue {
         var headers = ["Authorization: Bearer \(token)", "Accept: application/json"]
-        var payload: [UInt8]?
-        if let body {
-            payload = Array(try JSONEncoder().encode(body))
-            headers.append("Content-Type: application/json")
-        } else if method != "GET" {
-            payload = []  // Content-Length: 0, and no form type of libcurl's own
-            headers.append("Content-Type:")
-        }
+        if payload != nil { headers.append("Content-Type:" + (type.isEmpty ? "" : " \(type)")) }
         var answer = majlis_http_answer()
         defer { majlis_http_answer_free(&answer) }
         // A NUL after the bytes, so an empty body still has an address to give.
@@ -51,7 +56,7 @@ public struct AdminClient {
             (pinned ?? []).withUnsafeBufferPointer { fingerprint in
                 majlis_http_call(
                     method, server + path, headers.joined(separator: "\n"), payload == nil ? nil : bytes.baseAddress, length,
-                    pinned == nil ? nil : fingerprint.baseAddress, 30, Self.answerLimit, &answer)
+                    pinned == nil ? nil : fingerprint.baseAddress, payload.map { 30 + $0.count / 1_000_000 } ?? 30, Self.answerLimit, &answer)
             }
         }
         guard reached == 1 else {

@@ -1,4 +1,5 @@
 import Foundation
+import MajlisPacks
 import MajlisProtocol
 @testable import MajlisServer
 import MajlisTestSupport
@@ -72,6 +73,22 @@ import Testing
         #expect(revoked.status == 0 && revoked.output.hasPrefix("signed omar out everywhere (sessions ended on this node: 1)"), "\(revoked)")
         #expect(try await omar.event("session.ended")["data"]?["message"] == "lost phone")
         #expect(try await omar.closed() == CloseCode.unauthorized.rawValue)
+
+        // Resource packs: added from a file, listed, refused with the reason, retired.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-packs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let archive = try PackArchives.zip(PackArchives.files())
+        try Data(archive).write(to: URL(fileURLWithPath: directory + "/classic.zip"))
+        try Data("not a zip".utf8).write(to: URL(fileURLWithPath: directory + "/bad.zip"))
+        let added = try await offPool { try self.run(["admin", "packs", "add", directory + "/classic.zip"] + base) }
+        #expect(added.status == 0 && added.output == "pack classic is current: \(ResourcePack.sha256(archive))\n", "\(added)")
+        let packs = try await offPool { try self.run(["admin", "packs"] + base) }
+        #expect(packs.output.contains("classic") && packs.output.contains("3 items"), "\(packs)")
+        let bad = try await offPool { try self.run(["admin", "packs", "add", directory + "/bad.zip"] + base) }
+        #expect(bad.status == 1 && bad.error.contains("the pack is refused: not a zip archive"), "\(bad)")
+        #expect(try await offPool { try self.run(["admin", "packs", "retire", "classic"] + base) }.status == 0)
+        #expect(try await offPool { try self.run(["admin", "packs"] + base) }.output == "no packs\n")
     }
 
     @Test func tokenPrintsAVerifiableJWT() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import MajlisProtocol
 import MajlisRoom
+import MajlisPacks
 import MajlisServer
 import MajlisTestSupport
 import Testing
@@ -53,7 +54,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
-        let latest = backend == .sqlite ? 10 : 8
+        let latest = backend == .sqlite ? 11 : 9
         #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
@@ -229,6 +230,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         _ = try source.setPresenceSharing(.nobody, of: "o")
         // Who is online is each node's own, not copied.
         _ = try source.cameOnline("o", node: "n1", now: 11)
+        let pack = try PackArchives.zip(PackArchives.files())
+        try source.addPack(try ResourcePack(archive: pack), bytes: pack, now: 12)
         guard case .held(let heldMessage, new: true) = held else {
             Issue.record("the message was not held: \(held)")
             return
@@ -237,7 +240,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let database = try await StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
-        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1], "\(counts)")
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1], "\(counts)")
         #expect(throws: (any Error).self) { try source.copy(to: target) }
         let back = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
@@ -258,6 +261,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             #expect(try store.blocked(by: "o") == ["x"])
             #expect(try store.revocation(of: "z") == Store.Revocation(at: 10_500, reason: "gone"))
             #expect(try store.presenceSharing(of: "o") == .nobody && store.presenceNodes(missingFrom: [], before: .max).isEmpty)
+            #expect(try store.packCatalogue().map(\.manifest.id) == ["classic"] && store.packBytes(ResourcePack.sha256(pack), in: 0..<pack.count) == pack)
             #expect(try store.bytes(of: "u1", in: 0..<4) == [1, 2, 3, 4] && store.upload("u1")?.isComplete == true && store.mayRead("u1", user: "o"))
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)
             let records = try store.webhookRecords(state: nil, room: "r", after: nil, limit: 10)

@@ -5,7 +5,7 @@ import Synchronization
 /// The server's periodic work, four times a second on a queue of its own: each session's timers
 /// (`SessionState.due`: hello and heartbeat timeouts, token expiry), room timers, a draining
 /// node's rooms still to hand over, speaker levels and network quality to the rooms, idle rooms
-/// out of memory, the store's retention and its check, memory handed back, and (every five
+/// out of memory, the store's retention (replaced resource packs too) and its check, memory handed back, and (every five
 /// seconds) the sessions of nodes that are gone forgotten.
 final class Sweeper: @unchecked Sendable {
     // Audited: `timer` is set by `start` and cancelled by `stop`, both called once each by the
@@ -95,6 +95,7 @@ final class Sweeper: @unchecked Sendable {
         }
         if sweeps % 240 == 0 {
             try? context.store.pruneReplies(before: now - Duration.seconds(config.ridLifetime).milliseconds)
+            _ = try? context.store.prunePacks(replacedBefore: now - Int64(Store.packKeepDays) * 86_400_000)
             do {
                 let pruned = try context.store.pruneChat(before: now - Int64(config.historyDays) * 86_400_000, keep: config.historyMessages)
                 if pruned > 0 { context.logger.info("chat history: \(pruned) messages past retention deleted") }

@@ -23,6 +23,8 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     let context: ServerContext
     private let api: ServerAPI
     private let uploads: UploadRequests
+    /// Resource packs: the catalogue, the packs, and their uploads (docs/protocol.md section 19).
+    private let packs: PackRequests
     private let sessions = SessionTable()
     /// Decides where each request goes; the handlers below carry it out.
     private let router: RequestRouter
@@ -72,6 +74,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         sessionRequests = SessionRequests(context: context, sessions: sessions, precall: precallRequests, messaging: messagingRequests)
         api = ServerAPI(context: context, messaging: messagingRequests)
         uploads = UploadRequests(context: context)
+        packs = PackRequests(context: context)
     }
 
     /// The services, in the order they start (see `ServiceGroup`).
@@ -158,10 +161,16 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         let routes = routes(origins)
         let limits = WebSocketServer.Limits(
             connectionsPerAddress: config.maxConnectionsPerAddress + Self.httpAllowance, requestSeconds: config.requestSeconds,
-            refuseBody: { [api, uploads] request in
-                routes.refuseBody(request) { UploadRequests.owns($0.path) ? uploads.refusal($0) : api.refusal($0) }
+            refuseBody: { [api, uploads, packs] request in
+                routes.refuseBody(request) {
+                    UploadRequests.owns($0.path) ? uploads.refusal($0) : PackRequests.owns($0.path) ? packs.refusal($0) : api.refusal($0)
+                }
             },
-            bodySink: { [uploads] request in routes.takesBody(request) && UploadRequests.owns(request.path) ? uploads.sink(for: request) : nil },
+            bodySink: { [uploads, packs] request in
+                guard routes.takesBody(request) else { return nil }
+                if UploadRequests.owns(request.path) { return uploads.sink(for: request) }
+                return PackRequests.owns(request.path) ? packs.sink(for: request) : nil
+            },
             acceptUpgrade: { origin, host in origins.acceptsUpgrade(origin: origin, host: host) }, exempt: nodeAddresses)
         do {
             server = try WebSocketServer(
@@ -226,12 +235,16 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private var nodeAddresses: @Sendable (String) -> Bool { { [context] in context.isNodeAddress($0) } }
     private var peerAddresses: @Sendable () -> [String] { { [context] in context.peerSignaling } }
 
-    /// The HTTP side: uploads and media, the server API, metrics, health and the web app, in that order.
+    /// The HTTP side: uploads and media, resource packs, the server API, metrics, health and the web app, in that order.
     private func routes(_ origins: OriginPolicy) -> HTTPRouteTable {
         HTTPRouteTable(routes: [
             .init(name: "uploads", matches: { UploadRequests.owns($0.path) }, takesBody: true) { [uploads, context] exchange in
                 guard context.node.isStarted else { return exchange.respond(APIFailure.starting.response) }
                 uploads.handle(exchange)
+            },
+            .init(name: "packs", matches: { PackRequests.owns($0.path) }, takesBody: true) { [packs, context] exchange in
+                guard context.node.isStarted else { return exchange.respond(APIFailure.starting.response) }
+                packs.handle(exchange)
             },
             .init(name: "api", matches: { ServerAPI.owns($0.path) }, takesBody: true) { [api, context] exchange in
                 guard context.node.isStarted else { return exchange.respond(APIFailure.starting.response) }

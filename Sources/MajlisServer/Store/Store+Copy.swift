@@ -20,6 +20,7 @@ extension Store {
         ("conversation_requests", #"conversation, "user", name, note, at"#),
         ("session_revocations", #""user", revoked_at, reason"#),
         ("user_presence", #""user", share, last_seen"#),
+        ("packs", "sha256, id, kind, manifest, size, data, created_at, replaced_at"),
         ("blocks", #""user", blocked, at"#),
         ("held_messages", "id, conversation, sender, sender_name, recipient, type, text, payload, fallback, reply_to, mentions, client_msg_id, at"),
         ("uploads", "id, owner, length, received, mime, metadata, created_at, expires_at, completed_at"),

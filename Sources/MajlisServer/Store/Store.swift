@@ -130,6 +130,12 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE presence_nodes ("user" TEXT NOT NULL, node TEXT NOT NULL, since INTEGER NOT NULL, PRIMARY KEY ("user", node));
         CREATE INDEX presence_nodes_node ON presence_nodes (node);
         """,
+        """
+        CREATE TABLE packs (
+            sha256 TEXT PRIMARY KEY, id TEXT NOT NULL, kind TEXT NOT NULL, manifest TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL,
+            created_at INTEGER NOT NULL, replaced_at INTEGER);
+        CREATE INDEX packs_current ON packs (id) WHERE replaced_at IS NULL;
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -217,6 +223,12 @@ public final class Store: @unchecked Sendable {
         CREATE TABLE user_presence ("user" TEXT COLLATE "C" PRIMARY KEY, share TEXT NOT NULL DEFAULT 'contacts', last_seen BIGINT);
         CREATE TABLE presence_nodes ("user" TEXT COLLATE "C" NOT NULL, node TEXT COLLATE "C" NOT NULL, since BIGINT NOT NULL, PRIMARY KEY ("user", node));
         CREATE INDEX presence_nodes_node ON presence_nodes (node);
+        """,
+        """
+        CREATE TABLE packs (
+            sha256 TEXT COLLATE "C" PRIMARY KEY, id TEXT COLLATE "C" NOT NULL, kind TEXT NOT NULL, manifest TEXT NOT NULL, size BIGINT NOT NULL,
+            data BYTEA NOT NULL, created_at BIGINT NOT NULL, replaced_at BIGINT);
+        CREATE INDEX packs_current ON packs (id) WHERE replaced_at IS NULL;
         """,
     ]
 

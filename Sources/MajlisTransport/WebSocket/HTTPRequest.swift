@@ -27,6 +27,6 @@ public struct HTTPRequest: Sendable {
     /// The headers copied from each request (anything else is not kept).
     static let keptHeaders = [
         "authorization", "content-type", "idempotency-key", "accept", "majlis-signature", "majlis-event-id", "majlis-key", "majlis-forwarded", "host",
-        "origin", "range", "tus-resumable", "upload-length", "upload-offset", "upload-metadata",
+        "origin", "range", "if-none-match", "tus-resumable", "upload-length", "upload-offset", "upload-metadata",
     ]
 }

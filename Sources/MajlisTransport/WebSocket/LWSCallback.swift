@@ -162,7 +162,7 @@ private func httpHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
         "authorization": WSI_TOKEN_HTTP_AUTHORIZATION, "content-type": WSI_TOKEN_HTTP_CONTENT_TYPE,
         "content-length": WSI_TOKEN_HTTP_CONTENT_LENGTH, "accept": WSI_TOKEN_HTTP_ACCEPT,
         "transfer-encoding": WSI_TOKEN_HTTP_TRANSFER_ENCODING, "host": WSI_TOKEN_HOST, "origin": WSI_TOKEN_ORIGIN,
-        "range": WSI_TOKEN_HTTP_RANGE,
+        "range": WSI_TOKEN_HTTP_RANGE, "if-none-match": WSI_TOKEN_HTTP_IF_NONE_MATCH,
     ]
     if let token = known[name] {
         let length = Int(lws_hdr_total_length(wsi, token))

@@ -23,6 +23,9 @@ enum AdminCommand {
                                                   until now are refused (the app's backend issues new ones)
           webhooks [--state pending|delivered|failed] [--room ROOM]
           replay EVENT                            post a webhook event again
+          packs [list]                            the resource packs' catalogue (docs/protocol.md section 19)
+          packs add FILE.zip                      upload a pack: checked, named by its SHA-256, and current for its id
+          packs retire ID                         take a pack out of the catalogue (its versions are served 30 more days)
           nodes                                   the cluster's live nodes, their addresses and load
           drain NODE [--no-wait]                  move the node's rooms and members to other nodes; it takes no
                                                   new rooms (until restarted). Waits until it hosts none (60 s at most)
@@ -161,6 +164,32 @@ enum AdminCommand {
             try args.rejectUnknown()
             answer = try client.call("POST", path("webhooks", "events", words[0], "replay"))
             if !json { say("event \(words[0]) will be posted again") }
+        case "packs":
+            let action = words.first ?? "list"
+            try args.rejectUnknown()
+            switch action {
+            case "list":
+                try need(words.isEmpty ? 0 : 1, "[list]")
+                answer = try client.call("GET", "/v1/packs")
+                if !json {
+                    let rows = (answer["packs"]?.arrayValue ?? []).map { pack -> [String] in
+                        [pack["id"]?.stringValue ?? "", pack["kind"]?.stringValue ?? "", "\(pack["items"]?.arrayValue?.count ?? 0) items",
+                            "\(pack["size"]?.intValue ?? 0) bytes", pack["sha256"]?.stringValue ?? ""]
+                    }
+                    say(rows.isEmpty ? "no packs" : table(rows))
+                }
+            case "add":
+                try need(2, "add FILE.zip")
+                guard let bytes = FileManager.default.contents(atPath: words[1]) else { throw Arguments.Failure(description: "cannot read \(words[1])") }
+                answer = try client.call("POST", "/v1/packs", bytes: Array(bytes), type: "application/zip")
+                if !json { say("pack \(answer["pack"]?["id"]?.stringValue ?? "") is current: \(answer["pack"]?["sha256"]?.stringValue ?? "")") }
+            case "retire":
+                try need(2, "retire ID")
+                answer = try client.call("DELETE", path("packs", words[1]))
+                if !json { say("pack \(words[1]) is out of the catalogue; its versions are served 30 more days") }
+            default:
+                throw Arguments.Failure(description: "usage: majlis admin packs [list | add FILE.zip | retire ID]")
+            }
         case "nodes":
             try need(0, "")
             try args.rejectUnknown()
