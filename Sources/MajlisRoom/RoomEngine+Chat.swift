@@ -49,6 +49,17 @@ extension RoomEngine {
         }
     }
 
+    /// `seat.emoji`: `seat.emoji` to every member (the sender too, so that every screen shows it
+    /// at the same moment), under the room-wide budget, unless the room's emoji are off (the
+    /// owner and admins may send them still). Which packs and items exist is the server's to
+    /// check before.
+    mutating func sendEmoji(_ caller: Caller, to index: Int, pack: String, item: String, now: Int64, out: inout RoomOutcome) throws(ProtocolError) {
+        if emojiOff && !isModerator(caller.id) && !caller.isOperator { throw ProtocolError(.forbidden, "seat emoji are off in this room") }
+        guard seats.indices.contains(index) else { throw ProtocolError(.badRequest, "the room has no seat \(index)") }
+        try chargeBroadcast(caller, bytes: pack.utf8.count + item.utf8.count + Self.eventOverhead, now: now)
+        emit(.room, .seatEmoji(index: index, user: caller.id, pack: pack, item: item), &out)
+    }
+
     /// An event's bytes besides what a member chose (its name, room, seq, sender).
     static let eventOverhead = 96
 

@@ -42,6 +42,14 @@ extension RoomEngine {
                 out.effects.append(.saveRoom)
             }
             return .done
+        case .allowEmoji(let on):
+            try requireModerator(caller)
+            if emojiOff == on {
+                emojiOff = !on
+                emit(.room, .roomUpdated(info), &out)
+                out.effects.append(.saveRoom)
+            }
+            return .done
         case .end:
             guard caller.id == owner || caller.grants.admin else {
                 throw ProtocolError(.forbidden, "only the owner or a server admin may end the room")
@@ -151,6 +159,9 @@ extension RoomEngine {
         case .sendSignal(let target, let type, let payload):
             try sendSignal(caller, to: target, type: type, payload: payload, now: now, out: &out)
             return .done
+        case .sendEmoji(let index, let pack, let item):
+            try sendEmoji(caller, to: index, pack: pack, item: item, now: now, out: &out)
+            return .done
         case .offerWebRTC(let sdp):
             return .webrtcOffer(sdp: sdp, seats: seats.count)
         }
@@ -160,12 +171,12 @@ extension RoomEngine {
     /// reading, chat and signals; not the ones that are about the caller's own place in the room.
     public static func operatorMay(_ command: RoomCommand) -> Bool {
         switch command {
-        case .sync, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .muteAllSeats, .kickFromSeat, .inviteToSeat, .acceptRequest,
+        case .sync, .update, .muteChatAll, .allowEmoji, .end, .lockSeat, .muteSeat, .muteAllSeats, .kickFromSeat, .inviteToSeat, .acceptRequest,
             .rejectRequest, .listMembers, .setRole, .transferOwner, .kickMember, .unban, .muteChat, .sendChat, .chatHistory,
             .attributes, .sendSignal:
             return true
         case .create, .join, .leave, .takeSeat, .leaveSeat, .switchSeat, .replyToInvite, .setMic, .createRequest, .cancelRequest,
-            .updateMember, .offerWebRTC:
+            .updateMember, .offerWebRTC, .sendEmoji:
             return false
         }
     }

@@ -20,6 +20,8 @@ public struct RoomEngine: Sendable {
     public internal(set) var mode: RoomMode
     public internal(set) var announcement: String
     public internal(set) var chatMutedAll: Bool
+    /// Whether only the owner and admins may send seat emoji (`room.emoji`).
+    public internal(set) var emojiOff = false
     public let createdAt: Int64
     public internal(set) var maxMembers: Int
     public internal(set) var seats: [Seat]
@@ -96,6 +98,7 @@ public struct RoomEngine: Sendable {
                 maxMembers: stored.maxMembers),
             owner: stored.owner, now: stored.createdAt, limits: limits)
         chatMutedAll = stored.chatMutedAll
+        emojiOff = stored.emojiOff ?? false
         for index in stored.lockedSeats where seats.indices.contains(index) { seats[index].state = .locked }
         for index in stored.mutedSeats where seats.indices.contains(index) { seats[index].muted = true }
         admins = Set(stored.admins)
@@ -144,7 +147,8 @@ public struct RoomEngine: Sendable {
                 : occupancy.sorted { $0.key < $1.key }.map { seat, user in
                     StoredRoom.Occupant(seat: seat, user: user, name: members[user]?.name ?? user, avatar: members[user]?.avatar ?? "")
                 },
-            names: { let kept = knownNames.filter { $0.key == owner || bans[$0.key] != nil }; return kept.isEmpty ? nil : kept }())
+            names: { let kept = knownNames.filter { $0.key == owner || bans[$0.key] != nil }; return kept.isEmpty ? nil : kept }(),
+            emojiOff: emojiOff ? true : nil)
     }
 
     /// `user`'s display name: as a member now, or as last seen if the room keeps it (its owner, a
@@ -162,7 +166,7 @@ public struct RoomEngine: Sendable {
     public var info: RoomInfo {
         RoomInfo(
             id: id, title: title, owner: owner, mode: mode, seatCount: seats.count, announcement: announcement,
-            chatMutedAll: chatMutedAll, createdAt: createdAt, memberCount: members.count, maxMembers: maxMembers)
+            chatMutedAll: chatMutedAll, createdAt: createdAt, memberCount: members.count, maxMembers: maxMembers, emojiOff: emojiOff ? true : nil)
     }
 
     /// Ids of the current members, in join order.

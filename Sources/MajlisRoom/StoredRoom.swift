@@ -20,6 +20,8 @@ public struct StoredRoom: Sendable, Equatable, Codable {
     /// The display names of the people the room names when they may be away: its owner and the
     /// users it bans (user id to name; nil: none known), for consoles and the server API.
     public var names: [String: String]?
+    /// True when members may not send seat emoji (nil: they may; rooms stored before there were any).
+    public var emojiOff: Bool?
 
     /// A member on a seat, as the store keeps it: back in the room after a restart or a move to
     /// another node, it holds the seat for the resume grace.
@@ -40,7 +42,7 @@ public struct StoredRoom: Sendable, Equatable, Codable {
     public init(
         id: String, title: String, owner: String, mode: RoomMode, seatCount: Int, announcement: String,
         chatMutedAll: Bool, createdAt: Int64, maxMembers: Int, lockedSeats: [Int], mutedSeats: [Int], admins: [String],
-        occupants: [Occupant]? = nil, names: [String: String]? = nil
+        occupants: [Occupant]? = nil, names: [String: String]? = nil, emojiOff: Bool? = nil
     ) {
         self.id = id
         self.title = title
@@ -56,5 +58,6 @@ public struct StoredRoom: Sendable, Equatable, Codable {
         self.admins = admins
         self.occupants = occupants
         self.names = names
+        self.emojiOff = emojiOff
     }
 }

@@ -8,6 +8,8 @@ final class ServerContext: Sendable {
     let config: ServerConfig
     let store: Store
     let presence = PresenceDirectory()
+    /// The items of the resource packs kept, for `seat.emoji`.
+    let packIndex = PackIndex()
     let logger: Logger
     /// Wall time (Unix milliseconds).
     let clock: any MillisecondClock

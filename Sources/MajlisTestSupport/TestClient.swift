@@ -139,9 +139,15 @@ public final class TestClient: WebSocketDelegate, Sendable {
     /// Sends a request and returns the whole response frame (`{"re", "ok", "data"|"error"}`).
     @discardableResult
     public func request(_ op: String, _ args: [String: JSONValue] = [:], rid: String? = nil) async throws -> JSONValue {
+        try await response(to: send(op, args, rid: rid))
+    }
+
+    /// Sends request `op` without waiting for its answer; its id (for `response(to:)`).
+    @discardableResult
+    public func send(_ op: String, _ args: [String: JSONValue] = [:], rid: String? = nil) -> Int64 {
         let id = nextId.add(1, ordering: .relaxed).newValue
         sendRaw(String(decoding: RequestEncoder.frame(id: id, op: op, args: args, rid: rid), as: UTF8.self))
-        return try await response(to: id)
+        return id
     }
 
     /// Waits for the response whose `re` is `id` and removes it from the inbox.

@@ -17,7 +17,7 @@ import Testing
         }
         func attrs() -> [String: String] { Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 1...3, using: &rng)).map { ("k\($0)", text()) }) }
         func step() -> AttributeOperation { flag() ? .set(attrs(), deleteOnLeave: flag(), updateOwner: flag()) : .delete(["k\(index())"]) }
-        switch Int.random(in: 0..<36, using: &rng) {
+        switch Int.random(in: 0..<38, using: &rng) {
         case 0: return .create(settings())
         case 1: return .join(create: maybe(settings))
         case 2: return .leave
@@ -52,6 +52,8 @@ import Testing
         case 31: return .sendSignal(to: flag() ? .room : .users(Array(Set((0..<3).map { _ in id() })).sorted()), type: "gift", payload: flag() ? .null : ["k": "v"])
         case 33: return .muteAllSeats(muted: flag(), membersMayUnmute: flag())
         case 34: return .unban(user: id())
+        case 36: return .allowEmoji(flag())
+        case 37: return .sendEmoji(index: index(), pack: String(repeating: "0123456789abcdef", count: 4), item: flag() ? "laugh" : "a.b_c-1")
         case 32: return .offerWebRTC(sdp: "v=0\r\n" + text())
         default: return .join(create: nil)
         }

@@ -77,6 +77,29 @@ import Testing
         room.fails("ghost", .sendSignal(to: .room, type: "x", payload: .null), .notInRoom)
     }
 
+    /// A seat emoji goes to everyone, the sender too; the owner may turn emoji off for members
+    /// (not for itself or admins), saved with the room.
+    @Test func seatEmojiGoToEveryoneUnlessTheOwnerTurnsThemOff() {
+        var room = RoomHarness()
+        room.join("a")
+        room.join("b")
+        let pack = String(repeating: "e", count: 64)
+        let sent = room.ok("a", .sendEmoji(index: 2, pack: pack, item: "laugh"))
+        #expect(sent.deliveries == [Delivery(audience: .room, seq: nil, event: .seatEmoji(index: 2, user: "a", pack: pack, item: "laugh"))])
+        room.fails("a", .sendEmoji(index: 99, pack: pack, item: "laugh"), .badRequest)
+        room.fails("ghost", .sendEmoji(index: 0, pack: pack, item: "laugh"), .notInRoom)
+        room.fails("a", .allowEmoji(false), .forbidden)
+        let off = room.ok("owner", .allowEmoji(false))
+        #expect(off.effects == [.saveRoom] && room.engine.info.emojiOff == true && room.engine.stored.emojiOff == true)
+        #expect(off.deliveries.map(\.event) == [.roomUpdated(room.engine.info)])
+        room.fails("a", .sendEmoji(index: 0, pack: pack, item: "laugh"), .forbidden)
+        _ = room.ok("owner", .sendEmoji(index: 0, pack: pack, item: "laugh"))
+        #expect(room.ok("owner", .allowEmoji(false)).deliveries.isEmpty, "no change, no event")
+        _ = room.ok("owner", .allowEmoji(true))
+        #expect(room.engine.info.emojiOff == nil && room.engine.stored.emojiOff == nil)
+        _ = room.ok("a", .sendEmoji(index: 0, pack: pack, item: "laugh"))
+    }
+
     /// What one member makes the server send to everyone is held to a budget in bytes, signals
     /// and attribute changes together: 4 KiB signals pass for the burst, then at the budget's
     /// rate; leaving and joining again does not refill it; a server admin is not counted.

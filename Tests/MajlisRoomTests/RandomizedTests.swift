@@ -12,7 +12,7 @@ import Testing
         let requestId = "q\(Int.random(in: 1...40, using: &rng))"
         let inviteId = "i\(Int.random(in: 1...40, using: &rng))"
         let key = "k\(Int.random(in: 0...5, using: &rng))"
-        switch Int.random(in: 0..<33, using: &rng) {
+        switch Int.random(in: 0..<35, using: &rng) {
         case 0, 1: return .join(create: nil)
         case 2: return .leave
         case 3, 4: return .takeSeat(index: maybeIndex)
@@ -43,6 +43,8 @@ import Testing
         case 30: return .muteAllSeats(muted: Bool.random(using: &rng), membersMayUnmute: Bool.random(using: &rng))
         case 31: return .unban(user: user)
         case 29: return .offerWebRTC(sdp: "v=0")
+        case 33: return .allowEmoji(Bool.random(using: &rng))
+        case 34: return .sendEmoji(index: index, pack: String(repeating: "a", count: 64), item: "laugh")
         default: return .sync
         }
     }

@@ -25,6 +25,9 @@ public enum RoomEvent: Sendable, Equatable {
     case tokenExpiring(at: Int64)
     /// A custom signal (gift, emoji, app command); not part of the state.
     case signal(from: String, type: String, payload: JSONValue)
+    /// `user` sent emoji `item` of resource pack `pack` (its SHA-256 name) to seat `index`: show
+    /// it on that seat now.
+    case seatEmoji(index: Int, user: String, pack: String, item: String)
     /// This subscriber fell this many events behind and they were not kept (it reads too slowly);
     /// the state stream still has everything.
     case missed(Int)

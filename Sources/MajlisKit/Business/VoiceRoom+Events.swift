@@ -203,6 +203,8 @@ extension VoiceRoom {
             await change { $0.networkQuality = NetworkQuality(rawValue: max(up, down).rawValue) }
         case .signal(let from, let type, let payload):
             emit(.signal(from: from, type: type, payload: payload))
+        case .seatEmoji(let index, let user, let pack, let item):
+            emit(.seatEmoji(index: index, user: user, pack: pack, item: item))
         case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved,
             .messageRejected, .joinRequested, .joinDeclined, .presenceChanged:
             break

@@ -164,6 +164,9 @@ extension VoiceRoom {
 
     public func muteChatForAll(_ on: Bool) async throws(MajlisError) { try await send(.muteChatAll(on)) }
 
+    /// Whether members may send seat emoji (the owner and admins always may).
+    public func allowEmoji(_ on: Bool) async throws(MajlisError) { try await send(.allowEmoji(on)) }
+
     public func updateRoom(title: String? = nil, announcement: String? = nil, mode: RoomMode? = nil, seatCount: Int? = nil) async throws(MajlisError) {
         try await send(.update(title: title, announcement: announcement, mode: mode, seatCount: seatCount))
     }
@@ -208,6 +211,12 @@ extension VoiceRoom {
     /// All or nothing: `conflict` if any key belongs to someone else.
     public func batchAttributes(_ operations: [AttributeOperation], force: Bool = false) async throws(MajlisError) {
         try await send(.attributes(operations, force: force, atomic: true))
+    }
+
+    /// Shows emoji `item` of resource pack `pack` (its SHA-256 name, from `GET /v1/packs`) on seat
+    /// `index` for everyone in the room, the sender too (`RoomEvent.seatEmoji`).
+    public func sendEmoji(toSeat index: Int, pack: String, item: String) async throws(MajlisError) {
+        try await send(.sendEmoji(index: index, pack: pack, item: item))
     }
 
     /// Sends a custom signal (gift, emoji, app command) to users or the whole room.

@@ -12,10 +12,12 @@ public struct RoomInfo: Sendable, Codable, Equatable {
     public var memberCount: Int
     /// 0 means the server's limit.
     public var maxMembers: Int
+    /// True when members may not send seat emoji (`room.emoji`); absent while they may.
+    public var emojiOff: Bool?
 
     public init(
         id: String, title: String, owner: String, mode: RoomMode, seatCount: Int, announcement: String,
-        chatMutedAll: Bool, createdAt: Int64, memberCount: Int, maxMembers: Int
+        chatMutedAll: Bool, createdAt: Int64, memberCount: Int, maxMembers: Int, emojiOff: Bool? = nil
     ) {
         self.id = id
         self.title = title
@@ -27,5 +29,6 @@ public struct RoomInfo: Sendable, Codable, Equatable {
         self.createdAt = createdAt
         self.memberCount = memberCount
         self.maxMembers = maxMembers
+        self.emojiOff = emojiOff
     }
 }

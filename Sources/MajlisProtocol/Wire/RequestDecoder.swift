@@ -338,6 +338,7 @@ public enum RequestDecoder {
                 seatCount: try args.optionalInt("seatCount", in: RoomSettings.seatCountRange))
         },
         "room.muteChatAll": room { args throws(ProtocolError) in .muteChatAll(try args.bool("on")) },
+        "room.emoji": room { args throws(ProtocolError) in .allowEmoji(try args.bool("on")) },
         "room.end": room { _ in .end },
 
         "seat.take": room { args throws(ProtocolError) in .takeSeat(index: try args.optionalInt("index")) },
@@ -351,6 +352,17 @@ public enum RequestDecoder {
             .muteAllSeats(muted: try args.bool("muted"), membersMayUnmute: try args.optionalBool("membersMayUnmute") ?? false)
         },
         "seat.kick": room { args throws(ProtocolError) in .kickFromSeat(index: try args.int("index")) },
+        "seat.emoji": room { args throws(ProtocolError) in
+            let pack = try args.string("pack", maxLength: 64)
+            guard pack.count == 64, pack.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+                throw ProtocolError(.badRequest, "args.pack must be a pack's name: its SHA-256, 64 lowercase hex digits")
+            }
+            let item = try args.string("item", maxLength: 64)
+            guard !item.isEmpty, item.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || "._-".contains($0)) }) else {
+                throw ProtocolError(.badRequest, "args.item must be an item id of the pack (a-z, 0-9, '.', '_', '-')")
+            }
+            return .sendEmoji(index: try args.int("index", in: 0...(RoomSettings.seatCountRange.upperBound - 1)), pack: pack, item: item)
+        },
         "seat.invite": room { args throws(ProtocolError) in
             .inviteToSeat(user: try args.identifier("user"), index: try args.optionalInt("index"))
         },

@@ -37,6 +37,14 @@ public enum RequestEncoder {
         case .muteChatAll(let on):
             op = "room.muteChatAll"
             put("on", .bool(on))
+        case .allowEmoji(let on):
+            op = "room.emoji"
+            put("on", .bool(on))
+        case .sendEmoji(let index, let pack, let item):
+            op = "seat.emoji"
+            put("index", .int(Int64(index)))
+            put("pack", .string(pack))
+            put("item", .string(item))
         case .end: op = "room.end"
         case .takeSeat(let index):
             op = "seat.take"

@@ -7,6 +7,8 @@ public enum RoomCommand: Sendable, Equatable {
     case sync
     case update(title: String?, announcement: String?, mode: RoomMode?, seatCount: Int?)
     case muteChatAll(Bool)
+    /// `room.emoji`: whether members may send seat emoji (the owner and admins always may).
+    case allowEmoji(Bool)
     case end
 
     case takeSeat(index: Int?)
@@ -21,6 +23,8 @@ public enum RoomCommand: Sendable, Equatable {
     case inviteToSeat(user: String, index: Int?)
     case replyToInvite(inviteId: String, accept: Bool)
     case setMic(on: Bool)
+    /// `seat.emoji`: an emoji of a resource pack (section 19) shown on seat `index` to everyone.
+    case sendEmoji(index: Int, pack: String, item: String)
 
     case createRequest(index: Int?)
     case cancelRequest(requestId: String)
@@ -55,11 +59,11 @@ public enum RoomCommand: Sendable, Equatable {
     /// and a restored room lets the seat go after the resume grace).
     public var mayStore: Bool {
         switch self {
-        case .create, .update, .muteChatAll, .end, .lockSeat, .muteSeat, .muteAllSeats, .setRole, .transferOwner, .kickMember, .unban,
+        case .create, .update, .muteChatAll, .allowEmoji, .end, .lockSeat, .muteSeat, .muteAllSeats, .setRole, .transferOwner, .kickMember, .unban,
             .sendChat, .attributes, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .replyToInvite, .acceptRequest:
             return true
         case .join, .leave, .sync, .inviteToSeat, .setMic, .createRequest, .cancelRequest, .rejectRequest, .listMembers, .updateMember,
-            .muteChat, .chatHistory, .sendSignal, .offerWebRTC:
+            .muteChat, .chatHistory, .sendSignal, .offerWebRTC, .sendEmoji:
             return false
         }
     }

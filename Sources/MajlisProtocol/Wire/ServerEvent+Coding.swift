@@ -24,6 +24,7 @@ extension ServerEvent {
     private struct TypingData: Codable { var conversation: String; var user: String; var until: Int64 }
     private struct RemovedData: Codable { var conversation: String; var by: String; var reason: String }
     private struct DeclinedData: Codable { var conversation: String; var by: String }
+    private struct EmojiData: Codable { var index: Int; var user: String; var pack: String; var item: String }
     private struct MessageRejectedData: Codable { var conversation: String; var clientMsgId: String; var reason: String }
 
     /// Encodes the event's data object.
@@ -66,6 +67,7 @@ extension ServerEvent {
         case .joinRequested(let request): try request.encode(to: encoder)
         case .joinDeclined(let conversation, let by): try DeclinedData(conversation: conversation, by: by).encode(to: encoder)
         case .presenceChanged(let presence): try presence.encode(to: encoder)
+        case .seatEmoji(let index, let user, let pack, let item): try EmojiData(index: index, user: user, pack: pack, item: item).encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -139,6 +141,9 @@ extension ServerEvent {
             let data = try DeclinedData(from: decoder)
             self = .joinDeclined(conversation: data.conversation, by: data.by)
         case "presence.changed": self = .presenceChanged(try UserPresence(from: decoder))
+        case "seat.emoji":
+            let data = try EmojiData(from: decoder)
+            self = .seatEmoji(index: data.index, user: data.user, pack: data.pack, item: data.item)
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

@@ -54,6 +54,8 @@ public enum ServerEvent: Sendable, Equatable {
     case joinRequested(JoinRequest)
     /// The user's request to join a group was declined.
     case joinDeclined(conversation: String, by: String)
+    /// A member sent an emoji of a resource pack to seat `index`: show it there now.
+    case seatEmoji(index: Int, user: String, pack: String, item: String)
     /// A contact came online or went offline, or stopped sharing their presence.
     case presenceChanged(UserPresence)
     /// An event this version does not know; kept as it came.
@@ -95,6 +97,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .joinRequested: return "conv.request"
         case .joinDeclined: return "conv.declined"
         case .presenceChanged: return "presence.changed"
+        case .seatEmoji: return "seat.emoji"
         case .unknown(let name, _): return name
         }
     }

@@ -47,6 +47,7 @@ final class PackRequests: Sendable {
             do {
                 let pack = try ResourcePack(archive: bytes)
                 let new = try context.store.addPack(pack, bytes: bytes, now: context.now())
+                try context.packIndex.reload(from: context.store)
                 context.logger.info("packs: \(pack.manifest.id) \(pack.sha256) \(new ? "added" : "made current again") (\(pack.size) bytes)")
                 guard let stored = try context.store.packCatalogue().first(where: { $0.sha256 == pack.sha256 }) else {
                     throw SQLFailure(description: "pack \(pack.sha256) is not in the catalogue after it was stored")

@@ -76,7 +76,7 @@ struct RequestRouter: Sendable {
         guard claims.allows(room: room) else { return .refuse(ProtocolError(.forbidden, "your token is for room \(claims.room ?? "")")) }
         let limits = state.limits
         switch command {
-        case .sendChat:
+        case .sendChat, .sendEmoji:
             guard state.admitChat(now: now) else {
                 return .refuse(ProtocolError(.rateLimited, "too many messages: at most \(limits.chatPerSecond) per second across all rooms"))
             }

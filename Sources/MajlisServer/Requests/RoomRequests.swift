@@ -1,4 +1,5 @@
 import Foundation
+import MajlisPacks
 import MajlisProtocol
 import MajlisRoom
 import MajlisTransport
@@ -29,6 +30,12 @@ final class RoomRequests: Sendable {
         if let node, let link = session.relays.withLock({ $0.links[node] }) {
             link.forward(frame, id: request.id, room: route.room)
             return
+        }
+        // An emoji names a pack and item the server keeps (a client's catalogue may be older
+        // than the current one: any version not yet pruned).
+        if case .sendEmoji(_, let pack, let item) = route.command, !context.packIndex.has(pack, item: item, kind: .emoji) {
+            let error = ProtocolError(.badRequest, "no emoji \(item) in a pack \(pack) this server keeps (GET /v1/packs lists them)")
+            return refuse(error, request: request, session: session, caller: caller, receivedAt: receivedAt)
         }
         // A room in memory is handed over at once; one to load or create waits for the loader
         // (the store is never touched on this thread).

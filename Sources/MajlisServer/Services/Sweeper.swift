@@ -111,5 +111,11 @@ final class Sweeper: @unchecked Sendable {
         }
         if sweeps % 8 == 0 { MemoryTrimmer.trim() }
         if sweeps % 20 == 14 { sweepPresence() }
+        // The packs the store keeps (taken on another node, or pruned), on the checks' queue.
+        if sweeps % 20 == 9 {
+            checks.async { [context] in
+                do { try context.packIndex.reload(from: context.store) } catch { context.logger.warning("packs could not be read: \(error)") }
+            }
+        }
     }
 }

@@ -95,6 +95,10 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
             }, stop: { leases.stop() }))
         }
         if let bus = context.messagingBus { services.append(.init("messaging bus", start: { bus.start() }, stop: { bus.stop() })) }
+        // The packs the store keeps, before any room op names one (read again by the sweeper).
+        services.append(.init("packs", start: {
+            do { try context.packIndex.reload(from: context.store) } catch { context.logger.warning("packs could not be read: \(error)") }
+        }, stop: {}))
         services.append(.init("media", start: { media.start() }, stop: { media.stop() }))
         if let webhooks = context.webhooks { services.append(.init("webhooks", start: { webhooks.start() }, stop: { webhooks.stop() })) }
         // Sessions this node had when it stopped without saying so are over.

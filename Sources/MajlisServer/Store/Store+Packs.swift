@@ -59,6 +59,20 @@ extension Store {
         }
     }
 
+    /// The names of every kept version, current or not.
+    public func keptPacks() throws -> [String] {
+        try withDatabase { db in try db.query("SELECT sha256 FROM packs ORDER BY sha256").compactMap { $0.first?.text } }
+    }
+
+    /// A kept version's manifest.
+    public func packManifest(_ sha256: String) throws -> PackManifest? {
+        try withDatabase { db in
+            try db.query("SELECT manifest FROM packs WHERE sha256 = ?", .text(sha256)).first?.first?.text.flatMap {
+                try? JSONDecoder().decode(PackManifest.self, from: Data($0.utf8))
+            }
+        }
+    }
+
     /// A kept version's size, nil when there is none of that name.
     public func packSize(_ sha256: String) throws -> Int? {
         try withDatabase { db in try db.query("SELECT size FROM packs WHERE sha256 = ?", .text(sha256)).first?.first?.int.map(Int.init) }

@@ -95,6 +95,15 @@ final class TerminalUI: Sendable {
                 self.redraw()
             }
         }
+        // Seat emoji are not part of the state: each shows as a note, by name.
+        let events = await room.events()
+        Task {
+            for await event in events {
+                guard case .seatEmoji(let index, let user, _, let item) = event else { continue }
+                let name = await self.room.state.members.first { $0.id == user }?.name ?? user
+                self.show("\(name) → \(self.presenter.text(.seat(index + 1))): \(item)")
+            }
+        }
         do {
             _ = try await signaling.connect()
         } catch {
