@@ -70,7 +70,7 @@ let package = Package(
 
         .target(name: "MajlisProtocol"),
         .target(name: "MajlisRoom", dependencies: ["MajlisProtocol"]),
-        .target(name: "MajlisPacks", dependencies: ["CZlib", "CCrypto"]),
+        .target(name: "MajlisPacks", dependencies: ["CZlib", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
         .target(name: "COpusShim", dependencies: ["COpus"]),
         .target(name: "CNetShim"),
         // DTLS-SRTP over OpenSSL's libssl, behind a small C interface.
@@ -106,6 +106,7 @@ let package = Package(
             name: "MajlisKit",
             dependencies: [
                 "MajlisProtocol",
+                "MajlisPacks",
                 .target(name: "MajlisTransport", condition: .when(platforms: [.linux])),
                 .target(name: "MajlisAudio", condition: .when(platforms: [.linux])),
             ]),
@@ -138,7 +139,7 @@ let package = Package(
         .testTarget(name: "MajlisCommandTests", dependencies: ["majlis", "MajlisKit"]),
         .testTarget(
             name: "MajlisKitTests",
-            dependencies: ["MajlisKit", "MajlisProtocol", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),
+            dependencies: ["MajlisKit", "MajlisProtocol", "MajlisPacks", "MajlisServer", "MajlisTestSupport", "MajlisAudio", "MajlisLab", "MajlisTransport"]),
         .testTarget(
             name: "MajlisServerTests",
             dependencies: [

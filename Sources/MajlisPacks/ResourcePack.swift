@@ -1,5 +1,10 @@
 import Foundation
+
+#if canImport(CryptoKit)
+import CryptoKit
+#else
 import CCrypto
+#endif
 
 /// A resource pack as the server takes it and clients cache it (docs/protocol.md section 19): a
 /// zip archive of animations (and sounds) with `manifest.json`, named by the SHA-256 of its
@@ -29,12 +34,17 @@ public struct ResourcePack: Sendable, Equatable {
 
     /// The SHA-256 of `bytes`, in lowercase hex.
     public static func sha256(_ bytes: [UInt8]) -> String {
+        #if canImport(CryptoKit)
+        let digest = Array(SHA256.hash(data: bytes))
+        #else
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         _ = bytes.withUnsafeBufferPointer { input in
             digest.withUnsafeMutableBufferPointer { EVP_Digest(input.baseAddress, input.count, $0.baseAddress, &length, EVP_sha256(), nil) }
         }
-        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        digest = Array(digest.prefix(Int(length)))
+        #endif
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Whether `name` could be a pack's name (64 lowercase hex digits).

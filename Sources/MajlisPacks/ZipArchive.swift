@@ -155,7 +155,7 @@ public struct ZipArchive: Sendable {
     }
 
     /// Refuses a name that could land outside the folder it is unpacked into.
-    static func check(_ name: String) throws(PackError) {
+    public static func check(_ name: String) throws(PackError) {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         guard !name.hasPrefix("/"), !name.contains("\\"), !name.contains("\0"), !parts.contains(where: { $0.isEmpty || $0 == ".." || $0 == "." }) else {
             throw PackError("\(name): a name must be a relative path without . or .. parts")

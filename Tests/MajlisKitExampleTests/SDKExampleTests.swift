@@ -63,6 +63,19 @@ import Testing
         _ = found
     }
 
+    /// "Seat emoji and resource packs" (compiled; it needs a server to run).
+    static func seatEmoji(signaling: LiveSignalingClient, room: VoiceRoom, cachesPath: String, pack: String) async throws {
+        let packs = PackCache(directory: cachesPath + "/packs", source: HTTPPackSource(signaling: signaling))
+        let catalogue = try await packs.catalogue()                       // the server's current packs
+        if let pack = catalogue.emojiPack(with: "laugh") {
+            try await room.sendEmoji(toSeat: 2, pack: pack.sha256, item: "laugh")
+        }
+        // On RoomEvent.seatEmoji(index, user, pack, item): the item's files, fetched once, then from the device
+        let manifest = try await packs.manifest(of: pack)
+        let file = try await packs.path(of: manifest.items[0].animation ?? "", in: pack)
+        _ = file
+    }
+
     /// "Joining a room" (compiled; it needs a server to run).
     static func joiningARoom() async throws {
         let signaling = LiveSignalingClient(url: "ws://127.0.0.1:7880/v1/signal", token: token)

@@ -79,6 +79,25 @@ import Testing
         #expect(events.contains { $0["ev"] == "chat.message" && $0["data"]?["text"] == "hi bot" })
     }
 
+    /// `--emoji SEAT:ITEM`: the item found in the server's current emoji packs, sent to the seat
+    /// (counted from 1); an item no pack has fails the run, saying so.
+    @Test func botSendsASeatEmojiFromTheServersPacks() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let pack = try PackArchives.zip(PackArchives.files())
+        #expect(try await PackTests.call(server, "POST", "/v1/packs", body: pack, token: ServerAPITests.adminToken(server)).status == 201)
+        let watcher = try await TestClient.signedIn(server, user: "watcher")
+        try await watcher.call("room.create", room: "lobby")
+        let bot = try Bot(["--url", server.url, "--token", server.token("bot"), "--room", "lobby", "--emoji", "3:clap", "--duration", "300"])
+        let emoji = try await watcher.event("seat.emoji")
+        #expect(emoji["data"]?["index"] == 2 && emoji["data"]?["item"] == "clap" && emoji["data"]?["user"] == "bot", "\(emoji)")
+        bot.interrupt()
+        #expect(await bot.finish().status == 0)
+        let unknown = try Bot(["--url", server.url, "--token", server.token("bot2"), "--room", "lobby", "--emoji", "1:dance", "--duration", "300"])
+        let result = await unknown.finish()
+        #expect(result.status == 1 && result.err.contains("no emoji dance"), "\(result.err)")
+    }
+
     @Test func botAsksToSpeakAndWaitsForTheHost() async throws {
         let server = try TestServer()
         defer { server.destroy() }

@@ -10,6 +10,7 @@ import { effects } from './sound.js';
 import { morph } from './morph.js';
 import { icon } from './icons.js';
 import { Identity } from './identity.js';
+import { Packs } from './packs.js';
 import {
   initialState, applySnapshot, applyEvent, addChat, expectOwnChange, mySeat, isModerator, nameOf, micLive, roomIdFor, nodePage,
 } from './state.js';
@@ -39,6 +40,8 @@ const page = {
   check: { mic: 'unknown', echo: 'idle', network: null, error: '' },
   resumes: 0,
   sessionEnded: null, // why the server ended the session ({reason, message}), when it said
+  emoji: new Map(), // seat index -> {images, frame, text, item, until}: seat emoji showing now
+  picker: null, // {items: [{pack, item, label, image}]} while the emoji picker is open
   draws: 0, // how often the page was drawn (for tests)
   log: [], // the connection's last steps, for tests and for a person who asks why (window.majlis.page.log)
 };
@@ -55,6 +58,7 @@ let roomId = params.get('room') || 'majlis';
 // ended offers to make it again under its title, not its id.
 page.joinTitle = sessionStorage.getItem(`majlis.title.${roomId}`);
 const identity = new Identity();
+const packs = new Packs();
 
 function escape(text) {
   return String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -313,6 +317,10 @@ function onEvent(frame) {
     if (['revoked', 'elsewhere'].includes(frame.data?.reason)) page.sessionEnded = frame.data;
     return;
   }
+  if (frame.ev === 'seat.emoji' && frame.room === roomId) {
+    showEmoji(frame.data);
+    return;
+  }
   const out = applyEvent(state, frame, roomId, Date.now());
   if (out.resync) {
     resync();
@@ -325,6 +333,54 @@ function onEvent(frame) {
   if (page.menu?.seat !== undefined && !isModerator(state)) page.menu = null;
   media?.setMic(micLive(state));
   render();
+}
+
+// Shows a seat emoji on its seat for its length: its pack fetched and checked first (once a
+// page); frames advance at their rate. One the page cannot show (a damaged pack) is left out.
+async function showEmoji({ index, pack, item }) {
+  let shown;
+  try {
+    shown = await packs.show(pack, item);
+  } catch (error) {
+    log(`emoji ${item}: ${error.message}`);
+    return;
+  }
+  const showing = { ...shown, frame: 0, until: Date.now() + shown.duration };
+  page.emoji.set(index, showing);
+  render();
+  const timer = setInterval(() => {
+    if (page.emoji.get(index) !== showing || Date.now() >= showing.until) {
+      clearInterval(timer);
+      if (page.emoji.get(index) === showing) page.emoji.delete(index);
+    } else if (showing.images?.length > 1) {
+      showing.frame = (showing.frame + 1) % showing.images.length;
+    }
+    render();
+  }, 1000 / (shown.fps ?? 12));
+}
+
+function emojiHTML(index) {
+  const showing = page.emoji.get(index);
+  if (!showing) return '';
+  const inner = showing.images ? `<img src="${escape(showing.images[showing.frame])}" alt="${escape(showing.item.id)}">` : `<span>${escape(showing.text)}</span>`;
+  return `<span class="emoji" data-item="${escape(showing.item.id)}" aria-hidden="true">${inner}</span>`;
+}
+
+// The emoji of the server's current emoji packs, each with its first image (packs fetched once).
+async function pickerItems() {
+  const catalogue = await packs.list();
+  const items = [];
+  for (const pack of catalogue.packs.filter((candidate) => candidate.kind === 'emoji')) {
+    for (const item of pack.items) {
+      try {
+        const shown = await packs.show(pack.sha256, item.id);
+        items.push({ pack: pack.sha256, item: item.id, label: item.names?.[language] ?? item.names?.en ?? item.id, image: shown.images?.[0] ?? null });
+      } catch (error) {
+        log(`emoji ${item.id}: ${error.message}`);
+      }
+    }
+  }
+  return items;
 }
 
 // MARK: Actions
@@ -396,6 +452,23 @@ const actions = {
   mic: () => {
     expectOwnChange(state, 'mic', Date.now());
     return act('mic.set', { on: !mySeat(state).micOn });
+  },
+  emojiPicker: async () => {
+    if (page.picker) {
+      page.picker = null;
+      return;
+    }
+    try {
+      page.picker = { items: await pickerItems() };
+    } catch (error) {
+      notice('plain', { text: error.message });
+    }
+  },
+  emoji: (value) => {
+    const [pack, item] = value.split(':');
+    page.picker = null;
+    const seat = mySeat(state);
+    return seat ? act('seat.emoji', { index: seat.index, pack, item }) : null;
   },
   accept: (id) => act('request.accept', { requestId: id }),
   reject: (id) => act('request.reject', { requestId: id }),
@@ -707,7 +780,7 @@ function seatItem(seat) {
   }
   return `<li class="${classes}" data-key="seat-${seat.index}" data-seat="${seat.index}" data-user="${escape(seat.user || '')}" style="--level:${level}">
     <button class="avatar" data-action="seat" data-value="${seat.index}" aria-label="${escape(t('seat', { n: seat.index + 1 }))}">${escape(seat.user ? Array.from(label)[0] : seat.index + 1)}</button>
-    <span class="name"><bdi>${escape(label)}</bdi></span>${seat.user ? roleMark(seat.user) : ''}${marks}${menu}</li>`;
+    <span class="name"><bdi>${escape(label)}</bdi></span>${seat.user ? roleMark(seat.user) : ''}${marks}${menu}${emojiHTML(seat.index)}</li>`;
 }
 
 function controls() {
@@ -723,6 +796,14 @@ function controls() {
       buttons.push(`<button data-action="mic" class="${seat.micOn ? 'on' : 'off'}" aria-pressed="${seat.micOn}">${icon(seat.micOn ? 'mic' : 'micOff')}${escape(t(seat.micOn ? 'micOn' : 'micOff'))}</button>`);
     }
     buttons.push(`<button data-action="leaveSeat">${escape(t('leaveSeat'))}</button>`);
+    if (!state.room.emojiOff || isModerator(state)) {
+      buttons.push(`<button data-action="emojiPicker" aria-expanded="${page.picker ? 'true' : 'false'}">${escape(t('emoji'))}</button>`);
+    }
+    if (page.picker) {
+      const items = page.picker.items.map((entry) => `<button data-action="emoji" data-value="${escape(`${entry.pack}:${entry.item}`)}" title="${escape(entry.label)}">${
+        entry.image ? `<img src="${escape(entry.image)}" alt="${escape(entry.label)}">` : escape(entry.label)}</button>`).join('');
+      buttons.push(`<div class="picker" role="menu">${items || escape(t('emojiNone'))}</div>`);
+    }
   } else if (state.request) {
     buttons.push(`<span class="pending">${escape(t('requestPending'))}</span><button data-action="cancel">${escape(t('cancelRequest'))}</button>`);
   } else {

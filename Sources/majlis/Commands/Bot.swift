@@ -195,6 +195,14 @@ final class Bot: Sendable {
                 if let seat = await room.state.mySeat { complain("majlis join: accepted, on seat \(seat + 1)") }
             }
             if let text = options.say { try await room.sendChat(text) }
+            if let emoji = options.emoji {
+                let catalogue = try await PackCatalogue.fetch(from: HTTPPackSource(signaling: signaling))
+                guard let pack = catalogue.emojiPack(with: emoji.item) else {
+                    finish(1, "no emoji \(emoji.item) in the server's packs (majlis admin packs lists them)")
+                    return
+                }
+                try await room.sendEmoji(toSeat: emoji.seat, pack: pack.sha256, item: emoji.item)
+            }
         } catch {
             finish(1, describe(error))
             return

@@ -10,7 +10,7 @@ enum JoinCommand {
     static let help = """
         usage: majlis join --url ws://HOST:PORT/v1/signal --token TOKEN --room ROOM [--create] [--mode free|request]
                            [--seat N | --request] [--mic FILE.wav | --mic tone:HZ] [--record FILE.wav]
-                           [--say TEXT] [--duration SECONDS] [--events] [--tui] [--trust-cert FILE.pem]
+                           [--say TEXT] [--emoji SEAT:ITEM] [--duration SECONDS] [--events] [--tui] [--trust-cert FILE.pem]
                            [--processing on|off] [--noise-suppression LEVEL] [--effect PRESET] [--pitch SEMITONES]
                            [--eq G31,G62,...,G16k] [--reverb ROOM,DAMPING,WET]
                            [--music FILE [--music-local] [--music-loops N] [--music-volume SEND,LOCAL]] [--monitor VOLUME]
@@ -20,7 +20,7 @@ enum JoinCommand {
         --request asks to speak and waits for approval; --mic sends a WAV file (any rate, mono or stereo) or a
         tone, paced in real time, while seated (a file from its start once the media path is set up, so none of
         it is lost while it is); --record writes everything heard as a 48 kHz mono WAV; --say sends one chat
-        message; --events prints every event as one JSON object per line; --duration leaves after that many
+        message; --emoji sends emoji ITEM (of the server's current emoji packs) to seat SEAT, counted from 1; --events prints every event as one JSON object per line; --duration leaves after that many
         seconds (default: until Ctrl-C or end of input). Reconnects by itself if the server goes away and comes back.
         --tui shows the room in the terminal instead (in the language of LANG: English, Chinese or Arabic),
         playing it through the machine's sound server (PulseAudio or PipeWire) and sending its microphone,
@@ -70,6 +70,15 @@ enum JoinCommand {
         let seatText = args.string("seat")
         let request = args.flag("request")
         let sayText = args.string("say")
+        let emojiText = args.string("emoji")
+        var emoji: (seat: Int, item: String)?
+        if let emojiText {
+            let parts = emojiText.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let seat = Int(parts[0]), seat >= 1, !parts[1].isEmpty else {
+                throw Arguments.Failure(description: "--emoji is SEAT:ITEM, the seat counted from 1 (--emoji 2:laugh)")
+            }
+            emoji = (seat - 1, parts[1])
+        }
         let duration = try args.int("duration", default: -1, range: -1...10_000_000)
         let events = args.flag("events")
         let tui = args.flag("tui")
@@ -138,7 +147,7 @@ enum JoinCommand {
 
         let options = JoinOptions(
             url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
-            say: sayText, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate,
+            say: sayText, emoji: emoji, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate,
             processing: processing, effect: effect,
             music: music.map { JoinOptions.Music(path: $0, loops: musicLoops, local: musicLocal, volumes: musicVolumes ?? (100, 100)) }, monitor: monitor,
             spatial: spatial, stereo: stereo, profile: profile)
@@ -211,6 +220,8 @@ struct JoinOptions: Sendable {
     var seat: Int?
     var request: Bool
     var say: String?
+    /// `--emoji`: an item of the server's current emoji packs, sent to a seat (from 0) once joined.
+    var emoji: (seat: Int, item: String)?
     var duration: Int?
     var events: Bool
     /// "tone:HZ" or a WAV file path.

@@ -1,0 +1,47 @@
+import Foundation
+import MajlisProtocol
+import MajlisServer
+import MajlisTestSupport
+import Testing
+
+/// Seat emoji in the room page, in headless Chromium: a seated person picks one from the
+/// server's emoji packs, and both pages play it on that seat from the pack, checked by its hash.
+@Suite(.enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
+struct WebEmojiTests {
+    /// A 1 x 1 PNG.
+    static let png = Array(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")!)
+
+    @Test func aSeatedPersonSendsAnEmojiThatBothPagesPlayOnTheSeat() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try BrowserTests.server()
+            defer { server.destroy() }
+            let manifest = """
+                {"id": "web", "kind": "emoji", "names": {"en": "Web"},
+                 "items": [{"id": "wave", "names": {"en": "Wave"}, "format": "frames", "frames": ["wave/1.png", "wave/2.png"], "fps": 4, "duration": 60000}]}
+                """
+            let pack = try PackArchives.zip([("manifest.json", PackArchives.json(manifest)), ("wave/1.png", Self.png), ("wave/2.png", Self.png)])
+            #expect(try await PackTests.call(server, "POST", "/v1/packs", body: pack, token: ServerAPITests.adminToken(server)).status == 201)
+            let huda = try await Browser(microphone: nil)
+            let omar = try await Browser(microphone: nil, language: "ar")
+            try await Browser.closing([huda, omar]) {
+                try await BrowserTests.join(huda, server: server, room: "emoji", name: "Huda", mode: "free")
+                try await BrowserTests.join(omar, server: server, room: "emoji", name: "Omar")
+                try await huda.click("[data-action=take]")
+                try await huda.wait(for: "Huda seated", "return document.querySelector('.seat.mine') !== null")
+                let seat = try await huda.run("return Number(document.querySelector('.seat.mine').dataset.seat)")
+                try await huda.click("[data-action=emojiPicker]")
+                try await huda.wait(for: "the picker", "return document.querySelector('.picker [data-action=emoji] img')?.complete === true")
+                try await huda.click(".picker [data-action=emoji]")
+                for browser in [huda, omar] {
+                    try await browser.wait(
+                        for: "the emoji on Huda's seat",
+                        """
+                        const shown = document.querySelector('.seat[data-seat="\(seat.intValue ?? -1)"] .emoji');
+                        const img = shown?.querySelector('img');
+                        return shown?.dataset.item === 'wave' && img?.complete && img.naturalWidth === 1
+                        """)
+                }
+            }
+        }
+    }
+}
