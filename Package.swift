@@ -125,7 +125,10 @@ let package = Package(
         // not link the harness they drive.
         .executableTarget(
             name: "majlis-bench",
-            dependencies: ["MajlisProtocol", "MajlisServer", "MajlisForwarding", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab", "MajlisCommandLine"]),
+            dependencies: [
+                "MajlisProtocol", "MajlisServer", "MajlisForwarding", "MajlisTransport", "MajlisKit", "MajlisAudio", "MajlisLab", "MajlisCommandLine", "MajlisPacks",
+                "MajlisTestSupport",
+            ]),
 
         .testTarget(name: "MajlisProtocolTests", dependencies: ["MajlisProtocol"]),
         .testTarget(name: "MajlisPacksTests", dependencies: ["MajlisPacks", "MajlisTestSupport"]),

@@ -98,6 +98,10 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
         // A chat message from the benchmark carries "t=<send time in ns>" in its text: find it
         // over the raw bytes, without decoding the frame (generic Data searching cost
         // more CPU than the server's whole fan-out, on the cores the two share).
+        if let item = Self.number(after: Self.emojiMarker, in: message), let sent = Self.emojiSentAt.withLock({ $0[Int(item)] }) {
+            state.withLock { $0.chatLatencies.append(Double(arrived - sent) / 1e6) }
+            return
+        }
         guard let sent = Self.sendTime(in: message) else {
             state.withLock { $0.largestEvent = max($0.largestEvent, message.count) }
             return
@@ -126,8 +130,17 @@ final class BenchClient: WebSocketDelegate, @unchecked Sendable {
 
     /// The number after `"text":"t=` in `message`, if there is one.
     static func sendTime(in message: Data) -> UInt64? {
+        number(after: sendTimeMarker, in: message)
+    }
+
+    /// The seat emoji the benchmark sends name their message by item: `e<N>` for message N, sent
+    /// at `emojiSentAt[N]` (monotonic ns).
+    static let emojiMarker = Array(#""item":"e"#.utf8)
+    static let emojiSentAt = Mutex<[Int: UInt64]>([:])
+
+    /// The digits right after `marker` in `message`, as a number; nil without the marker.
+    static func number(after marker: [UInt8], in message: Data) -> UInt64? {
         message.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> UInt64? in
-            let marker = sendTimeMarker
             let last = bytes.count - marker.count
             guard last >= 0 else { return nil }
             var start = 0

@@ -1,7 +1,9 @@
 import Foundation
 import MajlisCommandLine
 import MajlisLab
+import MajlisPacks
 import MajlisProtocol
+import MajlisTestSupport
 import MajlisTransport
 
 /// `majlis bench messaging`: conversations outside rooms on a real `majlis serve` (a child
@@ -17,7 +19,8 @@ enum MessagingBenchmark {
         the recipient's msg.new, p50/p99;
         a group of --group online members (default 2000): --group-messages messages (default 50, one per 200 ms), from
         the send to the last member's msg.new, p50/p99, beside the yardstick: the same members in a room, the same
-        number of room chat messages to them, timed the same way;
+        number of room chat messages to them, timed the same way; then as many seat emoji to that room (from an emoji
+        pack the bench uploads, docs/protocol.md section 19), timed the same way, beside the room chat;
         an offline device catching up: --conversations groups (default 100) get --per-conversation messages each
         (default 100) while the user is away, then it connects and lists and syncs them all (pages of 200), timed from
         its hello to the last page.
@@ -130,6 +133,24 @@ enum MessagingBenchmark {
         let room = try toLast(members, messages: groupMessages)
         say(String(format: "yardstick, room chat to the same %d members: to the last member p50 %.2f ms, p99 %.2f ms; group / room: p50 %.2f, p99 %.2f",
                    groupSize, room.last.p50, room.last.p99, fanOut.last.p50 / max(room.last.p50, 0.001), fanOut.last.p99 / max(room.last.p99, 0.001)))
+
+        // Seat emoji to the same room (issue 55: the budget of chat, p99 under 50 ms to the last
+        // member), from an emoji pack of one item a message, so that each arrival is matched to
+        // its send.
+        let pack = try emojiPack(items: groupMessages)
+        let origin = server.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "")
+        let uploaded = try AdminClient(server: origin, token: ServerProcess.adminToken, trusting: nil).call("POST", "/v1/packs", bytes: pack.bytes, type: "application/zip")
+        guard uploaded["pack"]?["sha256"]?.stringValue == pack.sha else { throw Arguments.Failure(description: "POST /v1/packs answered \(uploaded)") }
+        for member in members { member.resetChat() }
+        for index in 0..<groupMessages {
+            BenchClient.emojiSentAt.withLock { $0[index] = MonotonicClock.nanoseconds() }
+            groupWriters[index / 10].send(
+                id: Int64(2_700_000 + index), "seat.emoji", ["room": "yard", "index": 0, "pack": .string(pack.sha), "item": .string("e\(index)")])
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let emoji = try toLast(members, messages: groupMessages)
+        say(String(format: "seat emoji to the same %d members: to the last member p50 %.2f ms, p99 %.2f ms; emoji / room chat: p50 %.2f, p99 %.2f",
+                   groupSize, emoji.last.p50, emoji.last.p99, emoji.last.p50 / max(room.last.p50, 0.001), emoji.last.p99 / max(room.last.p99, 0.001)))
         members.forEach { $0.connection?.close(code: 1000, reason: "done") }
 
         // An offline device catching up: groups of the absent user and ten writers each, who
@@ -234,6 +255,14 @@ enum MessagingBenchmark {
 
     /// Once every member has heard `messages` timed messages: per message, the time to its last
     /// member, and every delivery's time (p50 and p99 of each).
+    /// An emoji pack of items `e0` ... `e<count - 1>`, all one tiny WebP, and its name.
+    static func emojiPack(items count: Int) throws -> (bytes: [UInt8], sha: String) {
+        let items = (0..<count).map { #"{"id": "e\#($0)", "format": "webp", "animation": "e.webp"}"# }.joined(separator: ", ")
+        let manifest = #"{"id": "bench", "kind": "emoji", "names": {"en": "Bench"}, "items": [\#(items)]}"#
+        let bytes = try PackArchives.zip([("manifest.json", PackArchives.json(manifest)), ("e.webp", Array("RIFF....WEBP".utf8))])
+        return (bytes, ResourcePack.sha256(bytes))
+    }
+
     static func toLast(_ members: [BenchClient], messages: Int) throws -> (last: (p50: Double, p99: Double), every: (p50: Double, p99: Double)) {
         try BenchClient.waitAll(members, timeout: 120) { $0.chatCount >= messages }
         let latencies = members.map(\.chatLatencies)
