@@ -171,9 +171,7 @@ final class PackRequests: Sendable {
     }
 
     static func json(_ status: UInt32, _ value: some Encodable) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return HTTPResponse(status: status, contentType: "application/json", body: Array((try? encoder.encode(value)) ?? Data("{}".utf8)))
+        HTTPResponse(status: status, contentType: "application/json", body: Array(WireEncoder.encodeSorted(value)))
     }
 
     static func failure(_ status: UInt32, _ code: ErrorCode, _ message: String, _ headers: [String: String] = [:]) -> HTTPResponse {
