@@ -4,8 +4,8 @@ import MajlisProtocol
 
 /// The microphone's voice processing, 20 ms frames of 48 kHz mono: echo cancellation
 /// (`EchoCanceller`: an adaptive filter given what was played as it reaches the microphone), then
-/// noise suppression (`NoiseSuppressor`, which follows the noise, not the loudness, and takes out
-/// what the canceller left of the echo), then voice detection (WebRTC's audio processing 0.3) and automatic gain
+/// noise suppression (`NoiseSuppressor`, which follows the noise, not the loudness, hears a voice in
+/// the talk behind it, and takes out what the canceller left of the echo), then voice detection (WebRTC's audio processing 0.3) and automatic gain
 /// (`AutomaticGain`, one slow gain for the voice). What is about to be played goes to `render`, so
 /// the echo canceller knows what to take out of what `capture` then hears. Not thread-safe: one
 /// pipeline owns it.

@@ -138,7 +138,43 @@ enum AudioBenchmark {
         say(String(
             format: "median of %d: noise suppression %+.2f PESQ in pink noise (goal +0.50), %+.2f in babble (goal +0.20), clean loss %.2f (goal at most 0.10) | ERLE %.1f dB (goal 30), %.1f dB after double talk (goal 25) | double talk PESQ %.2f (goal 3.0) | pitch error %.2f st (goal 0.2) | equalizer error %.2f dB (goal 1) | echo test PESQ %.2f (goal 3.5), off its delay by %.0f ms (goal 100)",
             runs, median(0), median(8), median(1), median(2), median(9), median(3), median(4), median(5), median(6), median(7)))
+        let cost = try processingCost(speech, runs: runs)
+        say(String(
+            format: "cost, ms of a core a second of sound, median of %d: noise suppression %.1f, of which the speech mask %.1f; beside Opus encoding at 32 kb/s %.1f (suppression %.2f times Opus)",
+            runs, cost.suppression, cost.suppression - cost.withoutMask, cost.opus, cost.suppression / cost.opus))
         return 0
+    }
+
+    /// The noise suppressor's cost on `speech`, following noise (with the speech mask) and taking
+    /// only an echo's residue (without it), and Opus's encoding of the same sound as the yardstick:
+    /// ms of a core per second of sound, each the median of `runs`.
+    static func processingCost(_ speech: [Int16], runs: Int) throws -> (suppression: Double, withoutMask: Double, opus: Double) {
+        let frames = stride(from: 0, to: speech.count - AudioFormat.frameSamples + 1, by: AudioFormat.frameSamples).map {
+            Array(speech[$0..<$0 + AudioFormat.frameSamples])
+        }
+        let seconds = Double(frames.count * AudioFormat.frameSamples) / Double(AudioFormat.sampleRate)
+        func median(_ work: () throws -> Void) rethrows -> Double {
+            var times: [Double] = []
+            for _ in 0..<runs {
+                let elapsed = try ContinuousClock().measure(work)
+                times.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            return times.sorted()[times.count / 2] / seconds
+        }
+        func suppress(followsNoise: Bool) {
+            var suppressor = NoiseSuppressor(followsNoise: followsNoise)
+            for frame in frames {
+                var frame = frame
+                suppressor.process(&frame)
+            }
+        }
+        let suppression = median { suppress(followsNoise: true) }
+        let withoutMask = median { suppress(followsNoise: false) }
+        let opus = try median {
+            let encoder = try OpusEncoder()
+            for frame in frames { _ = try encoder.encode(frame) }
+        }
+        return (suppression, withoutMask, opus)
     }
 
     /// Writes each sound to `directory` as NAME.wav, and its spectrogram as NAME.png where
