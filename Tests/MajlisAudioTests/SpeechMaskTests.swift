@@ -10,7 +10,7 @@ import Testing
         let speech = try SpeechSample.make(SpeechSample.sentence)
         let noisy = SyntheticSound.noisy(speech, snr: 5, seed: 3, noise: try SpeechSample.babble(count: speech.count, seed: 3))
         let expected = try SpeechMaskScript.bandGains(noisy)
-        var mask = SpeechMask(bins: NoiseSuppressor.bins, size: NoiseSuppressor.size, sampleRate: AudioFormat.sampleRate)
+        var mask = SpeechMask()
         let gains = NoiseSuppressor.powerSpectra(noisy).map { mask.bandGains($0) }
         #expect(gains.count == expected.count)
         var worst: Float = 0

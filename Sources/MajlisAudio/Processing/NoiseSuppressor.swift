@@ -125,7 +125,7 @@ public struct NoiseSuppressor: Sendable {
     private var hopsInQuarter = 0
     private var lastGain = [Double](repeating: 1, count: bins)
     private var lastRatio = [Double](repeating: 1, count: bins)
-    private var mask = SpeechMask(bins: bins, size: size, sampleRate: 48_000)
+    private var mask = SpeechMask()
 
     public init(floor: Double = -25, followsNoise: Bool = true) {
         self.floor = floor

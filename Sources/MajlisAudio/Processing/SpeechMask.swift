@@ -10,8 +10,9 @@ import Foundation
 /// their power over silence's), and gives one gain per frequency, the bands' gains interpolated
 /// between their centres. The same features, layers and interpolation are the training script's;
 /// `SpeechMaskTests` checks this copy against gains the script computed.
-public struct SpeechMask: Sendable {
-    /// The bands' edges, Hz (a band's centre is its edge; the last one takes all above 20 kHz).
+struct SpeechMask: Sendable {
+    /// The bands' centres, Hz: a frequency between two centres counts in both, the nearer more
+    /// (the last band takes all above 20 kHz).
     static let edges: [Double] = [0, 200, 400, 600, 800, 1_000, 1_200, 1_400, 1_600, 2_000, 2_400, 2_800, 3_200, 4_000, 4_800, 5_600, 6_800, 8_000, 9_600, 12_000, 15_600, 20_000]
     static var bands: Int { edges.count }
     /// Frames of context (the current one and those before it), the average's memory per frame
@@ -32,12 +33,13 @@ public struct SpeechMask: Sendable {
     private var lows: [[Double]] = []
     private var lowsNext = 0
 
-    /// For spectra of `bins` frequencies of a `size`-point transform at `sampleRate`.
-    public init(bins: Int, size: Int, sampleRate: Int) {
+    /// For the noise suppressor's spectra (the network learnt on them).
+    init() {
+        let bins = NoiseSuppressor.bins
         var lower = [Int](repeating: Self.bands - 1, count: bins)
         var share = [Double](repeating: 1, count: bins)
         for bin in 0..<bins {
-            let frequency = Double(bin * sampleRate) / Double(size)
+            let frequency = Double(bin * AudioFormat.sampleRate) / Double(NoiseSuppressor.size)
             guard frequency < Self.edges[Self.bands - 1] else { continue }
             var band = 0
             while Self.edges[band + 1] <= frequency { band += 1 }
@@ -49,7 +51,7 @@ public struct SpeechMask: Sendable {
     }
 
     /// Each frequency's gain (0...1) for a frame's `power` (one per frequency); the context moves on.
-    public mutating func gains(_ power: [Double]) -> [Double] {
+    mutating func gains(_ power: [Double]) -> [Double] {
         let bandGains = self.bandGains(power)
         return lower.indices.map { bin in
             let band = lower[bin]
