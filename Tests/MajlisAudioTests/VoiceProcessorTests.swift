@@ -45,6 +45,22 @@ import Testing
         #expect(figures.doubleTalk > figures.doubleTalkUncancelled + 1)
     }
 
+    @Test func aHigherVoiceSpeakingOverTheEchoIsNotLearntAsEcho() async throws {
+        let figures = try await offPoolInPairs {
+            let far = try SpeechSample.make(voice: "en-us+f3")
+            let near = try SpeechSample.make("Good evening. Can everyone hear me now? I am speaking from my seat, while the music plays.", voice: "en-us+f3")
+            return try ToolboxTrial.echoCancellation(farEnd: far, nearEnd: near, seed: 1)
+        }
+        print(String(
+            format: "echo cancellation, en-us+f3: ERLE %.1f dB, %.1f dB after double talk; double talk PESQ %.2f (%.2f with the echo left in)",
+            figures.erle, figures.erleAfterDoubleTalk, figures.doubleTalk, figures.doubleTalkUncancelled))
+        // (Measured 34.6 dB after double talk and 2.49, where the foreground took the background's
+        // weights in double talk: 1.7 dB and 1.21. The first 5 s reach 20-25 dB with this voice,
+        // short of the 30 the default voice reaches.)
+        #expect(figures.erleAfterDoubleTalk >= 15, "ERLE after double talk \(figures.erleAfterDoubleTalk) dB")
+        #expect(figures.doubleTalk > figures.doubleTalkUncancelled + 0.8, "double talk \(figures.doubleTalk)")
+    }
+
     @Test func processingOffLeavesTheMicrophoneAsItIs() throws {
         let pipeline = try VoicePipeline(processing: .off)
         var tone = ToneGenerator(frequency: 440, amplitude: 0.3)

@@ -33,6 +33,14 @@ struct EchoFilter {
     /// One filter's error under this share of the other's: the foreground takes the
     /// background's weights (or the background the foreground's, when it diverged).
     static let better = 0.7
+    /// And the foreground takes them only while the background takes at least 6 dB out of what
+    /// the microphone hears (its error under this share of it, averaged alike): in double talk the
+    /// background learns the near voice too, and can err less than the foreground without
+    /// cancelling anything. Measured through three rooms (`majlis bench audio --voice`): espeak-ng's
+    /// en-us+f3, ERLE 5 s after double talk -1.5-4.5 dB without this, 20.3-44.4 with it, the near
+    /// end of double talk PESQ-WB 1.18-1.26 against 2.49-3.09; en+m3's near end 2.88-3.68 against
+    /// 3.49-3.73; the default voice unchanged. 10 dB instead of 6: the same.
+    static let cancelling = 0.25
     /// Each partition is held to its 240 samples every this many blocks, in turn.
     static let constraintEvery = 8
 
@@ -47,6 +55,8 @@ struct EchoFilter {
     private var foreground: (real: [Double], imaginary: [Double])
     private var backgroundError = 1.0
     private var foregroundError = 1.0
+    /// What the microphone heard, averaged as the errors are.
+    private var heardAverage = 1.0
     private var blocks = 0
 
     /// A filter `milliseconds` long.
@@ -171,7 +181,8 @@ struct EchoFilter {
 
         backgroundError = Self.errorMemory * backgroundError + (1 - Self.errorMemory) * backgroundEnergy
         foregroundError = Self.errorMemory * foregroundError + (1 - Self.errorMemory) * foregroundEnergy
-        if backgroundError < Self.better * foregroundError {
+        heardAverage = Self.errorMemory * heardAverage + (1 - Self.errorMemory) * heard
+        if backgroundError < Self.better * foregroundError && backgroundError < Self.cancelling * heardAverage {
             foreground = background
             foregroundError = backgroundError
         } else if foregroundError < Self.better * backgroundError && heard > 0 {
