@@ -14,6 +14,8 @@ public enum RoomEffect: Sendable, Equatable {
     /// Attributes that outlive their setter's presence changed: store `set`, forget `deleted`
     /// (keys that are gone, or now vanish when their owner leaves and so are not kept).
     case saveAttributes(set: [String: AttributeValue], deleted: [String])
+    /// Store a gift under its key before answering (a key stored already: nothing more counts).
+    case storeGift(Gift, key: String)
     /// The room is over: forget it.
     case deleteRoom
 }

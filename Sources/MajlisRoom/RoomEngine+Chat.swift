@@ -60,6 +60,29 @@ extension RoomEngine {
         emit(.room, .seatEmoji(index: index, user: caller.id, pack: pack, item: item), &out)
     }
 
+    /// `gift.send`: `gift.sent` to every member, and the gift stored (its tallies are the store's).
+    /// Only the app's backend sends gifts (it owns what they cost); the receiver is a member, or
+    /// whoever sits on the seat named.
+    mutating func sendGift(
+        _ caller: Caller, from: String, to: String?, index: Int?, pack: String, item: String, count: Int, key: String, now: Int64, out: inout RoomOutcome
+    ) throws(ProtocolError) -> Gift {
+        guard caller.isOperator else { throw ProtocolError(.forbidden, "gifts are sent by the app's backend (POST /v1/rooms/ROOM/gifts)") }
+        let receiver: String
+        if let index {
+            guard seats.indices.contains(index) else { throw ProtocolError(.seatOutOfRange, "the room has no seat \(index)") }
+            guard let user = seats[index].user else { throw ProtocolError(.notInRoom, "no one sits on seat \(index)") }
+            receiver = user
+        } else if let to, members[to] != nil {
+            receiver = to
+        } else {
+            throw ProtocolError(.notInRoom, "\(to ?? "") is not in room \(id)")
+        }
+        let gift = Gift(from: from, fromName: name(of: from) ?? from, to: receiver, index: index, pack: pack, item: item, count: count, ts: now)
+        emit(.room, .giftSent(gift), &out)
+        out.effects.append(.storeGift(gift, key: key))
+        return gift
+    }
+
     /// An event's bytes besides what a member chose (its name, room, seq, sender).
     static let eventOverhead = 96
 

@@ -162,6 +162,8 @@ extension RoomEngine {
         case .sendEmoji(let index, let pack, let item):
             try sendEmoji(caller, to: index, pack: pack, item: item, now: now, out: &out)
             return .done
+        case .sendGift(let from, let to, let index, let pack, let item, let count, let key):
+            return .gift(try sendGift(caller, from: from, to: to, index: index, pack: pack, item: item, count: count, key: key, now: now, out: &out))
         case .offerWebRTC(let sdp):
             return .webrtcOffer(sdp: sdp, seats: seats.count)
         }
@@ -173,7 +175,7 @@ extension RoomEngine {
         switch command {
         case .sync, .update, .muteChatAll, .allowEmoji, .end, .lockSeat, .muteSeat, .muteAllSeats, .kickFromSeat, .inviteToSeat, .acceptRequest,
             .rejectRequest, .listMembers, .setRole, .transferOwner, .kickMember, .unban, .muteChat, .sendChat, .chatHistory,
-            .attributes, .sendSignal:
+            .attributes, .sendSignal, .sendGift:
             return true
         case .create, .join, .leave, .takeSeat, .leaveSeat, .switchSeat, .replyToInvite, .setMic, .createRequest, .cancelRequest,
             .updateMember, .offerWebRTC, .sendEmoji:

@@ -15,10 +15,12 @@ public enum RoomReply: Sendable, Equatable, Encodable {
     case kicked(removed: Bool, until: Int64?)
     /// `member.unban`: whether there was a ban to lift.
     case unbanned(lifted: Bool)
+    /// `gift.send`: the gift as the room showed it.
+    case gift(Gift)
     /// The caller may negotiate WebRTC media for a room of `seats` seats: the driver answers.
     case webrtcOffer(sdp: String, seats: Int)
 
-    private enum Keys: String, CodingKey { case requestId, msgId, ts, members, next, failed, removed, until, lifted }
+    private enum Keys: String, CodingKey { case requestId, msgId, ts, members, next, failed, removed, until, lifted, gift }
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
@@ -47,6 +49,9 @@ public enum RoomReply: Sendable, Equatable, Encodable {
         case .attributes(let failed):
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(failed, forKey: .failed)
+        case .gift(let gift):
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(gift, forKey: .gift)
         }
     }
 }

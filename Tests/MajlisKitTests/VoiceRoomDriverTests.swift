@@ -147,6 +147,8 @@ import Testing
         fake.emit(.memberJoined(sara), room: "r", seq: 6)
         fake.emit(.seatUpdated([seat(1, "sara")]), room: "r", seq: 7)
         fake.emit(.signal(from: "sara", type: "gift", payload: ["rose": 3]), room: "r")
+        let gift = Gift(from: "shop", fromName: "shop", to: "sara", index: 1, pack: String(repeating: "ab", count: 32), item: "rose", count: 3, ts: 8)
+        fake.emit(.giftSent(gift), room: "r")
         let message = ChatMessage(msgId: 1, from: UserRef(id: "sara", name: "Sara"), type: "text", text: "سلام", payload: nil, ts: 9)
         fake.emit(.chatMessage(message), room: "r", seq: 8)
         fake.emit(.memberLeft(user: "sara", reason: "left"), room: "r", seq: 9)
@@ -160,7 +162,7 @@ import Testing
         #expect(seen == [
             .statusChanged(.joining), .statusChanged(.joined), .roomChanged(try JSONValueDecoder().decode(RoomSnapshot.self, from: Self.snapshot(seq: 5, mode: .request)).room),
             .memberJoined(sara), .seatChanged(seat(1, "sara")),
-            .signal(from: "sara", type: "gift", payload: ["rose": 3]), .chatReceived(message), .memberLeft(seated),
+            .signal(from: "sara", type: "gift", payload: ["rose": 3]), .giftSent(gift), .chatReceived(message), .memberLeft(seated),
         ])
     }
 

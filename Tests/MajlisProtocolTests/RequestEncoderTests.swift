@@ -17,7 +17,7 @@ import Testing
         }
         func attrs() -> [String: String] { Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 1...3, using: &rng)).map { ("k\($0)", text()) }) }
         func step() -> AttributeOperation { flag() ? .set(attrs(), deleteOnLeave: flag(), updateOwner: flag()) : .delete(["k\(index())"]) }
-        switch Int.random(in: 0..<38, using: &rng) {
+        switch Int.random(in: 0..<39, using: &rng) {
         case 0: return .create(settings())
         case 1: return .join(create: maybe(settings))
         case 2: return .leave
@@ -54,6 +54,11 @@ import Testing
         case 34: return .unban(user: id())
         case 36: return .allowEmoji(flag())
         case 37: return .sendEmoji(index: index(), pack: String(repeating: "0123456789abcdef", count: 4), item: flag() ? "laugh" : "a.b_c-1")
+        case 38:
+            let seat = flag()
+            return .sendGift(
+                from: id(), to: seat ? nil : id(), index: seat ? index() : nil, pack: String(repeating: "fedcba9876543210", count: 4), item: "rose",
+                count: Int.random(in: Gift.counts, using: &rng), key: flag() ? id() : "طلب 7")
         case 32: return .offerWebRTC(sdp: "v=0\r\n" + text())
         default: return .join(create: nil)
         }

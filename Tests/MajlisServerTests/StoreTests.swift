@@ -54,7 +54,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
-        let latest = backend == .sqlite ? 11 : 9
+        let latest = backend == .sqlite ? 12 : 10
         #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
@@ -210,7 +210,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         try source.rememberReply(user: "o", rid: "x", reply: reply)
         let endpoints = ["http://hooks/a"]
         let mood = ["mood": AttributeValue(value: "😊", owner: "o")]
-        try source.commit(room: "r", effects: [.saveAttributes(set: mood, deleted: [])], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
+        let gift = Gift(from: "o", fromName: "O", to: "u", index: 2, pack: String(repeating: "ab", count: 32), item: "rose", count: 5, ts: 4)
+        try source.commit(room: "r", effects: [.saveAttributes(set: mood, deleted: []), .storeGift(gift, key: "k1")], state: stored, events: [WebhookEvent(type: "room.started", room: "r", time: 4, data: [:])], endpoints: endpoints)
         try source.createGroup("g", title: "أصدقاء", owner: "o", members: [], access: .request, about: "كل شيء", now: 5)
         try source.muteMember("g", user: "o", until: 99)
         try source.addJoinRequest(JoinRequest(conversation: "g", user: "y", name: "Y", note: "hi", at: 6))
@@ -240,7 +241,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let database = try await StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
-        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1], "\(counts)")
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "\(counts)")
         #expect(throws: (any Error).self) { try source.copy(to: target) }
         let back = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
@@ -263,10 +264,36 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             #expect(try store.presenceSharing(of: "o") == .nobody && store.presenceNodes(missingFrom: [], before: .max).isEmpty)
             #expect(try store.packCatalogue().map(\.manifest.id) == ["classic"] && store.packBytes(ResourcePack.sha256(pack), in: 0..<pack.count) == pack)
             #expect(try store.bytes(of: "u1", in: 0..<4) == [1, 2, 3, 4] && store.upload("u1")?.isComplete == true && store.mayRead("u1", user: "o"))
+            #expect(try store.giftLeaders(room: "r", since: 0, until: .max, limit: 5).receivers == [Store.GiftTally(user: "u", count: 5)])
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)
             let records = try store.webhookRecords(state: nil, room: "r", after: nil, limit: 10)
             #expect(records.map(\.seq) == [1, 2] && records.map(\.cursor) == [1, 2], "\(records)")
         }
+    }
+
+    @Test(arguments: StoreBackend.allCases) func giftsCountOncePerKeyAndLeadByItems(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        let stored = RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 1).stored
+        let pack = String(repeating: "ab", count: 32)
+        func gift(_ from: String, _ to: String, _ count: Int, at ts: Int64) -> Gift {
+            Gift(from: from, fromName: from, to: to, index: nil, pack: pack, item: "rose", count: count, ts: ts)
+        }
+        for (room, gift, key) in [
+            ("r", gift("a", "x", 3, at: 10), "k1"), ("r", gift("a", "x", 3, at: 10), "k1"), ("r", gift("b", "y", 2, at: 20), "k2"),
+            ("r", gift("b", "x", 2, at: 30), "k3"), ("other", gift("c", "x", 50, at: 20), "k1"),
+        ] {
+            try store.commit(room: room, effects: [.storeGift(gift, key: key)], state: stored, events: [], endpoints: [])
+        }
+        let all = try store.giftLeaders(room: "r", since: 0, until: .max, limit: 10)
+        #expect(all.givers == [Store.GiftTally(user: "b", count: 4), Store.GiftTally(user: "a", count: 3)])
+        #expect(all.receivers == [Store.GiftTally(user: "x", count: 5), Store.GiftTally(user: "y", count: 2)])
+        let early = try store.giftLeaders(room: "r", since: 10, until: 30, limit: 1)
+        #expect(early.givers == [Store.GiftTally(user: "a", count: 3)] && early.receivers == [Store.GiftTally(user: "x", count: 3)])
+        // Gone with their room.
+        try store.deleteRoom("r")
+        #expect(try store.giftLeaders(room: "r", since: 0, until: .max, limit: 10).givers.isEmpty)
     }
 
     @Test(arguments: StoreBackend.allCases) func chatIsStoredOncePerClientIdAndPagesNewestFirst(_ backend: StoreBackend) async throws {

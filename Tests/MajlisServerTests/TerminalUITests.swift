@@ -1,5 +1,6 @@
 import Foundation
 import MajlisAudio
+import MajlisPacks
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
@@ -98,6 +99,15 @@ import Testing
         let history = try await stored.call("chat.history", room: "salon", ["limit": 5])
         #expect(history["messages"]?.arrayValue?.contains { $0["text"] == "السلام عليكم 👋" } == true)
         try await stored.call("room.leave", room: "salon")
+
+        // A gift the backend sends to the guest's seat shows as a line.
+        let manifest = PackArchives.manifest.replacingOccurrences(of: #""kind": "emoji""#, with: #""kind": "gift""#)
+        let gifts = try PackArchives.zip(PackArchives.files(manifest))
+        let admin = ServerAPITests.adminToken(server)
+        #expect(try await PackTests.call(server, "POST", "/v1/packs", body: gifts, token: admin).status == 201)
+        let gift: JSONValue = ["from": "shop", "index": 0, "pack": .string(ResourcePack.sha256(gifts)), "item": "heart", "count": 2, "key": "t1"]
+        #expect(try await GiftTests.api(server, "POST", "/v1/rooms/salon/gifts", gift, token: admin).status == 200)
+        try await tmux.wait("listener", for: "shop → Omar: heart ×2")
 
         // The member list marks the host.
         try tmux.keys("listener", "u")

@@ -1,11 +1,13 @@
 import Foundation
+import MajlisPacks
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
 import Testing
 
 /// Seat emoji in the room page, in headless Chromium: a seated person picks one from the
-/// server's emoji packs, and both pages play it on that seat from the pack, checked by its hash.
+/// server's emoji packs, and both pages play it on that seat from the pack, checked by its hash;
+/// a gift the backend sends plays on its receiver's seat, with a note.
 @Suite(.enabled(if: Browser.isAvailable, "needs chromium and chromium-driver (scripts/install-deps --test)"))
 struct WebEmojiTests {
     /// A 1 x 1 PNG.
@@ -39,6 +41,31 @@ struct WebEmojiTests {
                         const shown = document.querySelector('.seat[data-seat="\(seat.intValue ?? -1)"] .emoji');
                         const img = shown?.querySelector('img');
                         return shown?.dataset.item === 'wave' && img?.complete && img.naturalWidth === 1
+                        """)
+                }
+
+                // A gift the backend sends to Huda's seat: played there on both pages, with a note
+                // in each page's language.
+                let gifts = """
+                    {"id": "gifts", "kind": "gift", "names": {"en": "Gifts"},
+                     "items": [{"id": "rose", "names": {"en": "Rose", "ar": "وردة"}, "format": "frames", "frames": ["rose.png"], "duration": 60000}]}
+                    """
+                let giftPack = try PackArchives.zip([("manifest.json", PackArchives.json(gifts)), ("rose.png", Self.png)])
+                let admin = ServerAPITests.adminToken(server)
+                #expect(try await PackTests.call(server, "POST", "/v1/packs", body: giftPack, token: admin).status == 201)
+                let sent = try await GiftTests.api(
+                    server, "POST", "/v1/rooms/emoji/gifts",
+                    ["from": "sponsor", "index": .int(Int64(seat.intValue ?? -1)), "pack": .string(ResourcePack.sha256(giftPack)), "item": "rose", "count": 3, "key": "g1"],
+                    token: admin)
+                #expect(sent.status == 200, "\(sent)")
+                for (browser, note) in [(huda, "sponsor sent Huda Rose ×3"), (omar, "sponsor أهدى Huda وردة ×3")] {
+                    let literal = String(decoding: try JSONEncoder().encode(note), as: UTF8.self)
+                    try await browser.wait(
+                        for: "the gift on Huda's seat and its note",
+                        """
+                        const shown = document.querySelector('.seat[data-seat="\(seat.intValue ?? -1)"] .emoji');
+                        const notes = [...document.querySelectorAll('.notices p')].map((p) => p.textContent);
+                        return shown?.dataset.item === 'rose' && notes.includes(\(literal))
                         """)
                 }
             }

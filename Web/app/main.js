@@ -321,6 +321,10 @@ function onEvent(frame) {
     showEmoji(frame.data);
     return;
   }
+  if (frame.ev === 'gift.sent' && frame.room === roomId) {
+    showGift(frame.data);
+    return;
+  }
   const out = applyEvent(state, frame, roomId, Date.now());
   if (out.resync) {
     resync();
@@ -357,6 +361,23 @@ async function showEmoji({ index, pack, item }) {
     }
     render();
   }, 1000 / (shown.fps ?? 12));
+}
+
+// Shows a gift the app's backend sent: its animation on the receiver's seat (the seat it was sent
+// to, or the one the receiver sits on), and a note of who gave what to whom.
+async function showGift({ from, fromName, to, index, pack, item, count }) {
+  const seat = index ?? seatOf(to)?.index;
+  if (seat !== undefined) showEmoji({ index: seat, pack, item });
+  let label = item;
+  try {
+    const shown = await packs.show(pack, item);
+    label = shown.item.names?.[language] ?? shown.item.names?.en ?? item;
+  } catch {
+    // The note still says who gave what.
+  }
+  const name = (user) => state.members.get(user)?.name ?? user;
+  notice('notice.gift', { from: fromName || name(from), to: name(to), item: count > 1 ? `${label} ×${count}` : label });
+  render();
 }
 
 function emojiHTML(index) {

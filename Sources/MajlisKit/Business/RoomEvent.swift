@@ -28,6 +28,9 @@ public enum RoomEvent: Sendable, Equatable {
     /// `user` sent emoji `item` of resource pack `pack` (its SHA-256 name) to seat `index`: show
     /// it on that seat now.
     case seatEmoji(index: Int, user: String, pack: String, item: String)
+    /// The app's backend sent a gift (an item of a gift pack): show its effect, on
+    /// `gift.index`'s seat when it went to a seat, else on `gift.to`.
+    case giftSent(Gift)
     /// This subscriber fell this many events behind and they were not kept (it reads too slowly);
     /// the state stream still has everything.
     case missed(Int)

@@ -205,6 +205,8 @@ extension VoiceRoom {
             emit(.signal(from: from, type: type, payload: payload))
         case .seatEmoji(let index, let user, let pack, let item):
             emit(.seatEmoji(index: index, user: user, pack: pack, item: item))
+        case .giftSent(let gift):
+            emit(.giftSent(gift))
         case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved,
             .messageRejected, .joinRequested, .joinDeclined, .presenceChanged:
             break

@@ -142,6 +142,19 @@ public enum RequestDecoder {
         }
     }
 
+    /// `pack` (a resource pack's name: its SHA-256) and `item` (an item id of it), section 19.
+    private static func packItem(_ args: ArgsReader) throws(ProtocolError) -> (pack: String, item: String) {
+        let pack = try args.string("pack", maxLength: 64)
+        guard pack.count == 64, pack.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+            throw ProtocolError(.badRequest, "args.pack must be a pack's name: its SHA-256, 64 lowercase hex digits")
+        }
+        let item = try args.string("item", maxLength: 64)
+        guard !item.isEmpty, item.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || "._-".contains($0)) }) else {
+            throw ProtocolError(.badRequest, "args.item must be an item id of the pack (a-z, 0-9, '.', '_', '-')")
+        }
+        return (pack, item)
+    }
+
     private static func settings(_ args: ArgsReader) throws(ProtocolError) -> RoomSettings {
         RoomSettings(
             title: try args.optionalString("title", maxLength: Limits.title) ?? "",
@@ -353,15 +366,19 @@ public enum RequestDecoder {
         },
         "seat.kick": room { args throws(ProtocolError) in .kickFromSeat(index: try args.int("index")) },
         "seat.emoji": room { args throws(ProtocolError) in
-            let pack = try args.string("pack", maxLength: 64)
-            guard pack.count == 64, pack.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
-                throw ProtocolError(.badRequest, "args.pack must be a pack's name: its SHA-256, 64 lowercase hex digits")
-            }
-            let item = try args.string("item", maxLength: 64)
-            guard !item.isEmpty, item.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || "._-".contains($0)) }) else {
-                throw ProtocolError(.badRequest, "args.item must be an item id of the pack (a-z, 0-9, '.', '_', '-')")
-            }
+            let (pack, item) = try packItem(args)
             return .sendEmoji(index: try args.int("index", in: 0...(RoomSettings.seatCountRange.upperBound - 1)), pack: pack, item: item)
+        },
+        "gift.send": room { args throws(ProtocolError) in
+            let (pack, item) = try packItem(args)
+            let to = try args.optionalIdentifier("to")
+            let index = try args.optionalInt("index", in: 0...(RoomSettings.seatCountRange.upperBound - 1))
+            guard (to == nil) != (index == nil) else { throw ProtocolError(.badRequest, "give either args.to (a member) or args.index (a seat), not both") }
+            let key = try args.string("key", maxLength: 64)
+            guard !key.isEmpty else { throw ProtocolError(.badRequest, "args.key must be 1 to 64 characters") }
+            return .sendGift(
+                from: try args.identifier("from"), to: to, index: index, pack: pack, item: item,
+                count: try args.optionalInt("count", in: Gift.counts) ?? 1, key: key)
         },
         "seat.invite": room { args throws(ProtocolError) in
             .inviteToSeat(user: try args.identifier("user"), index: try args.optionalInt("index"))

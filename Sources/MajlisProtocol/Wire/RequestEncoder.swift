@@ -45,6 +45,15 @@ public enum RequestEncoder {
             put("index", .int(Int64(index)))
             put("pack", .string(pack))
             put("item", .string(item))
+        case .sendGift(let from, let to, let index, let pack, let item, let count, let key):
+            op = "gift.send"
+            put("from", .string(from))
+            if let to { put("to", .string(to)) }
+            if let index { put("index", .int(Int64(index))) }
+            put("pack", .string(pack))
+            put("item", .string(item))
+            put("count", .int(Int64(count)))
+            put("key", .string(key))
         case .end: op = "room.end"
         case .takeSeat(let index):
             op = "seat.take"

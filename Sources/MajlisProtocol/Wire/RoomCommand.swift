@@ -25,6 +25,10 @@ public enum RoomCommand: Sendable, Equatable {
     case setMic(on: Bool)
     /// `seat.emoji`: an emoji of a resource pack (section 19) shown on seat `index` to everyone.
     case sendEmoji(index: Int, pack: String, item: String)
+    /// `gift.send` (the app's backend only): `count` of `item` of gift pack `pack` from `from` to
+    /// member `to` or to whoever sits on seat `index`; `key` names it, so a gift sent again under
+    /// the same key counts once.
+    case sendGift(from: String, to: String?, index: Int?, pack: String, item: String, count: Int, key: String)
 
     case createRequest(index: Int?)
     case cancelRequest(requestId: String)
@@ -60,7 +64,7 @@ public enum RoomCommand: Sendable, Equatable {
     public var mayStore: Bool {
         switch self {
         case .create, .update, .muteChatAll, .allowEmoji, .end, .lockSeat, .muteSeat, .muteAllSeats, .setRole, .transferOwner, .kickMember, .unban,
-            .sendChat, .attributes, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .replyToInvite, .acceptRequest:
+            .sendChat, .attributes, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .replyToInvite, .acceptRequest, .sendGift:
             return true
         case .join, .leave, .sync, .inviteToSeat, .setMic, .createRequest, .cancelRequest, .rejectRequest, .listMembers, .updateMember,
             .muteChat, .chatHistory, .sendSignal, .offerWebRTC, .sendEmoji:

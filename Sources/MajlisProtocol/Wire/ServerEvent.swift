@@ -56,6 +56,8 @@ public enum ServerEvent: Sendable, Equatable {
     case joinDeclined(conversation: String, by: String)
     /// A member sent an emoji of a resource pack to seat `index`: show it there now.
     case seatEmoji(index: Int, user: String, pack: String, item: String)
+    /// The app's backend sent a gift in the room: show its effect (on seat `index`, if given).
+    case giftSent(Gift)
     /// A contact came online or went offline, or stopped sharing their presence.
     case presenceChanged(UserPresence)
     /// An event this version does not know; kept as it came.
@@ -98,6 +100,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .joinDeclined: return "conv.declined"
         case .presenceChanged: return "presence.changed"
         case .seatEmoji: return "seat.emoji"
+        case .giftSent: return "gift.sent"
         case .unknown(let name, _): return name
         }
     }

@@ -79,6 +79,8 @@ extension APIRoute {
         },
         APIRoute("POST", "rooms/{room}/chat") { try $0.sendChat($1) },
         APIRoute("POST", "rooms/{room}/signals") { try $0.sendSignal($1) },
+        APIRoute("POST", "rooms/{room}/gifts") { try $0.sendGift($1) },
+        APIRoute("GET", "rooms/{room}/gifts/leaders") { try $0.giftLeaders($1) },
 
         APIRoute("GET", "rooms/{room}/attributes") { api, call in
             struct Attributes: Encodable, Sendable { var attributes: [String: AttributeValue] }
@@ -183,6 +185,7 @@ extension ServerAPI {
     static let bodyFields: [String: Set<String>] = [
         "POST rooms": newRoomFields,
         "PATCH rooms/{room}": ["title", "announcement", "mode", "seatCount"],
+        "POST rooms/{room}/gifts": ["from", "to", "index", "pack", "item", "count", "key"],
         "POST rooms/{room}/mute-chat": ["on"],
         "POST rooms/{room}/mute-all": ["muted", "membersMayUnmute"],
         "POST rooms/{room}/members/{user}/kick": ["banSeconds"],

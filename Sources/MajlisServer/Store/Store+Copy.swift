@@ -26,6 +26,7 @@ extension Store {
         ("uploads", "id, owner, length, received, mime, metadata, created_at, expires_at, completed_at"),
         ("upload_chunks", "upload, start, size, data"),
         ("media_links", "media, conversation"),
+        ("gifts", "room, key, giver, receiver, seat, pack, item, count, ts"),
     ]
 
     /// Copies everything this store holds into `target`, which must hold nothing yet, in one

@@ -52,6 +52,7 @@ extension Store {
                     case .saveBan(let user, let until): try Self.saveBan(room: room, user: user, until: until, in: db)
                     case .storeChat(let message, let clientMsgId): try Self.insertChat(room: room, message: message, clientMsgId: clientMsgId, in: db)
                     case .saveAttributes(let set, let deleted): try Self.saveAttributes(room: room, set: set, deleted: deleted, in: db)
+                    case .storeGift(let gift, let key): try Self.insertGift(room: room, gift: gift, key: key, in: db)
                     case .deleteRoom: try Self.deleteRoom(room, in: db)
                     case .memberRemoved: break
                     }

@@ -136,6 +136,12 @@ public final class Store: @unchecked Sendable {
             created_at INTEGER NOT NULL, replaced_at INTEGER);
         CREATE INDEX packs_current ON packs (id) WHERE replaced_at IS NULL;
         """,
+        """
+        CREATE TABLE gifts (
+            room TEXT NOT NULL, key TEXT NOT NULL, giver TEXT NOT NULL, receiver TEXT NOT NULL, seat INTEGER, pack TEXT NOT NULL, item TEXT NOT NULL,
+            count INTEGER NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY (room, key));
+        CREATE INDEX gifts_room_ts ON gifts (room, ts);
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -229,6 +235,12 @@ public final class Store: @unchecked Sendable {
             sha256 TEXT COLLATE "C" PRIMARY KEY, id TEXT COLLATE "C" NOT NULL, kind TEXT NOT NULL, manifest TEXT NOT NULL, size BIGINT NOT NULL,
             data BYTEA NOT NULL, created_at BIGINT NOT NULL, replaced_at BIGINT);
         CREATE INDEX packs_current ON packs (id) WHERE replaced_at IS NULL;
+        """,
+        """
+        CREATE TABLE gifts (
+            room TEXT COLLATE "C" NOT NULL, key TEXT COLLATE "C" NOT NULL, giver TEXT COLLATE "C" NOT NULL, receiver TEXT COLLATE "C" NOT NULL,
+            seat INTEGER, pack TEXT NOT NULL, item TEXT NOT NULL, count BIGINT NOT NULL, ts BIGINT NOT NULL, PRIMARY KEY (room, key));
+        CREATE INDEX gifts_room_ts ON gifts (room, ts);
         """,
     ]
 
@@ -459,6 +471,7 @@ public final class Store: @unchecked Sendable {
         try db.run("DELETE FROM bans WHERE room = ?", .text(id))
         try db.run("DELETE FROM chat WHERE room = ?", .text(id))
         try db.run("DELETE FROM attributes WHERE room = ?", .text(id))
+        try db.run("DELETE FROM gifts WHERE room = ?", .text(id))
     }
 
     public func roomExists(_ id: String) throws -> Bool {

@@ -46,6 +46,8 @@ enum RoomWebhooks {
                 }
             case (.chatMessage(let message), _) where includeChat:
                 add("chat.message", json(message))
+            case (.giftSent(let gift), _):
+                add("gift.sent", json(gift))
             default:
                 break
             }

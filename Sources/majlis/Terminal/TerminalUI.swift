@@ -95,13 +95,20 @@ final class TerminalUI: Sendable {
                 self.redraw()
             }
         }
-        // Seat emoji are not part of the state: each shows as a note, by name.
+        // Seat emoji and gifts are not part of the state: each shows as a note, by name.
         let events = await room.events()
         Task {
             for await event in events {
-                guard case .seatEmoji(let index, let user, _, let item) = event else { continue }
-                let name = await self.room.state.members.first { $0.id == user }?.name ?? user
-                self.show("\(name) → \(self.presenter.text(.seat(index + 1))): \(item)")
+                let members = await self.room.state.members
+                let name = { (user: String) in members.first { $0.id == user }?.name ?? user }
+                switch event {
+                case .seatEmoji(let index, let user, _, let item):
+                    self.show("\(name(user)) → \(self.presenter.text(.seat(index + 1))): \(item)")
+                case .giftSent(let gift):
+                    self.show("\(gift.fromName) → \(name(gift.to)): \(gift.item)" + (gift.count > 1 ? " ×\(gift.count)" : ""))
+                default:
+                    continue
+                }
             }
         }
         do {
