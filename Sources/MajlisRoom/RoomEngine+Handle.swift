@@ -154,6 +154,8 @@ extension RoomEngine {
             return try sendChat(caller, draft: draft, now: now, out: &out)
         case .chatHistory(let before, let limit):
             return .history(before: before, limit: limit)
+        case .giftLeaders(let since, let until, let limit):
+            return .giftLeaders(since: since, until: until, limit: limit)
         case .attributes(let operations, let force, let atomic):
             return try applyAttributes(caller, operations: operations, force: force, atomic: atomic, now: now, out: &out)
         case .sendSignal(let target, let type, let payload):
@@ -175,7 +177,7 @@ extension RoomEngine {
         switch command {
         case .sync, .update, .muteChatAll, .allowEmoji, .end, .lockSeat, .muteSeat, .muteAllSeats, .kickFromSeat, .inviteToSeat, .acceptRequest,
             .rejectRequest, .listMembers, .setRole, .transferOwner, .kickMember, .unban, .muteChat, .sendChat, .chatHistory,
-            .attributes, .sendSignal, .sendGift:
+            .attributes, .sendSignal, .sendGift, .giftLeaders:
             return true
         case .create, .join, .leave, .takeSeat, .leaveSeat, .switchSeat, .replyToInvite, .setMic, .createRequest, .cancelRequest,
             .updateMember, .offerWebRTC, .sendEmoji:

@@ -17,6 +17,8 @@ public enum RoomReply: Sendable, Equatable, Encodable {
     case unbanned(lifted: Bool)
     /// `gift.send`: the gift as the room showed it.
     case gift(Gift)
+    /// The caller may read the room's gift leaderboard: the driver answers from the store.
+    case giftLeaders(since: Int64, until: Int64, limit: Int)
     /// The caller may negotiate WebRTC media for a room of `seats` seats: the driver answers.
     case webrtcOffer(sdp: String, seats: Int)
 
@@ -26,7 +28,7 @@ public enum RoomReply: Sendable, Equatable, Encodable {
         switch self {
         case .snapshot(let snapshot):
             try snapshot.encode(to: encoder)
-        case .done, .history, .webrtcOffer:
+        case .done, .history, .giftLeaders, .webrtcOffer:
             _ = encoder.container(keyedBy: Keys.self)
         case .requestCreated(let id):
             var c = encoder.container(keyedBy: Keys.self)

@@ -1,6 +1,10 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import MajlisAudio
 import MajlisKit
+import MajlisPacks
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
@@ -24,6 +28,44 @@ import Testing
             if Date() > deadline { break }
         }
         throw TestClient.Timeout(description: "room state never matched; last: \(await room.state)")
+    }
+
+    /// A backend's call of the server API (JSON, or a pack's bytes).
+    func backend(_ server: TestServer, _ method: String, _ path: String, json: JSONValue? = nil, zip: [UInt8]? = nil) async throws -> Int {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)\(path)")!)
+        request.httpMethod = method
+        let token = server.token("backend", grants: Grants(join: false, admin: true, publish: false, chat: false), name: "Backend")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        if let json {
+            request.httpBody = try JSONEncoder().encode(json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let zip {
+            request.httpBody = Data(zip)
+            request.setValue("application/zip", forHTTPHeaderField: "Content-Type")
+        }
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    @Test func aGiftTheBackendSendsArrivesAsAnEventAndLeadsTheBoard() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let gifts = try PackArchives.zip(PackArchives.files(PackArchives.manifest.replacingOccurrences(of: #""kind": "emoji""#, with: #""kind": "gift""#)))
+        #expect(try await backend(server, "POST", "/v1/packs", zip: gifts) == 201)
+        let host = VoiceRoom(roomId: "salon", signaling: try await client(server, "host"))
+        _ = try await host.join(create: RoomSettings(title: "Salon"))
+        let events = await host.events()
+        let gift: JSONValue = ["from": "shop", "to": "host", "pack": .string(ResourcePack.sha256(gifts)), "item": "heart", "count": 4, "key": "k1"]
+        #expect(try await backend(server, "POST", "/v1/rooms/salon/gifts", json: gift) == 200)
+        for await event in events {
+            guard case .giftSent(let sent) = event else { continue }
+            #expect(sent.from == "shop" && sent.to == "host" && sent.item == "heart" && sent.count == 4 && sent.index == nil)
+            break
+        }
+        let leaders = try await host.giftLeaders()
+        #expect(leaders == GiftLeaders(givers: [GiftTally(user: "shop", count: 4)], receivers: [GiftTally(user: "host", count: 4)]))
+        #expect(try await host.giftLeaders(until: 1).givers.isEmpty)
     }
 
     @Test func requestToSpeakFlowWithSDKClients() async throws {

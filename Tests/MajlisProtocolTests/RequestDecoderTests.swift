@@ -68,7 +68,7 @@ import Testing
         let expected = [
             "hello", "ping", "session.renew", "bye", "echo.start", "echo.stop", "probe.start", "probe.result", "probe.stop", "room.create", "room.join", "room.leave", "room.sync", "room.update",
             "room.muteChatAll", "room.emoji", "room.end", "seat.take", "seat.leave", "seat.switch", "seat.lock", "seat.mute", "seat.muteAll", "seat.kick",
-            "seat.invite", "seat.inviteReply", "seat.emoji", "gift.send", "mic.set", "request.create", "request.cancel", "request.accept",
+            "seat.invite", "seat.inviteReply", "seat.emoji", "gift.send", "gift.leaders", "mic.set", "request.create", "request.cancel", "request.accept",
             "request.reject", "member.list", "member.update", "member.role", "member.transferOwner", "member.kick", "member.unban",
             "member.muteChat", "chat.send", "chat.history", "attr.set", "attr.delete", "attr.batch", "signal.send", "webrtc.offer",
             "conv.create", "conv.list", "conv.get", "conv.invite", "conv.remove", "conv.leave", "conv.update", "conv.role", "conv.settings",

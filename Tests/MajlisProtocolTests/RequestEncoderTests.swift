@@ -17,7 +17,7 @@ import Testing
         }
         func attrs() -> [String: String] { Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 1...3, using: &rng)).map { ("k\($0)", text()) }) }
         func step() -> AttributeOperation { flag() ? .set(attrs(), deleteOnLeave: flag(), updateOwner: flag()) : .delete(["k\(index())"]) }
-        switch Int.random(in: 0..<39, using: &rng) {
+        switch Int.random(in: 0..<40, using: &rng) {
         case 0: return .create(settings())
         case 1: return .join(create: maybe(settings))
         case 2: return .leave
@@ -59,6 +59,7 @@ import Testing
             return .sendGift(
                 from: id(), to: seat ? nil : id(), index: seat ? index() : nil, pack: String(repeating: "fedcba9876543210", count: 4), item: "rose",
                 count: Int.random(in: Gift.counts, using: &rng), key: flag() ? id() : "طلب 7")
+        case 39: return .giftLeaders(since: Int64.random(in: 0...1_000, using: &rng), until: flag() ? .max : 2_000, limit: Int.random(in: GiftLeaders.limits, using: &rng))
         case 32: return .offerWebRTC(sdp: "v=0\r\n" + text())
         default: return .join(create: nil)
         }

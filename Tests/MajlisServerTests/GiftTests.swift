@@ -85,6 +85,12 @@ import Testing
         #expect(try await Self.api(server, "GET", "/v1/rooms/salon/gifts/leaders?limit=1", token: admin).body
             == ["givers": [["user": "sponsor", "count": 3]], "receivers": [["user": "omar", "count": 3]]])
         #expect(try await Self.api(server, "GET", "/v1/rooms/salon/gifts/leaders?day=2020-02-30", token: admin).status == 400)
+        #expect(try await Self.api(server, "GET", "/v1/rooms/nowhere/gifts/leaders", token: admin).status == 404)
+        // Members read it too; others do not.
+        #expect(try await huda.call("gift.leaders", room: "salon", ["day": .string(today)]) == expected)
+        let stranger = try await TestClient.signedIn(server, user: "zaid")
+        #expect(try await stranger.request("gift.leaders", ["room": "salon"])["error"]?["code"] == "not_in_room")
+        stranger.disconnect()
 
         // What was answered was kept.
         huda.disconnect()

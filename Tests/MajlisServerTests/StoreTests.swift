@@ -264,7 +264,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             #expect(try store.presenceSharing(of: "o") == .nobody && store.presenceNodes(missingFrom: [], before: .max).isEmpty)
             #expect(try store.packCatalogue().map(\.manifest.id) == ["classic"] && store.packBytes(ResourcePack.sha256(pack), in: 0..<pack.count) == pack)
             #expect(try store.bytes(of: "u1", in: 0..<4) == [1, 2, 3, 4] && store.upload("u1")?.isComplete == true && store.mayRead("u1", user: "o"))
-            #expect(try store.giftLeaders(room: "r", since: 0, until: .max, limit: 5).receivers == [Store.GiftTally(user: "u", count: 5)])
+            #expect(try store.giftLeaders(room: "r", since: 0, until: .max, limit: 5).receivers == [GiftTally(user: "u", count: 5)])
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)
             let records = try store.webhookRecords(state: nil, room: "r", after: nil, limit: 10)
             #expect(records.map(\.seq) == [1, 2] && records.map(\.cursor) == [1, 2], "\(records)")
@@ -287,10 +287,10 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             try store.commit(room: room, effects: [.storeGift(gift, key: key)], state: stored, events: [], endpoints: [])
         }
         let all = try store.giftLeaders(room: "r", since: 0, until: .max, limit: 10)
-        #expect(all.givers == [Store.GiftTally(user: "b", count: 4), Store.GiftTally(user: "a", count: 3)])
-        #expect(all.receivers == [Store.GiftTally(user: "x", count: 5), Store.GiftTally(user: "y", count: 2)])
+        #expect(all.givers == [GiftTally(user: "b", count: 4), GiftTally(user: "a", count: 3)])
+        #expect(all.receivers == [GiftTally(user: "x", count: 5), GiftTally(user: "y", count: 2)])
         let early = try store.giftLeaders(room: "r", since: 10, until: 30, limit: 1)
-        #expect(early.givers == [Store.GiftTally(user: "a", count: 3)] && early.receivers == [Store.GiftTally(user: "x", count: 3)])
+        #expect(early.givers == [GiftTally(user: "a", count: 3)] && early.receivers == [GiftTally(user: "x", count: 3)])
         // Gone with their room.
         try store.deleteRoom("r")
         #expect(try store.giftLeaders(room: "r", since: 0, until: .max, limit: 10).givers.isEmpty)

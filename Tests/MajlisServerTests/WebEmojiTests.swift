@@ -68,6 +68,14 @@ struct WebEmojiTests {
                         return shown?.dataset.item === 'rose' && notes.includes(\(literal))
                         """)
                 }
+                // Today's leaderboard under the members.
+                try await omar.click("[data-action=tab][data-value=members]")
+                try await omar.wait(
+                    for: "the gift leaderboard",
+                    """
+                    const row = (list) => [...document.querySelectorAll(`.leaders .${list} li`)].map((li) => li.textContent.trim());
+                    return JSON.stringify(row('givers')) === '["sponsor 3"]' && JSON.stringify(row('receivers')) === '["Huda 3"]'
+                    """)
             }
         }
     }

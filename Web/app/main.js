@@ -32,6 +32,7 @@ const page = {
   menu: null,
   confirm: null, // {text: [key, values], action, value}
   tab: 'chat', // 'chat', 'members', 'sound'
+  leaders: null, // {givers, receivers}: today's gift leaderboard, read when the members tab opens
   sound: { processing: true, effect: 'none', pitch: null, spatial: false, music: null, musicPlaying: false, send: 100, local: 100 },
   mediaState: 'new',
   mic: 'unknown', // 'ok', 'none', 'denied'
@@ -377,7 +378,28 @@ async function showGift({ from, fromName, to, index, pack, item, count }) {
   }
   const name = (user) => state.members.get(user)?.name ?? user;
   notice('notice.gift', { from: fromName || name(from), to: name(to), item: count > 1 ? `${label} ×${count}` : label });
+  if (page.tab === 'members') loadLeaders();
   render();
+}
+
+// The room's top givers and receivers of gifts today (UTC), shown under the members.
+async function loadLeaders() {
+  try {
+    page.leaders = await roomOp('gift.leaders', { day: new Date().toISOString().slice(0, 10), limit: 5 });
+  } catch (error) {
+    log(`gift leaders: ${error.message}`);
+  }
+  render();
+}
+
+function leadersHTML() {
+  const board = page.leaders;
+  if (!board || (board.givers.length === 0 && board.receivers.length === 0)) return '';
+  const name = (user) => state.members.get(user)?.name ?? user;
+  const list = (entries) => entries.map((entry) => `<li><bdi>${escape(name(entry.user))}</bdi> <span class="count">${entry.count}</span></li>`).join('');
+  return `<section class="leaders" data-key="leaders"><h3>${escape(t('giftsToday'))}</h3>
+    <h4>${escape(t('topGivers'))}</h4><ol class="givers">${list(board.givers)}</ol>
+    <h4>${escape(t('topReceivers'))}</h4><ol class="receivers">${list(board.receivers)}</ol></section>`;
 }
 
 function emojiHTML(index) {
@@ -535,7 +557,10 @@ const actions = {
     await actions[action](value);
   },
   confirmNo: () => { page.confirm = null; },
-  tab: (name) => { page.tab = name; },
+  tab: (name) => {
+    page.tab = name;
+    if (name === 'members') loadLeaders();
+  },
   playMusic: async () => {
     await media?.playMusic();
     page.sound.musicPlaying = true;
@@ -943,7 +968,7 @@ function roomPage() {
           <form data-form="chat" class="compose"><input name="text" maxlength="500" autocomplete="off" placeholder="${escape(t(muted ? 'chatMuted' : 'typeMessage'))}" ${muted ? 'disabled' : ''}>
             <button type="submit" ${muted ? 'disabled' : ''}>${escape(t('send'))}</button></form>
         </div>
-        <div class="panel" data-key="members" ${page.tab === 'members' ? '' : 'hidden'}><ul class="members">${memberList()}</ul></div>
+        <div class="panel" data-key="members" ${page.tab === 'members' ? '' : 'hidden'}><ul class="members">${memberList()}</ul>${leadersHTML()}</div>
         <div class="panel" data-key="sound" ${page.tab === 'sound' ? '' : 'hidden'}>${soundPanel()}</div>
       </section>
     </main>

@@ -183,6 +183,12 @@ extension VoiceRoom {
         return try await send(.sendChat(draft), answer: ChatPosted.self).msgId
     }
 
+    /// The room's top givers and receivers of gifts (`limit` of each, the most first): of gifts
+    /// sent from `since` to before `until` (Unix ms; all time by default).
+    public func giftLeaders(since: Int64 = 0, until: Int64 = .max, limit: Int = 10) async throws(MajlisError) -> GiftLeaders {
+        try await send(.giftLeaders(since: since, until: until, limit: limit), answer: GiftLeaders.self)
+    }
+
     /// Loads up to `limit` messages older than the oldest one held; returns how many came.
     @discardableResult
     public func loadOlderChat(limit: Int = 50) async throws(MajlisError) -> Int {

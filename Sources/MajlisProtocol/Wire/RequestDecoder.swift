@@ -380,6 +380,16 @@ public enum RequestDecoder {
                 from: try args.identifier("from"), to: to, index: index, pack: pack, item: item,
                 count: try args.optionalInt("count", in: Gift.counts) ?? 1, key: key)
         },
+        "gift.leaders": room { args throws(ProtocolError) in
+            var since = Int64(try args.optionalInt("since", in: 0...Int.max) ?? 0)
+            var until = Int64(try args.optionalInt("until", in: 0...Int.max) ?? Int.max)
+            if let day = try args.optionalString("day", maxLength: 10) {
+                guard let span = GiftLeaders.span(ofDay: day) else { throw ProtocolError(.badRequest, "args.day must be a date, YYYY-MM-DD (UTC)") }
+                since = max(since, span.lowerBound)
+                until = min(until, span.upperBound)
+            }
+            return .giftLeaders(since: since, until: until, limit: try args.optionalInt("limit", in: GiftLeaders.limits) ?? 10)
+        },
         "seat.invite": room { args throws(ProtocolError) in
             .inviteToSeat(user: try args.identifier("user"), index: try args.optionalInt("index"))
         },

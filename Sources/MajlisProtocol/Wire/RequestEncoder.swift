@@ -54,6 +54,11 @@ public enum RequestEncoder {
             put("item", .string(item))
             put("count", .int(Int64(count)))
             put("key", .string(key))
+        case .giftLeaders(let since, let until, let limit):
+            op = "gift.leaders"
+            put("since", .int(since))
+            put("until", .int(until))
+            put("limit", .int(Int64(limit)))
         case .end: op = "room.end"
         case .takeSeat(let index):
             op = "seat.take"

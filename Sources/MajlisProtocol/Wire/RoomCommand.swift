@@ -29,6 +29,9 @@ public enum RoomCommand: Sendable, Equatable {
     /// member `to` or to whoever sits on seat `index`; `key` names it, so a gift sent again under
     /// the same key counts once.
     case sendGift(from: String, to: String?, index: Int?, pack: String, item: String, count: Int, key: String)
+    /// `gift.leaders`: the room's top givers and receivers of gifts sent from `since` to before
+    /// `until` (Unix ms), `limit` of each.
+    case giftLeaders(since: Int64, until: Int64, limit: Int)
 
     case createRequest(index: Int?)
     case cancelRequest(requestId: String)
@@ -67,7 +70,7 @@ public enum RoomCommand: Sendable, Equatable {
             .sendChat, .attributes, .takeSeat, .leaveSeat, .switchSeat, .kickFromSeat, .replyToInvite, .acceptRequest, .sendGift:
             return true
         case .join, .leave, .sync, .inviteToSeat, .setMic, .createRequest, .cancelRequest, .rejectRequest, .listMembers, .updateMember,
-            .muteChat, .chatHistory, .sendSignal, .offerWebRTC, .sendEmoji:
+            .muteChat, .chatHistory, .sendSignal, .offerWebRTC, .sendEmoji, .giftLeaders:
             return false
         }
     }

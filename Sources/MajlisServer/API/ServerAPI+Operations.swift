@@ -80,7 +80,15 @@ extension APIRoute {
         APIRoute("POST", "rooms/{room}/chat") { try $0.sendChat($1) },
         APIRoute("POST", "rooms/{room}/signals") { try $0.sendSignal($1) },
         APIRoute("POST", "rooms/{room}/gifts") { try $0.sendGift($1) },
-        APIRoute("GET", "rooms/{room}/gifts/leaders") { try $0.giftLeaders($1) },
+        APIRoute("GET", "rooms/{room}/gifts/leaders") { api, call in
+            var args: [String: JSONValue] = [:]
+            for name in ["since", "until"] {
+                if let value = try call.queryInt(name, in: 0...Int.max) { args[name] = .int(Int64(value)) }
+            }
+            if let limit = try call.queryInt("limit", in: GiftLeaders.limits) { args["limit"] = .int(Int64(limit)) }
+            if let day = call.query["day"] { args["day"] = .string(day) }
+            try api.run(call, op: "gift.leaders", args: args)
+        },
 
         APIRoute("GET", "rooms/{room}/attributes") { api, call in
             struct Attributes: Encodable, Sendable { var attributes: [String: AttributeValue] }

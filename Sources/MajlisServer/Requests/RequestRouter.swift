@@ -82,7 +82,7 @@ struct RequestRouter: Sendable {
             }
         case .offerWebRTC:
             guard state.admitOffer(now: now) else { return .refuse(tooManyOffers(limits)) }
-        case .join, .sync, .listMembers, .chatHistory:
+        case .join, .sync, .listMembers, .chatHistory, .giftLeaders:
             guard state.admitRead(now: now) else {
                 return .refuse(ProtocolError(
                     .rateLimited, "too much read: answers to joins, syncs, member lists and history of at most \(limits.answerBytesPerSecond) bytes a second"))

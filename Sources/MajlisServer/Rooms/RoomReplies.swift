@@ -20,6 +20,12 @@ struct RoomReplies: Sendable {
             } catch {
                 return (false, WireEncoder.encode(ProtocolError(.internal, "the server could not read chat history")))
             }
+        case .success(.giftLeaders(let since, let until, let limit)):
+            do {
+                return (true, WireEncoder.encode(try context.store.giftLeaders(room: room, since: since, until: until, limit: limit)))
+            } catch {
+                return (false, WireEncoder.encode(ProtocolError(.internal, "the server could not read the gift leaderboard")))
+            }
         case .success(.webrtcOffer(let sdp, let seats)):
             return negotiate(sdp, seats: seats, user: caller.id)
         case .success(.snapshot(var snapshot)):

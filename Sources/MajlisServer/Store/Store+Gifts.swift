@@ -3,17 +3,6 @@ import MajlisProtocol
 /// Gifts the app's backend sent in rooms (`gift.send`), one row each, written in the same
 /// transaction as the room's change; a room's leaderboard is read from them.
 extension Store {
-    /// A user and how many gift items they gave or received.
-    public struct GiftTally: Sendable, Equatable, Codable {
-        public var user: String
-        public var count: Int64
-
-        public init(user: String, count: Int64) {
-            self.user = user
-            self.count = count
-        }
-    }
-
     /// Keeps `gift` under `key`; a key the room has stored already keeps nothing more.
     static func insertGift(room: String, gift: Gift, key: String, in db: any SQLDatabase) throws {
         try db.run(
@@ -24,7 +13,7 @@ extension Store {
 
     /// The room's top givers and receivers by items, of gifts sent from `since` to before
     /// `until` (Unix ms), at most `limit` each, the most first (equal counts by user id).
-    public func giftLeaders(room: String, since: Int64, until: Int64, limit: Int) throws -> (givers: [GiftTally], receivers: [GiftTally]) {
+    public func giftLeaders(room: String, since: Int64, until: Int64, limit: Int) throws -> GiftLeaders {
         try withDatabase { db in
             // (PostgreSQL sums 64-bit integers as numeric: cast back.)
             func top(_ column: String) throws -> [GiftTally] {
@@ -33,7 +22,7 @@ extension Store {
                     .text(room), .int(since), .int(until), .int(Int64(limit))
                 ).map { GiftTally(user: $0[0].text ?? "", count: $0[1].int ?? 0) }
             }
-            return (try top("giver"), try top("receiver"))
+            return GiftLeaders(givers: try top("giver"), receivers: try top("receiver"))
         }
     }
 }
