@@ -13,6 +13,7 @@ extension APIRoute {
         APIRoute("DELETE", "rooms/{room}") { api, call in try api.run(call, op: "room.end", args: [:]) },
         APIRoute("POST", "rooms/{room}/mute-chat") { api, call in try api.run(call, op: "room.muteChatAll", args: try call.body()) },
         APIRoute("POST", "rooms/{room}/mute-all") { api, call in try api.run(call, op: "seat.muteAll", args: try call.body()) },
+        APIRoute("POST", "rooms/{room}/emoji") { api, call in try api.run(call, op: "room.emoji", args: try call.body()) },
 
         APIRoute("GET", "rooms/{room}/members") { api, call in
             var args: [String: JSONValue] = [:]
@@ -195,6 +196,7 @@ extension ServerAPI {
         "PATCH rooms/{room}": ["title", "announcement", "mode", "seatCount"],
         "POST rooms/{room}/gifts": ["from", "to", "index", "pack", "item", "count", "key"],
         "POST rooms/{room}/mute-chat": ["on"],
+        "POST rooms/{room}/emoji": ["on"],
         "POST rooms/{room}/mute-all": ["muted", "membersMayUnmute"],
         "POST rooms/{room}/members/{user}/kick": ["banSeconds"],
         "PUT rooms/{room}/members/{user}/role": ["role"],
