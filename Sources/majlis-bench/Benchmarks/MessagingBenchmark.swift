@@ -20,7 +20,8 @@ enum MessagingBenchmark {
         a group of --group online members (default 2000): --group-messages messages (default 50, one per 200 ms), from
         the send to the last member's msg.new, p50/p99, beside the yardstick: the same members in a room, the same
         number of room chat messages to them, timed the same way; then as many seat emoji to that room (from an emoji
-        pack the bench uploads, docs/protocol.md section 19), timed the same way, beside the room chat;
+        pack the bench uploads, docs/protocol.md section 19), timed the same way, beside the room chat; then as many
+        gifts the bench posts as the app's backend (POST /v1/rooms/ROOM/gifts), from the call to the last member;
         an offline device catching up: --conversations groups (default 100) get --per-conversation messages each
         (default 100) while the user is away, then it connects and lists and syncs them all (pages of 200), timed from
         its hello to the last page.
@@ -139,7 +140,8 @@ enum MessagingBenchmark {
         // its send.
         let pack = try emojiPack(items: groupMessages)
         let origin = server.url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/signal", with: "")
-        let uploaded = try AdminClient(server: origin, token: ServerProcess.adminToken, trusting: nil).call("POST", "/v1/packs", bytes: pack.bytes, type: "application/zip")
+        let backend = try AdminClient(server: origin, token: ServerProcess.adminToken, trusting: nil)
+        let uploaded = try backend.call("POST", "/v1/packs", bytes: pack.bytes, type: "application/zip")
         guard uploaded["pack"]?["sha256"]?.stringValue == pack.sha else { throw Arguments.Failure(description: "POST /v1/packs answered \(uploaded)") }
         for member in members { member.resetChat() }
         for index in 0..<groupMessages {
@@ -151,6 +153,21 @@ enum MessagingBenchmark {
         let emoji = try toLast(members, messages: groupMessages)
         say(String(format: "seat emoji to the same %d members: to the last member p50 %.2f ms, p99 %.2f ms; emoji / room chat: p50 %.2f, p99 %.2f",
                    groupSize, emoji.last.p50, emoji.last.p99, emoji.last.p50 / max(room.last.p50, 0.001), emoji.last.p99 / max(room.last.p99, 0.001)))
+
+        // Gifts the backend posts through the server API, timed from the call (the HTTP request
+        // and the store's commit are in the figure), matched to their arrival by item as above.
+        let gifts = try emojiPack(items: groupMessages, kind: "gift")
+        _ = try backend.call("POST", "/v1/packs", bytes: gifts.bytes, type: "application/zip")
+        for member in members { member.resetChat() }
+        for index in 0..<groupMessages {
+            BenchClient.emojiSentAt.withLock { $0[index] = MonotonicClock.nanoseconds() }
+            _ = try backend.call(
+                "POST", "/v1/rooms/yard/gifts", body: ["from": "shop", "to": "owner", "pack": .string(gifts.sha), "item": .string("e\(index)"), "key": .string("g\(index)")])
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let gift = try toLast(members, messages: groupMessages)
+        say(String(format: "gifts from the server API to the same %d members: to the last member p50 %.2f ms, p99 %.2f ms; gift / room chat: p50 %.2f, p99 %.2f",
+                   groupSize, gift.last.p50, gift.last.p99, gift.last.p50 / max(room.last.p50, 0.001), gift.last.p99 / max(room.last.p99, 0.001)))
         members.forEach { $0.connection?.close(code: 1000, reason: "done") }
 
         // An offline device catching up: groups of the absent user and ten writers each, who
@@ -256,9 +273,9 @@ enum MessagingBenchmark {
     /// Once every member has heard `messages` timed messages: per message, the time to its last
     /// member, and every delivery's time (p50 and p99 of each).
     /// An emoji pack of items `e0` ... `e<count - 1>`, all one tiny WebP, and its name.
-    static func emojiPack(items count: Int) throws -> (bytes: [UInt8], sha: String) {
+    static func emojiPack(items count: Int, kind: String = "emoji") throws -> (bytes: [UInt8], sha: String) {
         let items = (0..<count).map { #"{"id": "e\#($0)", "format": "webp", "animation": "e.webp"}"# }.joined(separator: ", ")
-        let manifest = #"{"id": "bench", "kind": "emoji", "names": {"en": "Bench"}, "items": [\#(items)]}"#
+        let manifest = #"{"id": "bench-\#(kind)", "kind": "\#(kind)", "names": {"en": "Bench"}, "items": [\#(items)]}"#
         let bytes = try PackArchives.zip([("manifest.json", PackArchives.json(manifest)), ("e.webp", Array("RIFF....WEBP".utf8))])
         return (bytes, ResourcePack.sha256(bytes))
     }
