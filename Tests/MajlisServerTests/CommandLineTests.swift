@@ -89,6 +89,20 @@ import Testing
         #expect(bad.status == 1 && bad.error.contains("the pack is refused: not a zip archive"), "\(bad)")
         #expect(try await offPool { try self.run(["admin", "packs", "retire", "classic"] + base) }.status == 0)
         #expect(try await offPool { try self.run(["admin", "packs"] + base) }.output == "no packs\n")
+
+        // A room's gift leaderboard.
+        let gifts = try PackArchives.zip(PackArchives.files(PackArchives.manifest.replacingOccurrences(of: #""kind": "emoji""#, with: #""kind": "gift""#)))
+        try Data(gifts).write(to: URL(fileURLWithPath: directory + "/gifts.zip"))
+        #expect(try await offPool { try self.run(["admin", "packs", "add", directory + "/gifts.zip"] + base) }.status == 0)
+        let layla = try await TestClient.signedIn(server, user: "layla")
+        try await layla.call("room.create", room: "court")
+        let gift = #"{"from":"shop","to":"layla","pack":"\#(ResourcePack.sha256(gifts))","item":"heart","count":4,"key":"cli"}"#
+        #expect(try await ServerAPITests.call(server, "POST", "/v1/rooms/court/gifts", gift).status == 200)
+        let board = try await offPool { try self.run(["admin", "gifts", "court", "--limit", "5"] + base) }
+        #expect(board.status == 0 && board.output == "gave      shop   4\nreceived  layla  4\n", "\(board)")
+        #expect(try await offPool { try self.run(["admin", "gifts", "court", "--day", "2020-01-01"] + base) }.output == "no gifts in court\n")
+        let badDay = try await offPool { try self.run(["admin", "gifts", "court", "--day", "someday"] + base) }
+        #expect(badDay.status == 1 && badDay.error.contains("day must be a date"), "\(badDay)")
     }
 
     @Test func tokenPrintsAVerifiableJWT() throws {

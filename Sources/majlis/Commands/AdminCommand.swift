@@ -26,6 +26,8 @@ enum AdminCommand {
           packs [list]                            the resource packs' catalogue (docs/protocol.md section 19)
           packs add FILE.zip                      upload a pack: checked, named by its SHA-256, and current for its id
           packs retire ID                         take a pack out of the catalogue (its versions are served 30 more days)
+          gifts ROOM [--day YYYY-MM-DD] [--limit N]
+                                                  the room's top givers and receivers of gifts (of that UTC day)
           nodes                                   the cluster's live nodes, their addresses and load
           drain NODE [--no-wait]                  move the node's rooms and members to other nodes; it takes no
                                                   new rooms (until restarted). Waits until it hosts none (60 s at most)
@@ -189,6 +191,20 @@ enum AdminCommand {
                 if !json { say("pack \(words[1]) is out of the catalogue; its versions are served 30 more days") }
             default:
                 throw Arguments.Failure(description: "usage: majlis admin packs [list | add FILE.zip | retire ID]")
+            }
+        case "gifts":
+            try need(1, "ROOM [--day YYYY-MM-DD] [--limit N]")
+            var query: [String] = []
+            if let day = args.string("day") { query.append("day=" + (day.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? day)) }
+            if let limit = args.string("limit") { query.append("limit=" + (limit.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? limit)) }
+            try args.rejectUnknown()
+            answer = try client.call("GET", path("rooms", words[0], "gifts", "leaders") + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
+            if !json {
+                let rows = { (side: String, title: String) -> [[String]] in
+                    (answer[side]?.arrayValue ?? []).enumerated().map { [$0.offset == 0 ? title : "", $0.element["user"]?.stringValue ?? "", "\($0.element["count"]?.intValue ?? 0)"] }
+                }
+                let all = rows("givers", "gave") + rows("receivers", "received")
+                say(all.isEmpty ? "no gifts in \(words[0])" : table(all))
             }
         case "nodes":
             try need(0, "")
