@@ -99,13 +99,14 @@ final class TerminalUI: Sendable {
         let events = await room.events()
         Task {
             for await event in events {
-                let members = await self.room.state.members
-                let name = { (user: String) in members.first { $0.id == user }?.name ?? user }
+                // (The state is read only for these two: every other event passes by.)
                 switch event {
                 case .seatEmoji(let index, let user, _, let item):
-                    self.show("\(name(user)) → \(self.presenter.text(.seat(index + 1))): \(item)")
+                    let name = await self.name(of: user)
+                    self.show("\(name) → \(self.presenter.text(.seat(index + 1))): \(item)")
                 case .giftSent(let gift):
-                    self.show("\(gift.fromName) → \(name(gift.to)): \(gift.item)" + (gift.count > 1 ? " ×\(gift.count)" : ""))
+                    let name = await self.name(of: gift.to)
+                    self.show("\(gift.fromName) → \(name): \(gift.item)" + (gift.count > 1 ? " ×\(gift.count)" : ""))
                 default:
                     continue
                 }
@@ -152,6 +153,11 @@ final class TerminalUI: Sendable {
         status.store(1, ordering: .relaxed)
         screen.withLock { if replacing || $0.failure == nil { $0.failure = reason } }
         redraw()
+    }
+
+    /// A member's display name as the room has it now (their id when they are not in it).
+    private func name(of user: String) async -> String {
+        await room.state.members.first { $0.id == user }?.name ?? user
     }
 
     private func show(_ note: String?) {
