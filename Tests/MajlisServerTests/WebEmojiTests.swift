@@ -45,7 +45,7 @@ struct WebEmojiTests {
                 }
 
                 // A gift the backend sends to Huda's seat: played there on both pages, with a note
-                // in each page's language.
+                // in each page's language (names and item isolated, so that either direction reads right).
                 let gifts = """
                     {"id": "gifts", "kind": "gift", "names": {"en": "Gifts"},
                      "items": [{"id": "rose", "names": {"en": "Rose", "ar": "وردة"}, "format": "frames", "frames": ["rose.png"], "duration": 60000}]}
@@ -58,7 +58,7 @@ struct WebEmojiTests {
                     ["from": "sponsor", "index": .int(Int64(seat.intValue ?? -1)), "pack": .string(ResourcePack.sha256(giftPack)), "item": "rose", "count": 3, "key": "g1"],
                     token: admin)
                 #expect(sent.status == 200, "\(sent)")
-                for (browser, note) in [(huda, "sponsor sent Huda Rose ×3"), (omar, "sponsor أهدى Huda وردة ×3")] {
+                for (browser, note) in [(huda, "\u{2068}sponsor\u{2069} sent \u{2068}Huda\u{2069} \u{2068}Rose ×3\u{2069}"), (omar, "\u{2068}sponsor\u{2069} أهدى \u{2068}Huda\u{2069} \u{2068}وردة ×3\u{2069}")] {
                     let literal = String(decoding: try JSONEncoder().encode(note), as: UTF8.self)
                     try await browser.wait(
                         for: "the gift on Huda's seat and its note",
