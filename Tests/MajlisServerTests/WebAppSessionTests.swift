@@ -161,6 +161,42 @@ struct WebAppSessionTests {
     /// With real keys the page has no development tokens: it goes in with a token in the
     /// address's fragment, one from the app's token URL (the example backend of docs/web.md, with
     /// the app's cookie), or one posted by the app's page that embeds it.
+    /// Leave pressed the moment the room shows, while its microphone and media are still
+    /// starting: the page says the visit is over and stays so (what leaving cut short is no
+    /// error sending it back to the join form), and the microphone it was opening is closed.
+    @Test func leavingWhileTheRoomStartsEndsTheVisit() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try TestServer { config in config.developmentKey = TestServer.key }
+            defer { server.destroy() }
+            let watcher = try await TestClient.signedIn(server, user: "watcher")
+            _ = try await watcher.call("room.create", room: "salon")
+            let browser = try await Browser(microphone: nil)
+            try await Browser.closing([browser]) {
+                try await browser.open("http://127.0.0.1:\(server.server.port)/?room=salon")
+                try await browser.wait(for: "the join form", "return document.querySelector('[data-form=join]') !== null")
+                // Leave is clicked in the first frame that shows it.
+                try await browser.run(
+                    """
+                    const leave = () => {
+                      const button = document.querySelector('[data-action=leave]');
+                      if (button) button.click(); else requestAnimationFrame(leave);
+                    };
+                    requestAnimationFrame(leave);
+                    const form = document.querySelector('[data-form=join]');
+                    form.elements.name.value = 'Sami';
+                    form.requestSubmit();
+                    """)
+                _ = try await watcher.event("member.joined")
+                _ = try await watcher.event("member.left")
+                try await browser.wait(
+                    for: "the microphone closed after leaving",
+                    "const m = window.majlis.media(); return m?.stopped === true && m.stream != null && m.stream.getTracks().every((t) => t.readyState === 'ended')")
+                try await browser.wait(for: "the visit over", "return window.majlis.page.step === 'ended'")
+                #expect(try await browser.run("return document.querySelector('[data-form=join]') === null && document.body.innerText.includes('You left the room')") == .bool(true))
+            }
+        }
+    }
+
     @Test func withKeysTheAppSignsItsPeopleIn() async throws {
         try await RealTimeGate.inPairs {
             let backendPort = try Browser.freePort()

@@ -98,6 +98,8 @@ async function join(form, create = null) {
   try {
     await connect(create);
   } catch (error) {
+    // Left while the room was still starting (its media): what failed was cut short by leaving.
+    if (state.ended) return;
     signal?.close();
     signal = null;
     if (goToRoomsNode(error)) return;
@@ -163,6 +165,7 @@ async function connect(create) {
   });
   page.sound.processing = params.get('processing') !== 'off';
   page.mic = await media.start(state.seats.length, page.sound.processing);
+  if (state.ended) return;
   media.setMic(micLive(state));
   render();
   page.sound.pitch = await media.sound.canShiftPitch();

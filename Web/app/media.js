@@ -26,6 +26,11 @@ export class Media {
   async start(seatCount, processing = true) {
     this.processing = processing;
     const microphone = await this.openMicrophone();
+    // Stopped (the room left) while the microphone opened: it closes again, nothing else starts.
+    if (this.stopped) {
+      this.stream?.getTracks().forEach((track) => track.stop());
+      return microphone;
+    }
     this.context = new AudioContext();
     this.sound = new Sound(this.context);
     this.openPeer();
