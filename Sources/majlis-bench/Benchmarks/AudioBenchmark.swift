@@ -10,7 +10,7 @@ import MajlisProtocol
 /// synthesized here (pink noise, a room's echo path, voiced tones).
 enum AudioBenchmark {
     static let help = """
-        usage: majlis bench audio [--runs N] [--noise-suppression LEVEL] [--voice VOICE] [--keep DIR]
+        usage: majlis bench audio [--runs N] [--noise-suppression LEVEL] [--voice VOICE] [--keep DIR] [--only echo]
         Measures, N times (default 3, each with other noise and another echo path), and prints each run and the
         median: noise suppression (PESQ-WB as the room hears it, through Opus, of speech in pink noise and in
         six-talker babble at 10 dB SNR, sent as it is and through the standard processing; clean speech both ways
@@ -30,7 +30,8 @@ enum AudioBenchmark {
         (en-us+f3, en+m3; default: its default), as outside judges use others. Last, the noise suppressor's cost
         (and its speech mask's), ms of a core a second of sound, beside Opus's encoding of the same speech. The
         yardstick: the time one run takes against how long PESQ takes to judge the unprocessed speech, on the
-        same machine.
+        same machine. --only echo measures echo cancellation alone, each run in its room, with the far end
+        uncancelled as its yardstick.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -46,6 +47,8 @@ enum AudioBenchmark {
         }
         let keep = args.string("keep")
         let voice = args.string("voice")
+        let only = args.string("only")
+        guard only == nil || only == "echo" else { throw Arguments.Failure(description: "--only takes echo") }
         try args.rejectPositional("bench audio")
         if let keep { try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true) }
         let speech = try SpeechSample.make(voice: voice)
@@ -56,13 +59,20 @@ enum AudioBenchmark {
         var rows: [[Double]] = []
         for run in 0..<runs {
             let seed = UInt64(run + 1)
-            let noise = try ToolboxTrial.noiseSuppression(speech: speech, level: level, seed: seed)
-            let babble = try ToolboxTrial.noiseSuppression(speech: speech, noise: .babble, level: level, seed: seed)
             // Another room each run, as the outside judges' runs: how long it rings, and how late
             // the sound server plays.
             let rooms: [(reverberation: Double, deviceLatency: Int)] = [(280, 40), (250, 80), (300, 20)]
             let room = rooms[run % rooms.count]
             let echo = try ToolboxTrial.echoCancellation(farEnd: speech, nearEnd: other, deviceLatency: room.deviceLatency, reverberation: room.reverberation, seed: seed)
+            if only == "echo" {
+                say(String(
+                    format: "run %d: echo (room ringing %.0f ms, sound server %d ms) ERLE %.1f dB, %.1f dB after double talk, double talk PESQ %.2f (uncancelled %.2f)",
+                    run + 1, room.reverberation, room.deviceLatency, echo.erle, echo.erleAfterDoubleTalk, echo.doubleTalk, echo.doubleTalkUncancelled))
+                rows.append([echo.erle, echo.erleAfterDoubleTalk, echo.doubleTalk])
+                continue
+            }
+            let noise = try ToolboxTrial.noiseSuppression(speech: speech, level: level, seed: seed)
+            let babble = try ToolboxTrial.noiseSuppression(speech: speech, noise: .babble, level: level, seed: seed)
             let pitches = try [-12.0, -5, 4, 12].map { ($0, try ToolboxTrial.pitchShift(semitones: $0)) }
             let pitchError = pitches.map { abs($0.1 - $0.0) }.max() ?? 0
             let settings: [[Double]] = [
@@ -130,6 +140,10 @@ enum AudioBenchmark {
         func median(_ column: Int) -> Double {
             let values = rows.map { $0[column] }.sorted()
             return values[values.count / 2]
+        }
+        if only == "echo" {
+            say(String(format: "median of %d: ERLE %.1f dB (goal 30), %.1f dB after double talk (goal 25) | double talk PESQ %.2f (goal 3.0)", runs, median(0), median(1), median(2)))
+            return 0
         }
         let left = try ToolboxTrial.spatial(SpatialPosition(azimuth: 90))
         let right = try ToolboxTrial.spatial(SpatialPosition(azimuth: -90))
