@@ -45,7 +45,28 @@ public struct AdminClient {
         try send(method, path, payload: bytes, type: type)
     }
 
+    /// `GET path`: the answer's bytes as they came (a delivered log's text), or the server's
+    /// error as a failure.
+    public func read(_ path: String) throws -> Data {
+        let (status, data) = try exchange("GET", path, payload: nil, type: "")
+        guard (200..<300).contains(status) else { throw Self.failure(status, data) }
+        return data
+    }
+
     private func send(_ method: String, _ path: String, payload: [UInt8]?, type: String) throws -> JSONValue {
+        let (status, data) = try exchange(method, path, payload: payload, type: type)
+        guard (200..<300).contains(status) else { throw Self.failure(status, data) }
+        return (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
+    }
+
+    /// The server's error in an answer of `status`.
+    private static func failure(_ status: Int, _ data: Data) -> Arguments.Failure {
+        let value = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
+        let code = value["error"]?["code"]?.stringValue ?? "HTTP \(status)"
+        return Arguments.Failure(description: "\(code): \(value["error"]?["message"]?.stringValue ?? "the server answered \(status)")")
+    }
+
+    private func exchange(_ method: String, _ path: String, payload: [UInt8]?, type: String) throws -> (status: Int, data: Data) {
         var headers = ["Authorization: Bearer \(token)", "Accept: application/json"]
         if payload != nil { headers.append("Content-Type:" + (type.isEmpty ? "" : " \(type)")) }
         var answer = majlis_http_answer()
@@ -64,13 +85,6 @@ public struct AdminClient {
             let hint = answer.verify_failed != 0 && pinned == nil ? "; a server's own certificate is trusted with --trust-cert FILE.pem" : ""
             throw Arguments.Failure(description: "cannot reach \(server): \(reason)\(hint)")
         }
-        let data = answer.body.map { Data(bytes: $0, count: answer.length) } ?? Data()
-        let value = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
-        let status = answer.status
-        guard (200..<300).contains(status) else {
-            let code = value["error"]?["code"]?.stringValue ?? "HTTP \(status)"
-            throw Arguments.Failure(description: "\(code): \(value["error"]?["message"]?.stringValue ?? "the server answered \(status)")")
-        }
-        return value
+        return (Int(answer.status), answer.body.map { Data(bytes: $0, count: answer.length) } ?? Data())
     }
 }

@@ -73,7 +73,7 @@ import Testing
             "member.muteChat", "chat.send", "chat.history", "attr.set", "attr.delete", "attr.batch", "signal.send", "webrtc.offer",
             "conv.create", "conv.list", "conv.get", "conv.invite", "conv.remove", "conv.leave", "conv.update", "conv.role", "conv.settings",
             "msg.send", "msg.sync", "msg.read", "msg.typing", "msg.edit", "msg.revoke", "msg.report", "msg.search", "msg.feature", "conv.discover", "conv.join", "conv.requests", "conv.answer", "conv.mute", "user.block", "user.unblock", "user.blocks",
-            "presence.get", "presence.share",
+            "presence.get", "presence.share", "log.deliver",
         ]
         #expect(RequestDecoder.ops == expected.sorted())
     }

@@ -78,7 +78,7 @@ import Testing
             if decoded != .request(IncomingRequest(id: Int64(id), op: op, rid: nil, command: .room("r1", command))) { break }
         }
         // Every room op of the protocol was produced.
-        #expect(ops == Set(RequestDecoder.ops.filter { !$0.hasPrefix("conv.") && !$0.hasPrefix("msg.") && !$0.hasPrefix("user.") && !$0.hasPrefix("presence.") }).subtracting(["hello", "ping", "session.renew", "bye", "echo.start", "echo.stop", "probe.start", "probe.result", "probe.stop"]))
+        #expect(ops == Set(RequestDecoder.ops.filter { !$0.hasPrefix("conv.") && !$0.hasPrefix("msg.") && !$0.hasPrefix("user.") && !$0.hasPrefix("presence.") }).subtracting(["hello", "ping", "session.renew", "bye", "log.deliver", "echo.start", "echo.stop", "probe.start", "probe.result", "probe.stop"]))
         // The one command the wire cannot express: a non-atomic change of several steps.
         #expect(RequestEncoder.request(.attributes([.delete(["a"]), .delete(["b"])], force: false, atomic: false), room: "r") == nil)
     }
@@ -99,7 +99,7 @@ import Testing
             .edit(conversation: "g-1", seq: 4, text: "مرحبا"), .revoke(conversation: "g-1", seq: 4),
             .report(conversation: "g-1", seq: 4, reason: "spam"), .search(query: "東京 اجتماع", conversation: nil, cursor: nil, limit: 20),
             .search(query: "hi", conversation: "g-1", cursor: "5.2.g-1", limit: 3), .block(user: "omar"), .unblock(user: "omar"), .listBlocks,
-            .presence(users: ["omar", "zaid"]), .sharePresence(.nobody), .sharePresence(nil),
+            .presence(users: ["omar", "zaid"]), .sharePresence(.nobody), .sharePresence(nil), .deliverLog(request: "l1", media: "u1"),
         ]
         var ops = Set<String>()
         for (id, command) in commands.enumerated() {
@@ -108,6 +108,6 @@ import Testing
             let frame = RequestEncoder.frame(id: Int64(id), op: op, args: args)
             #expect(RequestDecoder.decode(frame) == .request(IncomingRequest(id: Int64(id), op: op, rid: nil, command: .messaging(command))), "\(command)")
         }
-        #expect(ops == Set(RequestDecoder.ops.filter { $0.hasPrefix("conv.") || $0.hasPrefix("msg.") || $0.hasPrefix("user.") || $0.hasPrefix("presence.") }))
+        #expect(ops == Set(RequestDecoder.ops.filter { $0.hasPrefix("conv.") || $0.hasPrefix("msg.") || $0.hasPrefix("user.") || $0.hasPrefix("presence.") || $0 == "log.deliver" }))
     }
 }

@@ -34,7 +34,9 @@ extension ClusterTests {
                 for attempt in 1...3 where opened == nil {
                     let room = attempt == 1 ? "round\(round)" : "round\(round)-\(attempt)"
                     let client = try await TestClient.connect(node.url)
-                    _ = try await client.request("hello", ["token": .string(survivor.token("huda"))])
+                    // A user of its own each round: the rooms of 20 rounds and their retries would
+                    // pass the 20 one user may own.
+                    _ = try await client.request("hello", ["token": .string(survivor.token("huda\(round)"))])
                     let loaded = survivor.server.loadedRooms
                     do {
                         _ = try await client.call("room.join", room: room, ["create": ["title": "Round"]])

@@ -54,7 +54,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let place = try await backend.place()
         defer { backend.discard(place) }
         let store = try backend.open(place)
-        let latest = backend == .sqlite ? 12 : 10
+        let latest = backend == .sqlite ? 13 : 11
         #expect(store.schemaVersion == latest)
         try store.saveRoom(RoomEngine(id: "r", settings: RoomSettings(title: "T"), owner: "o", now: 5).stored)
         // Opening again keeps the data and runs nothing twice.
@@ -233,6 +233,8 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         _ = try source.cameOnline("o", node: "n1", now: 11)
         let pack = try PackArchives.zip(PackArchives.files())
         try source.addPack(try ResourcePack(archive: pack), bytes: pack, now: 12)
+        try source.askLog(LogRequest(id: "l1", since: 1, until: 9, reason: "support"), of: "o", now: 13)
+        _ = try source.deliverLog("l1", of: "o", media: "u1", now: 14)
         guard case .held(let heldMessage, new: true) = held else {
             Issue.record("the message was not held: \(held)")
             return
@@ -241,7 +243,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let database = try await StoreBackend.postgres.place()
         let target = try StoreBackend.postgres.open(database)
         let counts = try source.copy(to: target)
-        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "\(counts)")
+        #expect(counts.map(\.rows) == [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "\(counts)")
         #expect(throws: (any Error).self) { try source.copy(to: target) }
         let back = try await StoreBackend.sqlite.place()
         defer { StoreBackend.sqlite.discard(back) }
@@ -265,6 +267,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             #expect(try store.packCatalogue().map(\.manifest.id) == ["classic"] && store.packBytes(ResourcePack.sha256(pack), in: 0..<pack.count) == pack)
             #expect(try store.bytes(of: "u1", in: 0..<4) == [1, 2, 3, 4] && store.upload("u1")?.isComplete == true && store.mayRead("u1", user: "o"))
             #expect(try store.giftLeaders(room: "r", since: 0, until: .max, limit: 5).receivers == [GiftTally(user: "u", count: 5)])
+            #expect(try store.logRequest("l1") == Store.LogRequestRecord(request: LogRequest(id: "l1", since: 1, until: 9, reason: "support"), user: "o", askedAt: 13, media: "u1", deliveredAt: 14))
             try store.commit(room: "r", effects: [], state: stored, events: [WebhookEvent(type: "room.updated", room: "r", time: 5, data: [:])], endpoints: endpoints)
             let records = try store.webhookRecords(state: nil, room: "r", after: nil, limit: 10)
             #expect(records.map(\.seq) == [1, 2] && records.map(\.cursor) == [1, 2], "\(records)")
@@ -294,6 +297,24 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         // Gone with their room.
         try store.deleteRoom("r")
         #expect(try store.giftLeaders(room: "r", since: 0, until: .max, limit: 10).givers.isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.allCases) func logRequestsWaitForTheirUserAndAreDeliveredOnce(_ backend: StoreBackend) async throws {
+        let place = try await backend.place()
+        defer { backend.discard(place) }
+        let store = try backend.open(place)
+        try store.askLog(LogRequest(id: "l1", since: 0, until: 10), of: "omar", now: 100)
+        try store.askLog(LogRequest(id: "l2", since: 5, until: 20, reason: "لماذا"), of: "omar", now: 200)
+        try store.askLog(LogRequest(id: "l3", since: 0, until: 10), of: "huda", now: 150)
+        #expect(try store.pendingLogRequests(of: "omar", since: 0).map(\.id) == ["l1", "l2"])
+        #expect(try store.pendingLogRequests(of: "omar", since: 150) == [LogRequest(id: "l2", since: 5, until: 20, reason: "لماذا")])
+        // Another's request is not delivered; the first delivery stays.
+        #expect(try store.deliverLog("l1", of: "huda", media: "u9", now: 300) == nil)
+        #expect(try store.deliverLog("l1", of: "omar", media: "u1", now: 300)?.media == "u1")
+        #expect(try store.deliverLog("l1", of: "omar", media: "u2", now: 400)?.deliveredAt == 300)
+        #expect(try store.logRequest("l1")?.media == "u1")
+        #expect(try store.pendingLogRequests(of: "omar", since: 0).map(\.id) == ["l2"])
+        #expect(try store.logRequest("nope") == nil)
     }
 
     @Test(arguments: StoreBackend.allCases) func chatIsStoredOncePerClientIdAndPagesNewestFirst(_ backend: StoreBackend) async throws {

@@ -208,7 +208,7 @@ extension VoiceRoom {
         case .giftSent(let gift):
             emit(.giftSent(gift))
         case .inviteReplied, .unknown, .networkQuality, .messageNew, .messageUpdated, .messageRead, .typing, .conversationUpdated, .conversationRemoved,
-            .messageRejected, .joinRequested, .joinDeclined, .presenceChanged:
+            .messageRejected, .joinRequested, .joinDeclined, .presenceChanged, .logRequested:
             break
         case .sessionEnded:
             // The connection closes next (4001 or 4004, with the reason): the room ends then.

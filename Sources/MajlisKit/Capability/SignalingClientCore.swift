@@ -374,6 +374,7 @@ public struct SignalingClientCore: Sendable {
         missedPings = 0
         pingInterval = Int64(max(1, info.heartbeat)) * 1000 / 2
         nextPing = now + pingInterval
+        log(.info, "\(reconnected ? "reconnected" : "connected") to \(url) as \(info.userId), session \(info.session)\(info.resumed ? " (rooms kept)" : "")")
         out.append(.emit(reconnected ? .reconnected(info) : .connected(info)))
         if let connectTicket { out.append(.resolve(connectTicket, .session(info))) }
         connectTicket = nil

@@ -61,11 +61,14 @@ public enum MessagingCommand: Sendable, Equatable {
     case presence(users: [String])
     /// `presence.share`: who sees the caller's presence (nil: only say who does now).
     case sharePresence(PresenceSharing?)
+    /// `log.deliver`: the caller's client hands over the log a `log.requested` asked for: `media`,
+    /// a finished text upload of the caller's.
+    case deliverLog(request: String, media: String)
 
     /// The conversation the command is about, when it names one.
     public var conversation: String? {
         switch self {
-        case .createGroup, .list, .block, .unblock, .listBlocks, .discover, .presence, .sharePresence: return nil
+        case .createGroup, .list, .block, .unblock, .listBlocks, .discover, .presence, .sharePresence, .deliverLog: return nil
         case .send(.user, _): return nil
         case .search(_, let id, _, _): return id
         case .send(.conversation(let id), _): return id

@@ -326,6 +326,9 @@ public enum RequestDecoder {
             guard let sharing = PresenceSharing(rawValue: share) else { throw ProtocolError(.badRequest, "args.share must be contacts or nobody") }
             return .sharePresence(sharing)
         },
+        "log.deliver": messaging { args throws(ProtocolError) in
+            .deliverLog(request: try args.identifier("id"), media: try args.identifier("media"))
+        },
         "msg.edit": messaging { args throws(ProtocolError) in
             let text = try args.string("text", maxLength: Limits.messageText)
             guard !text.isEmpty else { throw ProtocolError(.badRequest, "args.text must not be empty") }

@@ -106,6 +106,10 @@ extension RequestEncoder {
         case .sharePresence(let sharing):
             put("share", sharing.map { .string($0.rawValue) })
             return ("presence.share", args)
+        case .deliverLog(let request, let media):
+            put("id", .string(request))
+            put("media", .string(media))
+            return ("log.deliver", args)
         }
     }
 }

@@ -69,6 +69,7 @@ extension ServerEvent {
         case .presenceChanged(let presence): try presence.encode(to: encoder)
         case .seatEmoji(let index, let user, let pack, let item): try EmojiData(index: index, user: user, pack: pack, item: item).encode(to: encoder)
         case .giftSent(let gift): try gift.encode(to: encoder)
+        case .logRequested(let request): try request.encode(to: encoder)
         case .unknown(_, let data): try data.encode(to: encoder)
         }
     }
@@ -146,6 +147,7 @@ extension ServerEvent {
             let data = try EmojiData(from: decoder)
             self = .seatEmoji(index: data.index, user: data.user, pack: data.pack, item: data.item)
         case "gift.sent": self = .giftSent(try Gift(from: decoder))
+        case "log.requested": self = .logRequested(try LogRequest(from: decoder))
         default: self = .unknown(name: name, data: try JSONValue(from: decoder))
         }
     }

@@ -58,6 +58,8 @@ public enum ServerEvent: Sendable, Equatable {
     case seatEmoji(index: Int, user: String, pack: String, item: String)
     /// The app's backend sent a gift in the room: show its effect (on seat `index`, if given).
     case giftSent(Gift)
+    /// The app's backend asks this user's client for its log (section 20).
+    case logRequested(LogRequest)
     /// A contact came online or went offline, or stopped sharing their presence.
     case presenceChanged(UserPresence)
     /// An event this version does not know; kept as it came.
@@ -101,6 +103,7 @@ public enum ServerEvent: Sendable, Equatable {
         case .presenceChanged: return "presence.changed"
         case .seatEmoji: return "seat.emoji"
         case .giftSent: return "gift.sent"
+        case .logRequested: return "log.requested"
         case .unknown(let name, _): return name
         }
     }

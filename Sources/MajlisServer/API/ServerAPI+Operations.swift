@@ -136,6 +136,12 @@ extension APIRoute {
         },
         APIRoute("POST", "users/{user}/messages") { try $0.postMessage($1, direct: true) },
         APIRoute("POST", "users/{user}/sessions/revoke") { try $0.revokeSessions($1) },
+        APIRoute("POST", "users/{user}/logs") { try $0.askLog($1) },
+        APIRoute("GET", "logs/{log}") { api, call in
+            let id = call.parameters["log"]
+            try api.messaging(call) { messaging, _ in try messaging.logStatus(id) }
+        },
+        APIRoute("GET", "logs/{log}/content") { try $0.logContent($1) },
         APIRoute("GET", "held-messages") { api, call in
             let after = call.query["after"].flatMap { $0.isEmpty ? nil : $0 }
             if let after, after.count > 64 { throw APIFailure(ProtocolError(.badRequest, "after must be a held message's id (at most 64 characters)")) }
@@ -214,6 +220,7 @@ extension ServerAPI {
         "POST users/{user}/messages": messageFields,
         "POST held-messages/{held}/reject": ["reason"],
         "POST users/{user}/sessions/revoke": ["reason"],
+        "POST users/{user}/logs": ["minutes", "until", "reason"],
     ]
 
     /// What a message posted through the API may have (`msg.send`'s args, and who sends it).

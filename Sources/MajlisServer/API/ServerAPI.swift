@@ -29,7 +29,7 @@ final class ServerAPI: Sendable {
     /// Whether `path` belongs to the API.
     static func owns(_ path: String) -> Bool {
         path == "/v1/rooms" || path.hasPrefix("/v1/rooms/") || path == "/v1/conversations" || path.hasPrefix("/v1/conversations/")
-            || path.hasPrefix("/v1/users/") || path == "/v1/held-messages" || path.hasPrefix("/v1/held-messages/") || path.hasPrefix("/v1/webhooks/") || path == "/v1/nodes" || path.hasPrefix("/v1/nodes/") || path == "/v1/openapi.yaml"
+            || path.hasPrefix("/v1/users/") || path == "/v1/held-messages" || path.hasPrefix("/v1/logs/") || path.hasPrefix("/v1/held-messages/") || path.hasPrefix("/v1/webhooks/") || path == "/v1/nodes" || path.hasPrefix("/v1/nodes/") || path == "/v1/openapi.yaml"
     }
 
     /// Handles one request; answers through the exchange.

@@ -89,7 +89,7 @@ struct ConversationRules: Sendable {
             return facts.message == nil ? ProtocolError(.badRequest, "conversation \(id) has no message \(seq)") : nil
         case .block(let user), .unblock(let user):
             return user == caller ? ProtocolError(.badRequest, "args.user: one does not block oneself") : nil
-        case .listBlocks, .presence, .sharePresence:
+        case .listBlocks, .presence, .sharePresence, .deliverLog:
             return nil
         case .invite(let id, _):
             if let refusal = groupOnly(id, facts, "invite") { return refusal }

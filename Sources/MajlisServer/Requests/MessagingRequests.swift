@@ -276,6 +276,15 @@ final class MessagingRequests: Sendable {
             return Outcome(data: WireEncoder.encode(["presence": try store.presence(of: users, seenBy: caller.id)]))
         case .sharePresence(let sharing):
             return try share(sharing, caller: caller.id, now: now)
+        case .deliverLog(let id, let media):
+            guard try store.logRequest(id)?.user == caller.id else { throw ProtocolError(.requestNotFound, "no log request \(id) of yours") }
+            guard let upload = try store.upload(media), upload.owner == caller.id, upload.isComplete else {
+                throw ProtocolError(.badRequest, "args.media must be a finished upload of yours (/v1/uploads)")
+            }
+            guard upload.mime == LogRequest.type else { throw ProtocolError(.badRequest, "a log is \(LogRequest.type), not \(upload.mime)") }
+            _ = try store.deliverLog(id, of: caller.id, media: media, now: now)
+            context.logger.log(.info, "log \(id) delivered by \(caller.id)", event: "log.delivered", fields: ["id": id, "user": caller.id, "media": media])
+            return Outcome(data: WireEncoder.encode(EmptyData()))
         case .edit(let id, let seq, let text):
             try store.editMessage(seq, in: id, text: text, now: now)
             return try updated(seq, in: id)

@@ -117,6 +117,9 @@ final class SessionRequests: Sendable {
             server: .init(version: SignalingServer.version, node: context.config.node), heartbeat: context.config.heartbeat,
             expiresAt: claims.exp, resumed: !rooms.isEmpty, rooms: rooms.sorted(), nodes: clusterNodes())
         session.send(WireEncoder.success(re: re, data: data))
+        // Logs the app asked of this user while no session of theirs was open (a session another
+        // node relays is its edge node's to tell).
+        if args.via == nil { messaging.pendingLogRequests(of: claims.sub, to: session, now: context.now()) }
     }
 
     /// A closed connection's user is no longer present through it: its links to other nodes

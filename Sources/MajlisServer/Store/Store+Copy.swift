@@ -27,6 +27,7 @@ extension Store {
         ("upload_chunks", "upload, start, size, data"),
         ("media_links", "media, conversation"),
         ("gifts", "room, key, giver, receiver, seat, pack, item, count, ts"),
+        ("log_requests", #"id, "user", since, until, reason, asked_at, media, delivered_at"#),
     ]
 
     /// Copies everything this store holds into `target`, which must hold nothing yet, in one

@@ -142,6 +142,12 @@ public final class Store: @unchecked Sendable {
             count INTEGER NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY (room, key));
         CREATE INDEX gifts_room_ts ON gifts (room, ts);
         """,
+        """
+        CREATE TABLE log_requests (
+            id TEXT PRIMARY KEY, "user" TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER, reason TEXT, asked_at INTEGER NOT NULL,
+            media TEXT, delivered_at INTEGER);
+        CREATE INDEX log_requests_pending ON log_requests ("user") WHERE delivered_at IS NULL;
+        """,
     ]
 
     /// PostgreSQL's schema migrations, the same tables as SQLite's (64-bit integers, binary
@@ -241,6 +247,12 @@ public final class Store: @unchecked Sendable {
             room TEXT COLLATE "C" NOT NULL, key TEXT COLLATE "C" NOT NULL, giver TEXT COLLATE "C" NOT NULL, receiver TEXT COLLATE "C" NOT NULL,
             seat INTEGER, pack TEXT NOT NULL, item TEXT NOT NULL, count BIGINT NOT NULL, ts BIGINT NOT NULL, PRIMARY KEY (room, key));
         CREATE INDEX gifts_room_ts ON gifts (room, ts);
+        """,
+        """
+        CREATE TABLE log_requests (
+            id TEXT COLLATE "C" PRIMARY KEY, "user" TEXT COLLATE "C" NOT NULL, since BIGINT NOT NULL, until BIGINT, reason TEXT,
+            asked_at BIGINT NOT NULL, media TEXT COLLATE "C", delivered_at BIGINT);
+        CREATE INDEX log_requests_pending ON log_requests ("user") WHERE delivered_at IS NULL;
         """,
     ]
 

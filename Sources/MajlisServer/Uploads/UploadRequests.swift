@@ -22,9 +22,10 @@ final class UploadRequests: Sendable {
 
     /// The largest upload, and the largest of each kind of file.
     static let maxLength: Int64 = 50 << 20
-    static let maxLengths: [String: Int64] = ["image/": 10 << 20, "audio/": 10 << 20, "video/": 50 << 20]
-    /// The files a media message may send.
+    static let maxLengths: [String: Int64] = ["image/": 10 << 20, "audio/": 10 << 20, "video/": 50 << 20, "text/": 4 << 20]
+    /// The files a media message may send, and a client's log (`text/plain`, `log.deliver`).
     static let types: Set<String> = [
+        LogRequest.type,
         "image/jpeg", "image/png", "image/gif", "image/webp", "audio/ogg", "audio/webm", "audio/mp4", "audio/mpeg", "audio/aac", "audio/wav",
         "video/mp4", "video/webm", "video/quicktime",
     ]

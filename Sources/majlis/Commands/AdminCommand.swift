@@ -28,6 +28,11 @@ enum AdminCommand {
           packs retire ID                         take a pack out of the catalogue (its versions are served 30 more days)
           gifts ROOM [--day YYYY-MM-DD] [--limit N]
                                                   the room's top givers and receivers of gifts (of that UTC day)
+          logs USER [--minutes N] [--reason TEXT] [--wait SECONDS] [--out FILE]
+                                                  ask the user's client for its log of the last N minutes (60); wait
+                                                  (30 s) for it and print it or write it to FILE. A client not connected
+                                                  sends it when it next connects: then `log ID` fetches it
+          log ID [--out FILE]                     a log asked for: print it once it is delivered, or say where it stands
           nodes                                   the cluster's live nodes, their addresses and load
           drain NODE [--no-wait]                  move the node's rooms and members to other nodes; it takes no
                                                   new rooms (until restarted). Waits until it hosts none (60 s at most)
@@ -206,6 +211,37 @@ enum AdminCommand {
                 let all = rows("givers", "gave") + rows("receivers", "received")
                 say(all.isEmpty ? "no gifts in \(words[0])" : table(all))
             }
+        case "logs":
+            try need(1, "USER [--minutes N] [--reason TEXT] [--wait SECONDS] [--out FILE]")
+            let minutes = try args.int("minutes", default: 60, range: 1...10_080)
+            let wait = try args.int("wait", default: 30, range: 0...3_600)
+            var body: [String: JSONValue] = ["minutes": .int(Int64(minutes))]
+            if let reason = args.string("reason") { body["reason"] = .string(reason) }
+            let out = args.string("out")
+            try args.rejectUnknown()
+            answer = try client.call("POST", path("users", words[0], "logs"), body: .object(body))
+            let id = answer["request"]?["id"]?.stringValue ?? ""
+            let started = Date()
+            var delivered = false
+            while !delivered && Date().timeIntervalSince(started) < Double(wait) {
+                Thread.sleep(forTimeInterval: 0.25)
+                delivered = try client.call("GET", path("logs", id))["request"]?["state"] == "delivered"
+            }
+            if delivered {
+                try Self.write(try client.read(path("logs", id, "content")), to: out, id: id)
+            } else if !json {
+                say("asked \(words[0])'s client for log \(id); it has not sent it yet (a client sends it when it next connects): majlis admin log \(id)")
+            }
+        case "log":
+            try need(1, "ID [--out FILE]")
+            let out = args.string("out")
+            try args.rejectUnknown()
+            answer = try client.call("GET", path("logs", words[0]))
+            if answer["request"]?["state"] == "delivered" {
+                try Self.write(try client.read(path("logs", words[0], "content")), to: out, id: words[0])
+            } else if !json {
+                say("log \(words[0]) of \(answer["request"]?["user"]?.stringValue ?? ""): asked, not delivered yet")
+            }
         case "nodes":
             try need(0, "")
             try args.rejectUnknown()
@@ -250,6 +286,16 @@ enum AdminCommand {
         }
         if json { say(String(decoding: (try? JSONEncoder().encode(answer)) ?? Data(), as: UTF8.self)) }
         return 0
+    }
+
+    /// A delivered log: to `file`, or printed.
+    private static func write(_ log: Data, to file: String?, id: String) throws {
+        guard let file else {
+            FileHandle.standardOutput.write(log)
+            return
+        }
+        guard FileManager.default.createFile(atPath: file, contents: log) else { throw Arguments.Failure(description: "cannot write \(file)") }
+        complain("log \(id): \(log.count) bytes written to \(file)")
     }
 
     /// The bearer token: given, minted from a key, or from the development key in --data.

@@ -20,7 +20,8 @@ final class Bot: Sendable {
 
     /// Runs until the duration ends, a signal or end of input arrives, or something fails.
     func runBlocking() -> Int32 {
-        let signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
+        let (signaling, logger, responder) = Self.signaling(options)
+        defer { responder.stop() }
         let recorder = RecordingSink(channels: options.stereo ? 2 : 1)
         let media: any MediaEngine
         do {
@@ -29,7 +30,7 @@ final class Bot: Sendable {
             complain("majlis join: \(error)")
             return 1
         }
-        let room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
+        let room = VoiceRoom(roomId: options.room, signaling: signaling, media: media, logger: logger)
         let main = Task { await self.run(signaling: signaling, room: room) }
         var sources: [DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
@@ -96,6 +97,17 @@ final class Bot: Sendable {
 
     /// The live media engine when the client speaks or listens (flags first, then the sound
     /// server's devices), else none; and the music it plays (`--music`).
+    /// The signaling client of a `majlis join`, with the log it and the room keep for the app's
+    /// support to ask for (`majlis admin logs`), answered by the responder (started).
+    static func signaling(_ options: JoinOptions) -> (client: LiveSignalingClient, logger: Logger, responder: LogResponder) {
+        let log = ClientLog()
+        let logger = log.logger(label: "majlis")
+        let client = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions, logger: logger)
+        let responder = LogResponder(signaling: client, transfer: HTTPMediaTransfer(signaling: client), log: log, logger: logger)
+        responder.start()
+        return (client, logger, responder)
+    }
+
     static func mediaEngine(_ options: JoinOptions, recorder: RecordingSink, sound: SoundDevices = .none) throws -> (engine: any MediaEngine, music: MusicTrack?) {
         guard options.mic != nil || options.record != nil || options.music != nil || sound.microphone != nil || sound.speaker != nil else {
             return (NullMediaEngine(), nil)

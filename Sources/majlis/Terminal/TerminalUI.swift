@@ -22,6 +22,8 @@ final class TerminalUI: Sendable {
     let options: JoinOptions
     private let terminal: Terminal
     private let signaling: LiveSignalingClient
+    /// Answers the app's requests for this client's log while the room runs.
+    private let responder: LogResponder
     private let room: VoiceRoom
     private let media: any MediaEngine
     /// The `--music` track, which `k` pauses and resumes.
@@ -43,12 +45,13 @@ final class TerminalUI: Sendable {
         self.options = options
         let environment = ProcessInfo.processInfo.environment
         presenter = VoiceRoomPresenter(language: Language(localeIdentifier: environment["LC_ALL"] ?? environment["LANG"] ?? "en"))
-        signaling = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions)
+        let logger: Logger
+        (signaling, logger, responder) = Bot.signaling(options)
         recorder = RecordingSink(channels: options.stereo ? 2 : 1)
         // A stereo speaker (a mono mix plays in both channels), so that `h` can place the seats.
         sound = SoundDevices.open(microphone: options.mic == nil, speaker: options.record == nil, stereo: true)
         (media, music) = try Bot.mediaEngine(options, recorder: recorder, sound: sound)
-        room = VoiceRoom(roomId: options.room, signaling: signaling, media: media)
+        room = VoiceRoom(roomId: options.room, signaling: signaling, media: media, logger: logger)
         voice = Mutex((
             Bot.processing(options, sound: sound), VoiceEffect.Preset.allCases.first { $0.effect == options.effect } ?? .none, options.spatial
         ))
