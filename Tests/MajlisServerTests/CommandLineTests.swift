@@ -105,6 +105,34 @@ import Testing
         #expect(badDay.status == 1 && badDay.error.contains("day must be a date"), "\(badDay)")
     }
 
+    /// `majlis admin logs` asks a `majlis join` bot's user for its log: the bot, asked as it
+    /// connects, sends the lines its run logged, without its token.
+    @Test func adminLogsFetchesABotsLog() async throws {
+        let server = try TestServer()
+        defer { server.destroy() }
+        let token = server.token("rami", grants: Grants(create: true))
+        let bot = Process()
+        bot.executableURL = MajlisProcess.executable
+        bot.arguments = ["join", "--url", server.url, "--token", token, "--room", "lounge", "--create", "--duration", "120"]
+        bot.standardOutput = FileHandle.nullDevice
+        bot.standardError = FileHandle.nullDevice
+        try bot.run()
+        defer {
+            bot.terminate()
+            bot.waitUntilExit()
+        }
+        let base = ["--server", "http://127.0.0.1:\(server.server.port)", "--key", TestServer.key, "--secret", server.secret]
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("majlis-log-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let asked = try await offPool { try self.run(["admin", "logs", "rami", "--minutes", "5", "--wait", "60", "--out", out] + base) }
+        #expect(asked.status == 0 && asked.error.contains("bytes written to \(out)"), "\(asked)")
+        let log = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(log.contains("[majlis] connected to \(server.url) as rami"), "\(log)")
+        #expect(!log.contains(token), "\(log)")
+        let unknown = try await offPool { try self.run(["admin", "log", "l0"] + base) }
+        #expect(unknown.status == 1 && unknown.error.contains("request_not_found"), "\(unknown)")
+    }
+
     @Test func tokenPrintsAVerifiableJWT() throws {
         let result = try run(["token", "--key", "k1", "--secret", "s3cret", "--user", "layla", "--name", "Layla", "--room", "r9", "--grants", "join,create", "--ttl", "600"])
         #expect(result.status == 0)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import MajlisProtocol
 import MajlisServer
 import MajlisTestSupport
@@ -193,6 +196,36 @@ struct WebAppSessionTests {
                     "const m = window.majlis.media(); return m?.stopped === true && m.stream != null && m.stream.getTracks().every((t) => t.readyState === 'ended')")
                 try await browser.wait(for: "the visit over", "return window.majlis.page.step === 'ended'")
                 #expect(try await browser.run("return document.querySelector('[data-form=join]') === null && document.body.innerText.includes('You left the room')") == .bool(true))
+            }
+        }
+    }
+
+    /// The app's support asks a page in a room for its log: the page uploads the lines it kept
+    /// (its connection's steps among them) and hands them over, without its token.
+    @Test func aPageSendsItsLogWhenSupportAsks() async throws {
+        try await RealTimeGate.inPairs {
+            let server = try TestServer { config in config.developmentKey = TestServer.key }
+            defer { server.destroy() }
+            let browser = try await Browser(microphone: nil)
+            try await Browser.closing([browser]) {
+                try await BrowserTests.join(browser, server: server, room: "salon", name: "Huda")
+                let user = try await browser.run("return window.majlis.state.me.id").stringValue ?? ""
+                let asked = try await ServerAPITests.call(server, "POST", "/v1/users/\(user)/logs", #"{"minutes": 10, "reason": "ticket 12"}"#)
+                let id = try #require(asked.body["request"]?["id"]?.stringValue, "\(asked)")
+                let deadline = Date().addingTimeInterval(30)
+                while try await ServerAPITests.call(server, "GET", "/v1/logs/\(id)").body["request"]?["state"] != "delivered" {
+                    guard Date() < deadline else {
+                        throw Browser.Failure(description: "the page never delivered its log; its log then: \(try await browser.run("return window.majlis.page.log"))")
+                    }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)/v1/logs/\(id)/content")!)
+                request.setValue("Bearer \(ServerAPITests.adminToken(server))", forHTTPHeaderField: "Authorization")
+                let (data, _) = try await URLSession.shared.data(for: request)
+                let log = String(decoding: data, as: UTF8.self)
+                #expect(log.contains("info open") && log.contains("/v1/signal"), "\(log)")
+                let token = try await browser.run("return window.majlis.signal()?.token || ''").stringValue ?? ""
+                #expect(token.count > 20 && !log.contains(token), "\(log)")
             }
         }
     }

@@ -11,6 +11,7 @@ import { morph } from './morph.js';
 import { icon } from './icons.js';
 import { Identity } from './identity.js';
 import { Packs } from './packs.js';
+import { ClientLog } from './clientlog.js';
 import {
   initialState, applySnapshot, applyEvent, addChat, expectOwnChange, mySeat, isModerator, nameOf, micLive, roomIdFor, nodePage,
 } from './state.js';
@@ -47,7 +48,11 @@ const page = {
   log: [], // the connection's last steps, for tests and for a person who asks why (window.majlis.page.log)
 };
 
+// The page's log: every line kept for the app's support (`clientLog`, section 20 of the
+// protocol), the last hundred on the page too.
+const clientLog = new ClientLog();
 function log(text) {
+  clientLog.record(text);
   page.log.push(`${new Date().toISOString().slice(11, 23)} ${text}`);
   if (page.log.length > 100) page.log.shift();
 }
@@ -315,6 +320,10 @@ function finish(reason, { keepRoom = false } = {}) {
 function onEvent(frame) {
   if (frame.ev === 'token.expiring') {
     identity.renew(signal);
+    return;
+  }
+  if (frame.ev === 'log.requested') {
+    clientLog.answer(frame.data, signal);
     return;
   }
   if (frame.ev === 'session.ended') {

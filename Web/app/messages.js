@@ -16,6 +16,7 @@ import {
 } from './conversations.js';
 import { upload, mediaURL, mediaKind, baseType, describeImage, clock } from './uploads.js';
 import { Outbox } from './outbox.js';
+import { ClientLog } from './clientlog.js';
 
 const params = new URLSearchParams(location.search);
 const app = document.getElementById('app');
@@ -61,7 +62,11 @@ for (const kind of ['image', 'voice', 'video']) {
   } : null));
 }
 
+// The page's log: every line kept for the app's support (`clientLog`, section 20 of the
+// protocol), the last hundred on the page too.
+const clientLog = new ClientLog();
 function log(text) {
+  clientLog.record(text);
   page.log.push(`${new Date().toISOString().slice(11, 23)} ${text}`);
   if (page.log.length > 100) page.log.shift();
 }
@@ -179,6 +184,10 @@ function onEvent(frame) {
   if (frame.room) return;
   if (frame.ev === 'token.expiring') {
     identity.renew(signal);
+    return;
+  }
+  if (frame.ev === 'log.requested') {
+    clientLog.answer(frame.data, signal);
     return;
   }
   if (frame.ev === 'session.ended') {
