@@ -131,6 +131,27 @@ import Testing
         #expect(!log.contains(token), "\(log)")
         let unknown = try await offPool { try self.run(["admin", "log", "l0"] + base) }
         #expect(unknown.status == 1 && unknown.error.contains("request_not_found"), "\(unknown)")
+
+        // With --log-file, a run that was killed is said at the next start, and one that ended is not.
+        let file = out + ".client"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let killed = Process()
+        killed.executableURL = MajlisProcess.executable
+        killed.arguments = ["join", "--url", server.url, "--token", token, "--room", "lounge", "--duration", "120", "--log-file", file]
+        killed.standardOutput = FileHandle.nullDevice
+        killed.standardError = FileHandle.nullDevice
+        try killed.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("connected to"), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        let after = ["join", "--url", server.url, "--token", token, "--room", "lounge", "--duration", "0", "--log-file", file]
+        let next = try await offPool { try self.run(after) }
+        #expect(next.status == 0 && next.error.contains("the last run with --log-file \(file) did not end"), "\(next)")
+        let clean = try await offPool { try self.run(after) }
+        #expect(clean.status == 0 && !clean.error.contains("did not end"), "\(clean)")
     }
 
     @Test func tokenPrintsAVerifiableJWT() throws {

@@ -98,9 +98,13 @@ final class Bot: Sendable {
     /// The live media engine when the client speaks or listens (flags first, then the sound
     /// server's devices), else none; and the music it plays (`--music`).
     /// The signaling client of a `majlis join`, with the log it and the room keep for the app's
-    /// support to ask for (`majlis admin logs`), answered by the responder (started).
+    /// support to ask for (`majlis admin logs`; in `--log-file` across runs), answered by the
+    /// responder (started; its `stop` closes the log). A run before that did not end is said.
     static func signaling(_ options: JoinOptions) -> (client: LiveSignalingClient, logger: Logger, responder: LogResponder) {
-        let log = ClientLog()
+        let log = ClientLog(file: options.logFile)
+        if let file = options.logFile, log.previousRunEnded == false {
+            complain("majlis join: the last run with --log-file \(file) did not end (a crash or a kill); its log is kept there, and goes to the app's support when they ask for it")
+        }
         let logger = log.logger(label: "majlis")
         let client = LiveSignalingClient(url: options.url, token: options.token, options: options.signalingOptions, logger: logger)
         let responder = LogResponder(signaling: client, transfer: HTTPMediaTransfer(signaling: client), log: log, logger: logger)

@@ -11,6 +11,7 @@ enum JoinCommand {
         usage: majlis join --url ws://HOST:PORT/v1/signal --token TOKEN --room ROOM [--create] [--mode free|request]
                            [--seat N | --request] [--mic FILE.wav | --mic tone:HZ] [--record FILE.wav]
                            [--say TEXT] [--emoji SEAT:ITEM] [--duration SECONDS] [--events] [--tui] [--trust-cert FILE.pem]
+                           [--log-file FILE]
                            [--processing on|off] [--noise-suppression LEVEL] [--effect PRESET] [--pitch SEMITONES]
                            [--eq G31,G62,...,G16k] [--reverb ROOM,DAMPING,WET]
                            [--music FILE [--music-local] [--music-loops N] [--music-volume SEND,LOCAL]] [--monitor VOLUME]
@@ -43,7 +44,9 @@ enum JoinCommand {
         channels at 96 kb/s (a stereo --music file is sent as it is); speech (the default) is tuned for voice.
         Over wss:// the server's certificate must be vouched for by the system's certificate authorities,
         or be the one in --trust-cert (a development server's self-signed certificate, as `majlis serve`
-        prints it).
+        prints it). The client keeps its own log (tokens taken out) and sends it when the app's support asks
+        (`majlis admin logs`); --log-file keeps it in FILE across runs too, and says so at the start when the
+        last run did not end.
         Exit status: 0 on a clean run; 1 with a one-line reason on any failure.
         """
 
@@ -85,6 +88,7 @@ enum JoinCommand {
         let mic = args.string("mic")
         let record = args.string("record")
         let trustedCertificate = args.string("trust-cert")
+        let logFile = args.string("log-file")
         let processingText = args.string("processing")
         let noiseText = args.string("noise-suppression")
         let effect = try Self.effect(preset: args.string("effect"), pitch: args.string("pitch"), equalizer: args.string("eq"), reverb: args.string("reverb"))
@@ -145,12 +149,13 @@ enum JoinCommand {
         }
         guard Identifier.isValid(room) else { throw Arguments.Failure(description: "--room must be 1 to 64 characters of A-Z a-z 0-9 _ . @ -") }
 
-        let options = JoinOptions(
+        var options = JoinOptions(
             url: url, token: token, room: room, create: create ? RoomSettings(mode: mode) : nil, seat: seat, request: request,
             say: sayText, emoji: emoji, duration: duration >= 0 ? duration : nil, events: events, mic: mic, record: record, trustedCertificate: trustedCertificate,
             processing: processing, effect: effect,
             music: music.map { JoinOptions.Music(path: $0, loops: musicLoops, local: musicLocal, volumes: musicVolumes ?? (100, 100)) }, monitor: monitor,
             spatial: spatial, stereo: stereo, profile: profile)
+        options.logFile = logFile
         if tui { return try TerminalUI.run(options) }
         if let note = Self.equalizerNote(effect.equalizer, profile: profile) { say(VoiceRoomPresenter(language: .english).text(note)) }
         return Bot(options: options).runBlocking()
@@ -248,6 +253,8 @@ struct JoinOptions: Sendable {
     var stereo = false
     /// The encoder's profile (`--profile`).
     var profile = AudioProfile.speech
+    /// Where the client's log is kept across runs (`--log-file`); nil: in memory only.
+    var logFile: String?
 
     var signalingOptions: LiveSignalingClient.Options {
         var options = LiveSignalingClient.Options()

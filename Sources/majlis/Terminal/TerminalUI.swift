@@ -78,6 +78,7 @@ final class TerminalUI: Sendable {
         done.wait()
         main.cancel()
         Bot.wrapUp(room: room, media: media, signaling: signaling, leave: true, patience: 2)
+        responder.stop()
         sound.close()
         terminal.restore()
         let failure = screen.withLock { $0.failure }

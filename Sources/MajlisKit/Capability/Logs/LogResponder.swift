@@ -39,8 +39,10 @@ public final class LogResponder: Sendable {
         state.withLock { $0.task?.cancel(); $0.task = task }
     }
 
+    /// Answers no more, and closes the log (a clean end of the run).
     public func stop() {
         state.withLock { $0.task?.cancel(); $0.task = nil }
+        log.close()
     }
 
     /// Sends the log `request` asks for and hands it over; nothing when it was answered already
