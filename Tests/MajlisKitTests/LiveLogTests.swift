@@ -13,18 +13,8 @@ import Testing
 /// at its next connection, uploads what its `ClientLog` kept and hands it over; the backend reads
 /// it, with no token in it.
 @Suite(.serialized) struct LiveLogTests {
-    /// A backend's call of the server API: the status and the answer's bytes.
     func backend(_ server: TestServer, _ method: String, _ path: String, json: JSONValue? = nil) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)\(path)")!)
-        request.httpMethod = method
-        let token = server.token("backend", grants: Grants(join: false, admin: true, publish: false, chat: false), name: "Backend")
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        if let json {
-            request.httpBody = try JSONEncoder().encode(json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        try await LiveRoomTests.call(server, method, path, json: json)
     }
 
     func json(_ data: Data) -> JSONValue { (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null }

@@ -30,8 +30,13 @@ import Testing
         throw TestClient.Timeout(description: "room state never matched; last: \(await room.state)")
     }
 
-    /// A backend's call of the server API (JSON, or a pack's bytes).
+    /// A backend's call of the server API (JSON, or a pack's bytes): its status.
     func backend(_ server: TestServer, _ method: String, _ path: String, json: JSONValue? = nil, zip: [UInt8]? = nil) async throws -> Int {
+        try await Self.call(server, method, path, json: json, zip: zip).status
+    }
+
+    /// A backend's call of the server API: its status and the answer's bytes.
+    static func call(_ server: TestServer, _ method: String, _ path: String, json: JSONValue? = nil, zip: [UInt8]? = nil) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.server.port)\(path)")!)
         request.httpMethod = method
         let token = server.token("backend", grants: Grants(join: false, admin: true, publish: false, chat: false), name: "Backend")
@@ -44,8 +49,8 @@ import Testing
             request.httpBody = Data(zip)
             request.setValue("application/zip", forHTTPHeaderField: "Content-Type")
         }
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
     @Test func aGiftTheBackendSendsArrivesAsAnEventAndLeadsTheBoard() async throws {
