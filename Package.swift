@@ -109,6 +109,7 @@ let package = Package(
                 "MajlisPacks",
                 .target(name: "MajlisTransport", condition: .when(platforms: [.linux])),
                 .target(name: "MajlisAudio", condition: .when(platforms: [.linux])),
+                .target(name: "CHTTPShim", condition: .when(platforms: [.linux])),
             ]),
         .target(
             name: "MajlisTestSupport",

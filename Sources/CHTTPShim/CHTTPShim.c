@@ -36,6 +36,21 @@ static size_t collect(char *data, size_t size, size_t count, void *user) {
     return length;
 }
 
+// The answer's header lines, kept as they come (those of a redirect's or a 100's answer too:
+// libcurl follows no redirect here).
+static size_t collect_header(char *data, size_t size, size_t count, void *user) {
+    majlis_http_answer *answer = user;
+    size_t length = size * count;
+    if (answer->headers_length + length > 64 * 1024) return 0;
+    char *grown = realloc(answer->headers, answer->headers_length + length + 1);
+    if (!grown) return 0;
+    memcpy(grown + answer->headers_length, data, length);
+    answer->headers = grown;
+    answer->headers_length += length;
+    answer->headers[answer->headers_length] = 0;
+    return length;
+}
+
 // The certificate check of a connection that trusts one certificate: that one, and no other.
 static int verify_pinned(X509_STORE_CTX *context, void *fingerprint) {
     if (majlis_tls_trust_pinned(context, fingerprint)) return 1;
@@ -86,6 +101,9 @@ int majlis_http_call(const char *method, const char *url, const char *headers, c
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &into);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, answer->error);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, collect_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, answer);
+    if (strcmp(method, "HEAD") == 0) curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     if (body) {
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
@@ -116,4 +134,7 @@ void majlis_http_answer_free(majlis_http_answer *answer) {
     free(answer->body);
     answer->body = NULL;
     answer->length = 0;
+    free(answer->headers);
+    answer->headers = NULL;
+    answer->headers_length = 0;
 }

@@ -152,6 +152,10 @@ struct lws_context *majlis_lws_create_server(const char *iface, int port, lws_ca
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cert_path;
         info.ssl_private_key_filepath = key_path;
+        /* HTTP/1.1 only: libwebsockets reads headers it does not know (tus's Upload-Offset and
+           Tus-Resumable, Idempotency-Key) only on HTTP/1 connections, and a browser or libcurl
+           offered h2 would send them unread. */
+        info.alpn = "http/1.1";
     }
     return create_context(&info, event_loop);
 }

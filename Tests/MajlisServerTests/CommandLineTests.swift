@@ -587,6 +587,27 @@ import Testing
         let created = try run(["admin", "create", "salon", "--title", "Evening"] + admin + ["--trust-cert", tls.certificate])
         #expect(created.output.hasPrefix("created room salon"), "\(created.error)")
         #expect(try run(["admin", "end", "salon"] + admin + ["--trust-cert", tls.certificate]).output == "ended room salon\n")
+        // The client's uploads trust the certificate as its signaling does: its log reaches support.
+        let token = join[try #require(join.firstIndex(of: "--token")) + 1]
+        var claims = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while claims.count % 4 != 0 { claims += "=" }
+        let decoded = try #require(Data(base64Encoded: claims))
+        let user = try #require(try JSONDecoder().decode(JSONValue.self, from: decoded)["sub"]?.stringValue)
+        let bot = Process()
+        bot.executableURL = MajlisProcess.executable
+        let own = directory.appendingPathComponent("bot.log").path
+        bot.arguments = join + ["--duration", "60", "--log-file", own]
+        bot.standardOutput = FileHandle.nullDevice
+        bot.standardError = FileHandle.nullDevice
+        try bot.run()
+        defer {
+            bot.terminate()
+            bot.waitUntilExit()
+        }
+        let log = directory.appendingPathComponent("client.log").path
+        let fetched = try await offPool { try self.run(["admin", "logs", user, "--wait", "60", "--out", log] + admin + ["--trust-cert", tls.certificate]) }
+        #expect(fetched.status == 0, "\(fetched)")
+        #expect(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("connected to wss://"), "\(fetched); the bot's own log: \((try? String(contentsOfFile: own, encoding: .utf8)) ?? "")")
         let untrusted = try run(["admin", "rooms"] + admin)
         #expect(untrusted.status == 1)
         #expect(untrusted.error.contains("self-signed certificate; a server's own certificate is trusted with --trust-cert FILE.pem"), "\(untrusted.error)")

@@ -59,7 +59,7 @@ public final class LiveSignalingClient: SignalingClient, Sendable {
 
     /// The server first given.
     public let url: String
-    private let options: Options
+    let options: Options
     private let clock: any KitClock
     private let logger: Logger
     private let host: Mutex<Host>

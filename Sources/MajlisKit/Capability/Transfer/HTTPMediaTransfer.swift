@@ -4,20 +4,38 @@ import MajlisProtocol
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(CHTTPShim)
+import CHTTPShim
+import CWebSocketsShim
+#endif
 
 /// A `MediaTransfer` to a Majlis server by tus 1.0 over HTTP (docs/protocol.md section 18), on
 /// the signaling port, with the user's access token. `server` and `token` are asked at each call,
-/// so a renewed token or a move to another node of a cluster is followed.
+/// so a renewed token or a move to another node of a cluster is followed. With a
+/// `trustedCertificate` (a development server's self-signed one, as the signaling client trusts
+/// it) an https server must hold exactly that certificate: those calls go through libcurl, as
+/// URLSession on Linux cannot be told to trust one certificate.
 public final class HTTPMediaTransfer: MediaTransfer {
     private let server: @Sendable () -> String
     private let token: @Sendable () -> String
     private let session: URLSession
+    /// The SHA-256 fingerprint of the one certificate trusted, if one is.
+    private let pinned: [UInt8]?
 
     /// `server`: the signaling URL (`ws://host:port/v1/signal`, `wss://...`) or the server's
-    /// `http(s)://host:port`; `token`: the user's access token.
-    public init(server: @escaping @Sendable () -> String, token: @escaping @Sendable () -> String) {
+    /// `http(s)://host:port`; `token`: the user's access token; `trustedCertificate`: a PEM file
+    /// (ignored where libcurl is not built in: then only the system's authorities vouch).
+    public init(server: @escaping @Sendable () -> String, token: @escaping @Sendable () -> String, trustedCertificate: String? = nil) {
         self.server = server
         self.token = token
+        var fingerprint: [UInt8]?
+        #if canImport(CHTTPShim)
+        if let trustedCertificate {
+            var read = [UInt8](repeating: 0, count: 32)
+            if majlis_tls_certificate_fingerprint(trustedCertificate, &read) == 1 { fingerprint = read }
+        }
+        #endif
+        pinned = fingerprint
         let configuration = URLSessionConfiguration.ephemeral
         // A PATCH of 256 KiB over a 100 kb/s link takes about 21 s; 60 s leaves room for worse
         // (a call that times out is tried again from the server's offset).
@@ -29,7 +47,7 @@ public final class HTTPMediaTransfer: MediaTransfer {
 
     /// The transfer of `signaling`'s user, to the node it is connected to.
     public convenience init(signaling: LiveSignalingClient) {
-        self.init(server: { signaling.currentURL }, token: { signaling.currentToken })
+        self.init(server: { signaling.currentURL }, token: { signaling.currentToken }, trustedCertificate: signaling.options.trustedCertificate)
     }
 
     /// `ws://host:port/v1/signal` → `http://host:port`.
@@ -83,6 +101,16 @@ public final class HTTPMediaTransfer: MediaTransfer {
 
     private func call(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, tus: Bool = true) async throws(MajlisError) -> Answer {
         guard let url = URL(string: Self.origin(server()) + path) else { throw MajlisError.misuse("no server URL to send media to: \(server())") }
+        #if canImport(CHTTPShim)
+        if let pinned, url.scheme == "https" {
+            var fields = headers
+            fields["Authorization"] = "Bearer \(token())"
+            if tus { fields["Tus-Resumable"] = "1.0.0" }
+            // No "Expect: 100-continue" before a piece: the server reads it as it comes.
+            fields["Expect"] = ""
+            return try await Self.pinnedCall(method, url.absoluteString, headers: fields, body: body, pinned: pinned)
+        }
+        #endif
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.setValue("Bearer \(token())", forHTTPHeaderField: "Authorization")
@@ -101,6 +129,43 @@ public final class HTTPMediaTransfer: MediaTransfer {
             throw MajlisError.unreachable("\(method) \(path): \(error.localizedDescription)")
         }
     }
+
+    #if canImport(CHTTPShim)
+    /// One call through libcurl trusting only the certificate `pinned` names, on a thread of its
+    /// own (it blocks until the answer or its timeout).
+    private static func pinnedCall(_ method: String, _ url: String, headers: [String: String], body: Data?, pinned: [UInt8]) async throws(MajlisError) -> Answer {
+        // "Name:" with nothing after it: libcurl sends no such header.
+        let lines = headers.map { $0.value.isEmpty ? "\($0.key):" : "\($0.key): \($0.value)" }.joined(separator: "\n")
+        let result: Result<Answer, MajlisError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var answer = majlis_http_answer()
+                defer { majlis_http_answer_free(&answer) }
+                // A NUL after the bytes, so an empty body still has an address to give.
+                let bytes = [UInt8](body ?? Data()) + [0]
+                let reached = bytes.withUnsafeBufferPointer { payload in
+                    pinned.withUnsafeBufferPointer { fingerprint in
+                        majlis_http_call(method, url, lines, body == nil ? nil : payload.baseAddress, body?.count ?? 0, fingerprint.baseAddress, 60, 64 << 20, &answer)
+                    }
+                }
+                guard reached == 1 else {
+                    let reason = withUnsafeBytes(of: answer.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                    continuation.resume(returning: .failure(.unreachable("\(method) \(url): \(reason)")))
+                    return
+                }
+                var fields: [String: String] = [:]
+                let text = answer.headers.map { String(cString: $0) } ?? ""
+                for line in text.components(separatedBy: "\r\n") {
+                    if line.hasPrefix("HTTP/") { fields = [:] }  // the final answer's, not a 100's
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                let data = answer.body.map { Data(bytes: $0, count: answer.length) } ?? Data()
+                continuation.resume(returning: .success(Answer(status: Int(answer.status), headers: fields, body: data)))
+            }
+        }
+        return try result.get()
+    }
+    #endif
 
     /// The server's refusal, from its `{"error": {"code", "message"}}` body when it has one.
     static func refusal(_ answer: Answer) -> MajlisError {
