@@ -34,6 +34,17 @@ import Testing
             status: ending.status, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self), crashed: ending.bySignal)
     }
 
+    /// `majlis ARGUMENTS` started and left running, its output thrown away.
+    func started(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = MajlisProcess.executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     @Test func adminDrivesTheServerAPI() async throws {
         let server = try TestServer()
         defer { server.destroy() }
@@ -111,12 +122,7 @@ import Testing
         let server = try TestServer()
         defer { server.destroy() }
         let token = server.token("rami", grants: Grants(create: true))
-        let bot = Process()
-        bot.executableURL = MajlisProcess.executable
-        bot.arguments = ["join", "--url", server.url, "--token", token, "--room", "lounge", "--create", "--duration", "120"]
-        bot.standardOutput = FileHandle.nullDevice
-        bot.standardError = FileHandle.nullDevice
-        try bot.run()
+        let bot = try started(["join", "--url", server.url, "--token", token, "--room", "lounge", "--create", "--duration", "120"])
         defer {
             bot.terminate()
             bot.waitUntilExit()
@@ -135,12 +141,7 @@ import Testing
         // With --log-file, a run that was killed is said at the next start, and one that ended is not.
         let file = out + ".client"
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let killed = Process()
-        killed.executableURL = MajlisProcess.executable
-        killed.arguments = ["join", "--url", server.url, "--token", token, "--room", "lounge", "--duration", "120", "--log-file", file]
-        killed.standardOutput = FileHandle.nullDevice
-        killed.standardError = FileHandle.nullDevice
-        try killed.run()
+        let killed = try started(["join", "--url", server.url, "--token", token, "--room", "lounge", "--duration", "120", "--log-file", file])
         let deadline = Date().addingTimeInterval(30)
         while !((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("connected to"), Date() < deadline {
             try await Task.sleep(for: .milliseconds(100))
@@ -593,13 +594,8 @@ import Testing
         while claims.count % 4 != 0 { claims += "=" }
         let decoded = try #require(Data(base64Encoded: claims))
         let user = try #require(try JSONDecoder().decode(JSONValue.self, from: decoded)["sub"]?.stringValue)
-        let bot = Process()
-        bot.executableURL = MajlisProcess.executable
         let own = directory.appendingPathComponent("bot.log").path
-        bot.arguments = join + ["--duration", "60", "--log-file", own]
-        bot.standardOutput = FileHandle.nullDevice
-        bot.standardError = FileHandle.nullDevice
-        try bot.run()
+        let bot = try started(join + ["--duration", "60", "--log-file", own])
         defer {
             bot.terminate()
             bot.waitUntilExit()
