@@ -221,9 +221,5 @@ public final class Browser: Sendable {
     }
 
     /// A TCP port nothing listens on now.
-    public static func freePort() throws -> Int {
-        let (descriptor, port) = try LoopbackSocket.bind()
-        close(descriptor)
-        return port
-    }
+    public static func freePort() throws -> Int { try LoopbackSocket.freePort() }
 }

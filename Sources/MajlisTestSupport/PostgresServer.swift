@@ -36,9 +36,7 @@ public final class PostgresServer: Sendable {
         directory = "/tmp/majlis-pg-\(getpid())-\(UUID().uuidString.prefix(6))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if asPostgres { _ = try ChildProcess.run(["/usr/bin/chown", "postgres:postgres", directory]) }
-        let probe = try LoopbackSocket.bind()  // a port nobody holds now
-        close(probe.descriptor)
-        port = probe.port
+        port = try LoopbackSocket.freePort()
         let initialized = try run(["\(binaries)/initdb", "-D", "\(directory)/data", "-A", "trust", "-U", "majlis", "-E", "UTF8", "--no-sync"])
         guard initialized == 0 else { throw TestClient.Timeout(description: "initdb failed (exit \(initialized))") }
         try start()

@@ -23,9 +23,7 @@ public final class RedisServer: Sendable {
         }
         directory = "/tmp/majlis-redis-\(getpid())-\(UUID().uuidString.prefix(6))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let probe = try LoopbackSocket.bind()  // a port nobody holds now
-        close(probe.descriptor)
-        port = probe.port
+        port = try LoopbackSocket.freePort()
         try start()
     }
 

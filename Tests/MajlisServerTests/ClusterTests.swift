@@ -231,11 +231,10 @@ import Testing
             packetsPerSecond: 0, cpu: 0, startedAt: 0, reportedAt: 0)
         let entry = ClusterSeal.derived(from: [TestServer.key: other.secret]).seal(String(decoding: try JSONEncoder().encode(dead), as: UTF8.self))
         try RedisClient(url: redis).command(["SET", "majlis:node:node-a", entry, "PX", "2500"])
-        let probe = try LoopbackSocket.bind()
-        close(probe.descriptor)
-        let starting = Task.detached { try Self.node("node-a", redis: redis, secret: other.secret, port: probe.port) }
+        let port = try LoopbackSocket.freePort()
+        let starting = Task.detached { try Self.node("node-a", redis: redis, secret: other.secret, port: port) }
         var early: TestClient?
-        #expect(await eventually { early = try? await TestClient.connect("ws://127.0.0.1:\(probe.port)/v1/signal"); return early != nil })
+        #expect(await eventually { early = try? await TestClient.connect("ws://127.0.0.1:\(port)/v1/signal"); return early != nil })
         let client = try #require(early)
         let hello = try await client.request("hello", ["token": .string(other.token("huda"))])
         let restarted = try await starting.value
