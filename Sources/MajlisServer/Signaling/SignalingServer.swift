@@ -25,13 +25,13 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     private let uploads: UploadRequests
     /// Resource packs: the catalogue, the packs, and their uploads (docs/protocol.md section 19).
     private let packs: PackRequests
-    private let sessions = SessionTable()
+    let sessions = SessionTable()
     /// Decides where each request goes; the handlers below carry it out.
     private let router: RequestRouter
     private let sessionRequests: SessionRequests
     private let precallRequests: PrecallRequests
     private let roomRequests: RoomRequests
-    private let messagingRequests: MessagingRequests
+    let messagingRequests: MessagingRequests
     private let webSocket = Mutex<WebSocketServer?>(nil)
     /// What runs beside the signaling loop, started with it and stopped after it (set by `start`).
     private let services = Mutex<ServiceGroup?>(nil)
@@ -42,7 +42,7 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
 
     /// Monotonic milliseconds: hello and heartbeat timeouts, when connections last heard their
     /// peer, and the media router's time (consent, overdue packets, reports).
-    private let monotonic: any MillisecondClock
+    let monotonic: any MillisecondClock
 
     /// Opens the store; `start()` then listens. `clock` is wall time (Unix milliseconds) and
     /// `monotonic` monotonic milliseconds; tests give clocks that move only when they say.
@@ -75,36 +75,6 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
         api = ServerAPI(context: context, messaging: messagingRequests)
         uploads = UploadRequests(context: context)
         packs = PackRequests(context: context)
-    }
-
-    /// The services, in the order they start (see `ServiceGroup`).
-    private func makeServices() -> ServiceGroup {
-        let context = context
-        let media = context.media
-        let messaging = messagingRequests
-        let sweeper = Sweeper(
-            context: context, sessions: { [weak self] in self?.sessions.all ?? [] }, monotonic: monotonic, sweepPresence: { messaging.sweepPresence() })
-        var services: [ServiceGroup.Service] = []
-        if let registry = context.registry, let leases = context.leases {
-            services.append(.init("registry", start: {
-                try registry.join { context.node.report(context) }
-                registry.start(drainAsked: { context.drain() })
-            }, stop: { registry.stop() }))
-            services.append(.init("leases", start: {
-                leases.start(here: { context.node.placement(context) }) { room in context.rooms.relinquish(room) }
-            }, stop: { leases.stop() }))
-        }
-        if let bus = context.messagingBus { services.append(.init("messaging bus", start: { bus.start() }, stop: { bus.stop() })) }
-        // The packs the store keeps, before any room op names one (read again by the sweeper).
-        services.append(.init("packs", start: {
-            do { try context.packIndex.reload(from: context.store) } catch { context.logger.warning("packs could not be read: \(error)") }
-        }, stop: {}))
-        services.append(.init("media", start: { media.start() }, stop: { media.stop() }))
-        if let webhooks = context.webhooks { services.append(.init("webhooks", start: { webhooks.start() }, stop: { webhooks.stop() })) }
-        // Sessions this node had when it stopped without saying so are over.
-        services.append(.init("presence", start: { messaging.sweepPresence(includingThisNode: true) }, stop: { messaging.finish() }))
-        services.append(.init("sweeper", start: { sweeper.start() }, stop: { sweeper.stop() }))
-        return ServiceGroup(services)
     }
 
     /// The port signaling listens on (after `start`).
