@@ -1,5 +1,6 @@
 // Resource packs in the page (Web/app/packs.js): a zip made by Python's zipfile read entry by
-// entry (stored and deflated), checked by its SHA-256, and shown as images or, for Lottie, text.
+// entry (stored and deflated), checked by its SHA-256, and shown as images, or as its
+// name for a Lottie file that is no animation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { zipEntries, entryBytes, sha256, Packs } from '../../Web/app/packs.js';
@@ -39,7 +40,10 @@ test('a pack is fetched, checked and shown; one that does not hash to its name i
   assert.equal(wave.fps, 4);
   assert.equal(wave.duration, 500);
   assert.ok(wave.images.every((url) => url.startsWith('blob:')));
-  assert.deepEqual(await packs.show(name, 'heart'), { item: { id: 'heart', format: 'lottie', animation: 'heart.json' }, text: 'heart', duration: 2500 });
+  // heart.json is a JSON object but no animation: the item's name shows, and why.
+  assert.deepEqual(await packs.show(name, 'heart'), {
+    item: { id: 'heart', format: 'lottie', animation: 'heart.json' }, text: 'heart', duration: 2500, reason: 'heart.json: a Lottie animation needs its size (w, h)',
+  });
   assert.equal(urls.length, 1, 'fetched once');
   const other = 'f'.repeat(64);
   await assert.rejects(packs.show(other, 'wave'), /came damaged/);

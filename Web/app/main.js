@@ -11,6 +11,7 @@ import { morph } from './morph.js';
 import { icon } from './icons.js';
 import { Identity } from './identity.js';
 import { Packs } from './packs.js';
+import { drawFrame, frameAt } from './lottie.js';
 import { ClientLog } from './clientlog.js';
 import {
   initialState, applySnapshot, applyEvent, addChat, expectOwnChange, mySeat, isModerator, nameOf, micLive, roomIdFor, nodePage,
@@ -362,9 +363,12 @@ async function showEmoji({ index, pack, item }) {
     log(`emoji ${item}: ${error.message}`);
     return;
   }
-  const showing = { ...shown, frame: 0, until: Date.now() + shown.duration };
+  if (shown.reason) log(`emoji ${item}: ${shown.reason}`);
+  const showing = { ...shown, frame: 0, started: Date.now(), until: Date.now() + shown.duration };
   page.emoji.set(index, showing);
   render();
+  // A Lottie animation is drawn at its own rate, up to 30 frames a second.
+  const rate = shown.lottie ? Math.min(30, shown.lottie.rate) : (shown.fps ?? 12);
   const timer = setInterval(() => {
     if (page.emoji.get(index) !== showing || Date.now() >= showing.until) {
       clearInterval(timer);
@@ -373,7 +377,7 @@ async function showEmoji({ index, pack, item }) {
       showing.frame = (showing.frame + 1) % showing.images.length;
     }
     render();
-  }, 1000 / (shown.fps ?? 12));
+  }, 1000 / rate);
 }
 
 // Shows a gift the app's backend sent: its animation on the receiver's seat (the seat it was sent
@@ -417,8 +421,32 @@ function leadersHTML() {
 function emojiHTML(index) {
   const showing = page.emoji.get(index);
   if (!showing) return '';
-  const inner = showing.images ? `<img src="${escape(showing.images[showing.frame])}" alt="${escape(showing.item.id)}">` : `<span>${escape(showing.text)}</span>`;
+  const inner = showing.images
+    ? `<img src="${escape(showing.images[showing.frame])}" alt="${escape(showing.item.id)}">`
+    : showing.lottie ? `<canvas width="${animationSize}" height="${animationSize}"></canvas>` : `<span>${escape(showing.text)}</span>`;
   return `<span class="emoji" data-item="${escape(showing.item.id)}" aria-hidden="true">${inner}</span>`;
+}
+
+// The canvases' size, px: twice the seat's 64 CSS px, sharp on a phone's screen.
+const animationSize = 128;
+
+// Draws each Lottie emoji's frame for now on its seat's canvas (after the page is drawn).
+function drawAnimations() {
+  for (const [index, showing] of page.emoji) {
+    if (!showing.lottie) continue;
+    const canvas = app.querySelector(`.seat[data-seat="${index}"] .emoji canvas`);
+    const context = canvas?.getContext('2d');
+    if (context) drawFrame(showing.lottie, context, frameAt(showing.lottie, Date.now() - showing.started), animationSize, animationSize);
+  }
+}
+
+// A Lottie animation's first frame as an image, for the picker.
+function poster(animation) {
+  const canvas = document.createElement('canvas');
+  canvas.width = animationSize;
+  canvas.height = animationSize;
+  drawFrame(animation, canvas.getContext('2d'), animation.first, animationSize, animationSize);
+  return canvas.toDataURL('image/png');
 }
 
 // The emoji of the server's current emoji packs, each with its first image (packs fetched once).
@@ -429,7 +457,7 @@ async function pickerItems() {
     for (const item of pack.items) {
       try {
         const shown = await packs.show(pack.sha256, item.id);
-        items.push({ pack: pack.sha256, item: item.id, label: item.names?.[language] ?? item.names?.en ?? item.id, image: shown.images?.[0] ?? null });
+        items.push({ pack: pack.sha256, item: item.id, label: item.names?.[language] ?? item.names?.en ?? item.id, image: shown.images?.[0] ?? (shown.lottie ? poster(shown.lottie) : null) });
       } catch (error) {
         log(`emoji ${item.id}: ${error.message}`);
       }
@@ -1008,6 +1036,7 @@ function draw() {
   const list = app.querySelector('.messages');
   const atBottom = !list || list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
   morph(app, roomPage());
+  drawAnimations();
   const messagesNow = app.querySelector('.messages');
   if (messagesNow && atBottom) messagesNow.scrollTop = messagesNow.scrollHeight;
 }

@@ -1,9 +1,11 @@
 // Resource packs in the page (docs/protocol.md section 19): the server's catalogue, and each pack
 // fetched when first shown, checked (its bytes must hash to its name, SHA-256), unzipped with the
 // browser's own inflater (DecompressionStream), and its files kept as blob: URLs for the page's
-// life. A pack's address is its hash, answered as immutable, so the browser's cache keeps it
+// life (a Lottie item's JSON also as text, for `lottie.js` to draw). A pack's address is its hash, answered as immutable, so the browser's cache keeps it
 // between visits; a pack that fails its check is never shown (and is fetched again next time).
 // Knows nothing of the page.
+
+import { parseLottie } from './lottie.js';
 
 // The entries of a zip archive (stored or deflated): {name, method, size, start, length}.
 export function zipEntries(bytes) {
@@ -95,22 +97,33 @@ export class Packs {
     if (!manifestEntry) throw new Error('the pack has no manifest.json');
     const manifest = JSON.parse(new TextDecoder().decode(await entryBytes(bytes, manifestEntry)));
     const urls = new Map();
+    const texts = new Map();
     for (const [name, entry] of files) {
       if (name === 'manifest.json') continue;
-      const type = types[name.split('.').pop().toLowerCase()] ?? 'application/octet-stream';
-      urls.set(name, URL.createObjectURL(new Blob([await entryBytes(bytes, entry)], { type })));
+      const extension = name.split('.').pop().toLowerCase();
+      const content = await entryBytes(bytes, entry);
+      if (extension === 'json') texts.set(name, new TextDecoder().decode(content));
+      urls.set(name, URL.createObjectURL(new Blob([content], { type: types[extension] ?? 'application/octet-stream' })));
     }
-    return { manifest, urls };
+    return { manifest, urls, texts };
   }
 
   // How item `item` of pack `sha` shows: {item, images: [blob URL] (one, or the frames in order),
-  // fps, duration (ms)}, or {item, text} for an animation the page cannot draw (Lottie).
+  // fps, duration (ms)}; {item, lottie (parseLottie's), duration} for a Lottie animation; or
+  // {item, text, duration, reason} for one the page cannot draw (its name shows instead).
   async show(sha, itemId) {
-    const { manifest, urls } = await this.pack(sha);
+    const { manifest, urls, texts } = await this.pack(sha);
     const item = manifest.items?.find((candidate) => candidate.id === itemId);
     if (!item) throw new Error(`pack ${sha} has no item ${itemId}`);
     const duration = item.duration ?? (item.format === 'frames' ? Math.round((1000 * item.frames.length) / (item.fps ?? 12)) : 2500);
-    if (item.format === 'lottie') return { item, text: item.names?.en ?? item.id, duration };
+    if (item.format === 'lottie') {
+      try {
+        const lottie = parseLottie(texts.get(item.animation) ?? '');
+        return { item, lottie, duration: item.duration ?? Math.min(60000, Math.max(1, lottie.duration)) };
+      } catch (error) {
+        return { item, text: item.names?.en ?? item.id, duration, reason: `${item.animation}: ${error.message}` };
+      }
+    }
     const images = item.format === 'frames' ? item.frames.map((name) => urls.get(name)) : [urls.get(item.animation)];
     return { item, images, fps: item.fps ?? 12, duration };
   }

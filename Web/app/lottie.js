@@ -1,0 +1,292 @@
+// Lottie animations (the Bodymovin JSON of docs/protocol.md section 19's `lottie` items) drawn on
+// a canvas. What is drawn: shape layers (groups, paths, rectangles, ellipses, stars and polygons,
+// solid and gradient fills and strokes, each group's transform and opacity), solid layers,
+// precompositions, null layers as parents, every layer's transform through its parents, its in
+// and out points, start time and stretch; animated values with their easing curves, or held.
+// What is left undrawn: images, text, masks and mattes, trim paths, repeaters and expressions (a
+// matte's own layer is not drawn either). Knows nothing of the page.
+
+// The animation in `source` (its JSON text or the parsed object), checked for what drawing needs:
+// {width, height, rate (frames a second), first, last (frames), duration (ms), layers, assets}.
+export function parseLottie(source) {
+  const data = typeof source === 'string' ? JSON.parse(source) : source;
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new Error('a Lottie animation is a JSON object');
+  const { w, h, fr, ip, op, layers } = data;
+  const finite = (value) => typeof value === 'number' && Number.isFinite(value);
+  if (!finite(w) || !finite(h) || w <= 0 || h <= 0 || w > 8192 || h > 8192) throw new Error('a Lottie animation needs its size (w, h)');
+  if (!finite(fr) || fr <= 0 || fr > 240) throw new Error('a Lottie animation needs its frame rate (fr)');
+  if (!finite(ip) || !finite(op) || op <= ip) throw new Error('a Lottie animation needs its first and last frames (ip < op)');
+  if (!Array.isArray(layers)) throw new Error('a Lottie animation needs its layers');
+  const assets = new Map((Array.isArray(data.assets) ? data.assets : []).filter((asset) => Array.isArray(asset?.layers)).map((asset) => [asset.id, asset.layers]));
+  return { width: w, height: h, rate: fr, first: ip, last: op, duration: Math.round(((op - ip) / fr) * 1000), layers, assets };
+}
+
+// The frame to show `elapsed` ms after the animation started, looping.
+export function frameAt(animation, elapsed) {
+  const span = animation.last - animation.first;
+  return animation.first + ((((elapsed / 1000) * animation.rate) % span) + span) % span;
+}
+
+// y for x on an easing curve from (0, 0) to (1, 1) with control points (x1, y1) and (x2, y2).
+export function ease(x1, y1, x2, y2, x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const cubic = (t, a, b) => 3 * (1 - t) * (1 - t) * t * a + 3 * (1 - t) * t * t * b + t * t * t;
+  const [c1, c2] = [Math.min(1, Math.max(0, x1)), Math.min(1, Math.max(0, x2))];
+  let low = 0;
+  let high = 1;
+  let t = x;
+  for (let step = 0; step < 40; step += 1) {
+    const at = cubic(t, c1, c2);
+    if (Math.abs(at - x) < 1e-7) break;
+    if (at < x) low = t;
+    else high = t;
+    t = (low + high) / 2;
+  }
+  return cubic(t, y1, y2);
+}
+
+const first = (value) => (Array.isArray(value) ? value[0] : value);
+const number = (value, fallback = 0) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+
+// Between two values (numbers, lists of numbers, or paths) at `share` of the way, a share for each
+// dimension when `shares` is a list.
+function mix(from, to, shares) {
+  const share = (index) => (Array.isArray(shares) ? number(shares[index], shares[0]) : shares);
+  if (typeof from === 'number' && typeof to === 'number') return from + (to - from) * share(0);
+  if (Array.isArray(from) && Array.isArray(to)) return from.map((value, index) => mixOne(value, to[index], share(index)));
+  if (from && typeof from === 'object' && Array.isArray(from.v) && to && Array.isArray(to.v)) {
+    const points = (key) => from[key].map((point, index) => point.map((value, axis) => value + (number(to[key][index]?.[axis], value) - value) * share(0)));
+    return { c: from.c, v: points('v'), i: points('i'), o: points('o') };
+  }
+  return from;
+}
+
+function mixOne(from, to, share) {
+  if (typeof from === 'number') return from + (number(to, from) - from) * share;
+  return mix(from, to, share);
+}
+
+// A property's value at `time` (frames in its layer's time): its value, or its keyframes'.
+export function valueAt(property, time) {
+  if (!property || typeof property !== 'object') return undefined;
+  const keys = property.k;
+  if (!property.a || !Array.isArray(keys) || keys.length === 0 || typeof keys[0] !== 'object' || !('t' in keys[0])) return keys;
+  if (time <= keys[0].t) return keys[0].s;
+  for (let index = 0; index < keys.length - 1; index += 1) {
+    const key = keys[index];
+    const next = keys[index + 1];
+    if (time >= next.t) continue;
+    const to = key.e ?? next.s;
+    if (key.h === 1 || to === undefined || next.t <= key.t) return key.s;
+    const x = (time - key.t) / (next.t - key.t);
+    const curve = (axis) => ease(number(first(key.o?.x?.[axis] ?? key.o?.x), 0), number(first(key.o?.y?.[axis] ?? key.o?.y), 0),
+      number(first(key.i?.x?.[axis] ?? key.i?.x), 1), number(first(key.i?.y?.[axis] ?? key.i?.y), 1), x);
+    const dimensions = Array.isArray(key.o?.x) ? key.o.x.length : 1;
+    return mix(key.s, to, dimensions > 1 ? Array.from({ length: dimensions }, (_, axis) => curve(axis)) : curve(0));
+  }
+  const last = keys[keys.length - 1];
+  return last.s ?? keys[keys.length - 2]?.e;
+}
+
+// A number's value (a keyframe's list of one, or a number).
+const scalar = (property, time, fallback) => number(first(valueAt(property, time)), fallback);
+// A point's value.
+const point = (property, time, fallback = [0, 0]) => {
+  const value = valueAt(property, time);
+  return Array.isArray(value) ? [number(value[0], fallback[0]), number(value[1], fallback[1])] : fallback;
+};
+
+// 2-D affine matrices as the canvas takes them: [a, b, c, d, e, f] maps (x, y) to
+// (a x + c y + e, b x + d y + f).
+export const identity = [1, 0, 0, 1, 0, 0];
+
+export function multiply(m, n) {
+  return [
+    m[0] * n[0] + m[2] * n[1], m[1] * n[0] + m[3] * n[1],
+    m[0] * n[2] + m[2] * n[3], m[1] * n[2] + m[3] * n[3],
+    m[0] * n[4] + m[2] * n[5] + m[4], m[1] * n[4] + m[3] * n[5] + m[5],
+  ];
+}
+
+// A transform's matrix at `time`: position, rotation, skew and scale about the anchor.
+export function transformMatrix(transform, time) {
+  if (!transform) return identity;
+  const anchor = point(transform.a, time);
+  const position = transform.p?.s ? [scalar(transform.p.x, time, 0), scalar(transform.p.y, time, 0)] : point(transform.p, time);
+  const scale = point(transform.s, time, [100, 100]);
+  const radians = (scalar(transform.r ?? transform.rz, time, 0) * Math.PI) / 180;
+  const skew = (-scalar(transform.sk, time, 0) * Math.PI) / 180;
+  const skewAxis = (scalar(transform.sa, time, 0) * Math.PI) / 180;
+  let matrix = [1, 0, 0, 1, position[0], position[1]];
+  matrix = multiply(matrix, [Math.cos(radians), Math.sin(radians), -Math.sin(radians), Math.cos(radians), 0, 0]);
+  if (skew !== 0) {
+    const [cos, sin] = [Math.cos(skewAxis), Math.sin(skewAxis)];
+    matrix = multiply(matrix, [cos, sin, -sin, cos, 0, 0]);
+    matrix = multiply(matrix, [1, 0, Math.tan(skew), 1, 0, 0]);
+    matrix = multiply(matrix, [cos, -sin, sin, cos, 0, 0]);
+  }
+  matrix = multiply(matrix, [scale[0] / 100, 0, 0, scale[1] / 100, 0, 0]);
+  return multiply(matrix, [1, 0, 0, 1, -anchor[0], -anchor[1]]);
+}
+
+// Draws frame `frame` of `animation` on `context` (a canvas's 2-D context, or anything with its
+// methods), fitted within `width` x `height` and centred.
+export function drawFrame(animation, context, frame, width, height) {
+  const fit = Math.min(width / animation.width, height / animation.height);
+  const base = [fit, 0, 0, fit, (width - animation.width * fit) / 2, (height - animation.height * fit) / 2];
+  context.setTransform(1, 0, 0, 1, 0, 0);
+  context.clearRect(0, 0, width, height);
+  drawLayers(animation, animation.layers, context, frame, base, 1, 0);
+  context.setTransform(1, 0, 0, 1, 0, 0);
+  context.globalAlpha = 1;
+}
+
+function drawLayers(animation, layers, context, time, base, opacity, depth) {
+  if (depth > 8) return; // precompositions nested deeper than any real animation: a loop
+  const byIndex = new Map(layers.filter((layer) => layer && layer.ind !== undefined).map((layer) => [layer.ind, layer]));
+  // A layer's own time, and its matrix through its parents.
+  const local = (layer) => (time - number(layer.st, 0)) / number(layer.sr, 1);
+  const matrixOf = (layer, seen = new Set()) => {
+    const own = transformMatrix(layer.ks, local(layer));
+    const parent = layer.parent !== undefined ? byIndex.get(layer.parent) : undefined;
+    if (!parent || seen.has(parent)) return own;
+    seen.add(layer);
+    return multiply(matrixOf(parent, seen), own);
+  };
+  for (let index = layers.length - 1; index >= 0; index -= 1) {
+    const layer = layers[index];
+    if (!layer || typeof layer !== 'object' || layer.hd || layer.td) continue;
+    if (time < number(layer.ip, -Infinity) || time >= number(layer.op, Infinity)) continue;
+    const layerTime = local(layer);
+    const matrix = multiply(base, matrixOf(layer));
+    const alpha = opacity * (scalar(layer.ks?.o, layerTime, 100) / 100);
+    if (alpha <= 0) continue;
+    if (layer.ty === 4 && Array.isArray(layer.shapes)) {
+      drawItems(context, layer.shapes, layerTime, matrix, alpha, []);
+    } else if (layer.ty === 1) {
+      context.setTransform(...matrix);
+      context.globalAlpha = alpha;
+      context.fillStyle = typeof layer.sc === 'string' ? layer.sc : '#000';
+      context.fillRect(0, 0, number(layer.sw), number(layer.sh));
+    } else if (layer.ty === 0 && animation.assets.has(layer.refId)) {
+      drawLayers(animation, animation.assets.get(layer.refId), context, layerTime, matrix, alpha, depth + 1);
+    }
+  }
+}
+
+// A group's items, last (undermost) first: each shape is painted with the fills and strokes that
+// follow it in its group and the groups around it.
+function drawItems(context, items, time, outer, opacity, outerStyles) {
+  const transform = items.find((item) => item?.ty === 'tr');
+  const matrix = transform ? multiply(outer, transformMatrix(transform, time)) : outer;
+  const alpha = transform ? opacity * (scalar(transform.o, time, 100) / 100) : opacity;
+  let styles = outerStyles;
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index];
+    if (!item || typeof item !== 'object' || item.hd) continue;
+    if (item.ty === 'fl' || item.ty === 'st' || item.ty === 'gf' || item.ty === 'gs') {
+      styles = [...styles, { item, alpha }];
+    } else if (item.ty === 'gr' && Array.isArray(item.it)) {
+      drawItems(context, item.it, time, matrix, alpha, styles);
+    } else if (item.ty === 'sh' || item.ty === 'rc' || item.ty === 'el' || item.ty === 'sr') {
+      if (styles.length === 0) continue;
+      context.setTransform(...matrix);
+      context.beginPath();
+      outline(context, item, time);
+      for (const style of styles) paint(context, style, time);
+    }
+  }
+}
+
+// A shape's outline, as path commands.
+function outline(context, item, time) {
+  if (item.ty === 'sh') {
+    const path = first(valueAt(item.ks, time));
+    const vertices = path?.v;
+    if (!Array.isArray(vertices) || vertices.length === 0) return;
+    const at = (list, index) => [number(list?.[index]?.[0]), number(list?.[index]?.[1])];
+    const segment = (from, to) => {
+      const [a, b, c] = [at(vertices, from), at(path.o, from), at(path.i, to)];
+      const end = at(vertices, to);
+      context.bezierCurveTo(a[0] + b[0], a[1] + b[1], end[0] + c[0], end[1] + c[1], end[0], end[1]);
+    };
+    context.moveTo(...at(vertices, 0));
+    for (let index = 1; index < vertices.length; index += 1) segment(index - 1, index);
+    if (path.c) {
+      segment(vertices.length - 1, 0);
+      context.closePath();
+    }
+  } else if (item.ty === 'rc') {
+    const [x, y] = point(item.p, time);
+    const [w, h] = point(item.s, time);
+    const radius = Math.min(Math.max(0, scalar(item.r, time, 0)), w / 2, h / 2);
+    const [left, top, right, bottom] = [x - w / 2, y - h / 2, x + w / 2, y + h / 2];
+    context.moveTo(left + radius, top);
+    context.arcTo(right, top, right, bottom, radius);
+    context.arcTo(right, bottom, left, bottom, radius);
+    context.arcTo(left, bottom, left, top, radius);
+    context.arcTo(left, top, right, top, radius);
+    context.closePath();
+  } else if (item.ty === 'el') {
+    const [x, y] = point(item.p, time);
+    const [w, h] = point(item.s, time);
+    context.ellipse(x, y, Math.abs(w / 2), Math.abs(h / 2), 0, 0, 2 * Math.PI);
+    context.closePath();
+  } else if (item.ty === 'sr') {
+    const [x, y] = point(item.p, time);
+    const count = Math.max(3, Math.min(100, Math.round(scalar(item.pt, time, 5))));
+    const outer = scalar(item.or, time, 0);
+    const inner = item.sy === 2 ? outer : scalar(item.ir, time, 0);
+    const turn = ((scalar(item.r, time, 0) - 90) * Math.PI) / 180;
+    const corners = item.sy === 2 ? count : count * 2;
+    for (let corner = 0; corner < corners; corner += 1) {
+      const radius = corner % 2 === 0 || item.sy === 2 ? outer : inner;
+      const angle = turn + (corner * 2 * Math.PI) / corners;
+      const [px, py] = [x + radius * Math.cos(angle), y + radius * Math.sin(angle)];
+      if (corner === 0) context.moveTo(px, py);
+      else context.lineTo(px, py);
+    }
+    context.closePath();
+  }
+}
+
+// A colour, [r, g, b] from 0 to 1, with `alpha`.
+function colour(value, alpha) {
+  const [r, g, b] = [0, 1, 2].map((index) => Math.round(Math.min(1, Math.max(0, number(value?.[index]))) * 255));
+  return `rgba(${r}, ${g}, ${b}, ${Math.min(1, Math.max(0, alpha))})`;
+}
+
+function paint(context, { item, alpha }, time) {
+  const shown = alpha * (scalar(item.o, time, 100) / 100);
+  if (shown <= 0) return;
+  context.globalAlpha = 1;
+  let style = colour(valueAt(item.c, time), shown);
+  if (item.ty === 'gf' || item.ty === 'gs') style = gradient(context, item, time, shown);
+  if (item.ty === 'fl' || item.ty === 'gf') {
+    context.fillStyle = style;
+    context.fill(item.r === 2 ? 'evenodd' : 'nonzero');
+  } else {
+    context.strokeStyle = style;
+    context.lineWidth = Math.max(0, scalar(item.w, time, 1));
+    context.lineCap = ['butt', 'butt', 'round', 'square'][item.lc] ?? 'butt';
+    context.lineJoin = ['miter', 'miter', 'round', 'bevel'][item.lj] ?? 'miter';
+    context.miterLimit = number(item.ml, 4);
+    if (context.lineWidth > 0) context.stroke();
+  }
+}
+
+// A gradient fill's or stroke's gradient: linear or radial, its colour stops (offset, r, g, b).
+function gradient(context, item, time, alpha) {
+  const [start, end] = [point(item.s, time), point(item.e, time)];
+  const made = item.t === 2
+    ? context.createRadialGradient(start[0], start[1], 0, start[0], start[1], Math.hypot(end[0] - start[0], end[1] - start[1]))
+    : context.createLinearGradient(start[0], start[1], end[0], end[1]);
+  const stops = valueAt(item.g?.k, time) ?? [];
+  const count = Math.max(0, Math.min(number(item.g?.p), Math.floor(stops.length / 4)));
+  for (let index = 0; index < count; index += 1) {
+    const [offset, r, g, b] = stops.slice(index * 4, index * 4 + 4);
+    made.addColorStop(Math.min(1, Math.max(0, number(offset))), colour([r, g, b], alpha));
+  }
+  return made;
+}
