@@ -159,7 +159,7 @@ final class MessagingBus: Sendable {
                     logger.log(.warning, "messaging events from other nodes cannot be read: \(error)", event: "messaging.bus", fields: ["error": "\(error)"])
                     // Nothing read yet: read again from a second before the outage (stream ids
                     // are Redis's clock in ms), not from whatever is newest when it is back.
-                    if last == "$" { last = "\(Int64(Date().timeIntervalSince1970 * 1000) - 1_000)-0" }
+                    if last == "$" { last = "\(SystemClock().now() - 1_000)-0" }
                 }
                 Thread.sleep(forTimeInterval: 0.2)
                 continue

@@ -59,7 +59,8 @@ final class NodeRegistry: @unchecked Sendable {
     /// (at most its lifetime); one another live process keeps writing is refused.
     func join(report: @escaping @Sendable () -> NodeInfo) throws {
         self.report = report
-        let deadline = Date().addingTimeInterval(Double(lifetime + interval) / 1000)
+        let monotonic = MonotonicClock()
+        let deadline = monotonic.now() + Int64(lifetime + interval)
         while true {
             let entry = try encode(report())
             if try redis.command(["SET", key, entry, "PX", String(lifetime), "NX"]) != .null { break }
@@ -67,7 +68,7 @@ final class NodeRegistry: @unchecked Sendable {
             // a live node's whose secret differs, which must not have a twin.
             let holder = try redis.command(["GET", key]).text.flatMap(decode)
             if holder?.instance == instance { break }
-            guard Date() < deadline else {
+            guard monotonic.now() < deadline else {
                 throw RedisClient.Failure(
                     description: holder.map { "node id \(id) is in use by a live node (\($0.signaling)): give this one another --node" }
                         ?? "node id \(id) is held in the registry by an entry this node cannot verify: is --cluster-secret (or --keys) the same on every node?",
