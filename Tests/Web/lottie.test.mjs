@@ -2,7 +2,7 @@
 // drawn as canvas commands (a real canvas draws them in WebEmojiTests).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLottie, frameAt, ease, valueAt, transformMatrix, multiply, drawFrame } from '../../Web/app/lottie.js';
+import { parseLottie, frameAt, ease, valueAt, alongCurve, transformMatrix, multiply, drawFrame } from '../../Web/app/lottie.js';
 
 const near = (actual, expected, message) => {
   const [a, b] = [[actual].flat(), [expected].flat()];
@@ -82,6 +82,19 @@ test('values: still, keyframed, held, eased per dimension, and paths', () => {
   const halfway = valueAt({ a: 1, k: [{ t: 0, s: path(0) }, { t: 10, s: path(4) }] }, 5)[0];
   near(halfway.v.flat(), [2, 0, 10, 0, 10, 10]);
   assert.equal(halfway.c, true);
+});
+
+test('a position keyed with tangents moves along its curve, evenly by length', () => {
+  // A quarter circle's worth of curve from (0, 0) to (10, 10), bulging towards (10, 0).
+  const [out, into] = [[5.5, 0], [0, -5.5]];
+  near(alongCurve([0, 0], [10, 10], out, into, 0), [0, 0]);
+  near(alongCurve([0, 0], [10, 10], out, into, 1), [10, 10]);
+  const [x, y] = alongCurve([0, 0], [10, 10], out, into, 0.5);
+  assert.ok(Math.abs(x - 7.07) < 0.1 && Math.abs(y - 2.93) < 0.1, `halfway along the curve: ${x}, ${y}`);
+  const position = { a: 1, k: [{ t: 0, s: [0, 0], to: out, ti: into, o: { x: 0, y: 0 }, i: { x: 1, y: 1 } }, { t: 10, s: [10, 10] }] };
+  near(valueAt(position, 5), [x, y]);
+  // Tangents of zero: a straight line, as without them.
+  near(valueAt({ a: 1, k: [{ t: 0, s: [0, 0], to: [0, 0], ti: [0, 0] }, { t: 10, s: [10, 10] }] }, 5), [5, 5]);
 });
 
 test('a transform turns and scales about its anchor, then moves it to its position', () => {

@@ -2,7 +2,8 @@
 // a canvas. What is drawn: shape layers (groups, paths, rectangles, ellipses, stars and polygons,
 // solid and gradient fills and strokes, each group's transform and opacity), solid layers,
 // precompositions, null layers as parents, every layer's transform through its parents, its in
-// and out points, start time and stretch; animated values with their easing curves, or held.
+// and out points, start time and stretch; animated values with their easing curves, or held, and
+// positions along their motion paths.
 // What is left undrawn: images, text, masks and mattes, trim paths, repeaters and expressions (a
 // matte's own layer is not drawn either). Knows nothing of the page.
 
@@ -82,11 +83,37 @@ export function valueAt(property, time) {
     const x = (time - key.t) / (next.t - key.t);
     const curve = (axis) => ease(number(first(key.o?.x?.[axis] ?? key.o?.x), 0), number(first(key.o?.y?.[axis] ?? key.o?.y), 0),
       number(first(key.i?.x?.[axis] ?? key.i?.x), 1), number(first(key.i?.y?.[axis] ?? key.i?.y), 1), x);
+    // A position that moves along a curve (its keyframe's spatial tangents `to` and `ti`).
+    if (Array.isArray(key.to) && Array.isArray(key.ti) && [...key.to, ...key.ti].some((value) => value !== 0) && Array.isArray(key.s) && Array.isArray(to)) {
+      return alongCurve(key.s, to, key.to, key.ti, curve(0));
+    }
     const dimensions = Array.isArray(key.o?.x) ? key.o.x.length : 1;
     return mix(key.s, to, dimensions > 1 ? Array.from({ length: dimensions }, (_, axis) => curve(axis)) : curve(0));
   }
   const last = keys[keys.length - 1];
   return last.s ?? keys[keys.length - 2]?.e;
+}
+
+// The point `share` of the way along the curve from `from` to `to` (by its length, as a motion
+// path is travelled), leaving along `out` and arriving along `into`.
+export function alongCurve(from, to, out, into, share) {
+  const at = (t) => from.map((start, axis) => {
+    const [a, b, c, d] = [number(start), number(start) + number(out[axis]), number(to[axis]) + number(into[axis]), number(to[axis])];
+    return (1 - t) ** 3 * a + 3 * (1 - t) ** 2 * t * b + 3 * (1 - t) * t * t * c + t ** 3 * d;
+  });
+  const steps = 32;
+  const lengths = [0];
+  let previous = at(0);
+  for (let step = 1; step <= steps; step += 1) {
+    const next = at(step / steps);
+    lengths.push(lengths[step - 1] + Math.hypot(...next.map((value, axis) => value - previous[axis])));
+    previous = next;
+  }
+  const wanted = Math.min(1, Math.max(0, share)) * lengths[steps];
+  let step = 1;
+  while (step < steps && lengths[step] < wanted) step += 1;
+  const span = lengths[step] - lengths[step - 1];
+  return at((step - 1 + (span > 0 ? (wanted - lengths[step - 1]) / span : 0)) / steps);
 }
 
 // A number's value (a keyframe's list of one, or a number).
