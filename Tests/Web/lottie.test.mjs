@@ -2,7 +2,7 @@
 // drawn as canvas commands (a real canvas draws them in WebEmojiTests).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLottie, frameAt, ease, valueAt, alongCurve, transformMatrix, multiply, drawFrame } from '../../Web/app/lottie.js';
+import { parseLottie, frameAt, ease, valueAt, alongCurve, transformMatrix, multiply, drawFrame, contours, trimmed } from '../../Web/app/lottie.js';
 
 const near = (actual, expected, message) => {
   const [a, b] = [[actual].flat(), [expected].flat()];
@@ -110,8 +110,9 @@ test('a transform turns and scales about its anchor, then moves it to its positi
 test('a frame is drawn: the shape where its keyframes put it, with its fill and the group opacity', () => {
   const context = recorder();
   drawFrame(parseLottie(dot), context, 15, 200, 200);
-  const ellipse = context.calls.find((call) => call[0] === 'ellipse');
-  near(ellipse.slice(1, 5), [0, 0, 5, 5]);
+  // A circle of radius 5 about the group's origin: four quarter curves from its top.
+  near(context.calls.find((call) => call[0] === 'moveTo').slice(1), [0, -5]);
+  near(context.calls.filter((call) => call[0] === 'bezierCurveTo').map((call) => call.slice(5)).flat(), [5, 0, 0, 5, -5, 0, 0, -5]);
   const transforms = context.calls.filter((call) => call[0] === 'setTransform');
   // Scaled twice to fit 200 x 200, the dot halfway along: x 50, y 50 in the animation.
   near(transforms[1].slice(1), [2, 0, 0, 2, 100, 100]);
@@ -150,11 +151,42 @@ test('paths, rectangles and strokes; gradients with their stops', () => {
   const names = context.calls.map((call) => call[0]);
   // Each shape: its outline, then the gradient fill (the lower style), then the stroke.
   assert.deepEqual(names.filter((name) => ['moveTo', 'bezierCurveTo', 'arcTo', 'closePath', 'fill', 'stroke'].includes(name)), [
-    'moveTo', 'arcTo', 'arcTo', 'arcTo', 'arcTo', 'closePath', 'fill', 'stroke',
+    'moveTo', ...Array(8).fill('bezierCurveTo'), 'closePath', 'fill', 'stroke',
     'moveTo', 'bezierCurveTo', 'bezierCurveTo', 'bezierCurveTo', 'closePath', 'fill', 'stroke',
   ]);
-  assert.deepEqual(context.calls.find((call) => call[0] === 'bezierCurveTo'), ['bezierCurveTo', 1, 0, 10, 0, 10, 0]);
+  // The rectangle's corners are square (no roundness): it starts at its top right.
+  near(context.calls.find((call) => call[0] === 'moveTo').slice(1), [60, 45]);
+  const pathStart = context.calls.findIndex((call) => call[0] === 'moveTo' && call[1] === 0);
+  assert.deepEqual(context.calls[pathStart + 1], ['bezierCurveTo', 1, 0, 10, 0, 10, 0]);
   assert.deepEqual(context.calls.find((call) => call[0] === 'stroke'), ['stroke', 'rgba(0, 0, 255, 1)', 3]);
   const gradient = context.calls.find((call) => call[0] === 'fill')[1];
   assert.deepEqual(gradient.stops, [[0, 'rgba(255, 0, 0, 1)'], [1, 'rgba(0, 0, 255, 1)']]);
+});
+
+test('trim paths cut a shape by its length, wrapping past its end, and shapes keep their own', () => {
+  // A 10 x 10 square from its top right, clockwise: 40 long.
+  const square = contours({ ty: 'rc', p: { k: [5, 5] }, s: { k: [10, 10] }, r: { k: 0 } }, 0);
+  const ends = (shape) => shape.map(({ start, curves }) => [start, curves.at(-1).slice(4)]);
+  assert.equal(trimmed(square, 0, 1), square);
+  assert.deepEqual(trimmed(square, 0.5, 0.5), []);
+  // The first quarter: the right edge, top to bottom (its corner is a curve of no size).
+  near(ends(trimmed(square, 0, 0.25)).flat(2), [10, 0, 10, 10]);
+  // From the middle of the right edge to the middle of the bottom one.
+  near(ends(trimmed(square, 0.125, 0.375)).flat(2), [10, 5, 5, 10]);
+  // Wrapping: the last eighth (half the top edge) and the first eighth (half the right one), two pieces.
+  near(ends(trimmed(square, 0.875, 1.125)).flat(2), [5, 0, 10, 0, 10, 0, 10, 5]);
+  assert.ok(trimmed(square, 0, 0.5).every((contour) => !contour.closed));
+
+  // Drawn: a stroke of the first half of a line, the trim after it in its group.
+  const shapes = [{ ty: 'gr', it: [
+    { ty: 'sh', ks: { k: { c: false, v: [[0, 0], [100, 0]], i: [[0, 0], [0, 0]], o: [[0, 0], [0, 0]] } } },
+    { ty: 'tm', s: { k: 0 }, e: { a: 1, k: [{ t: 0, s: [0] }, { t: 10, s: [100] }] }, o: { k: 0 } },
+    { ty: 'st', c: { k: [0, 0, 0] }, o: { k: 100 }, w: { k: 2 } },
+  ] }];
+  const context = recorder();
+  drawFrame(parseLottie({ ...dot, layers: [{ ty: 4, ip: 0, op: 60, ks: {}, shapes }] }), context, 5, 100, 100);
+  near(context.calls.find((call) => call[0] === 'bezierCurveTo').slice(5), [50, 0]);
+  const before = recorder();
+  drawFrame(parseLottie({ ...dot, layers: [{ ty: 4, ip: 0, op: 60, ks: {}, shapes }] }), before, 0, 100, 100);
+  assert.equal(before.calls.filter((call) => call[0] === 'stroke').length, 0, 'nothing of the line is drawn at 0%');
 });

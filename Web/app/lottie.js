@@ -1,11 +1,11 @@
 // Lottie animations (the Bodymovin JSON of docs/protocol.md section 19's `lottie` items) drawn on
 // a canvas. What is drawn: shape layers (groups, paths, rectangles, ellipses, stars and polygons,
-// solid and gradient fills and strokes, each group's transform and opacity), solid layers,
-// precompositions, null layers as parents, every layer's transform through its parents, its in
-// and out points, start time and stretch; animated values with their easing curves, or held, and
-// positions along their motion paths.
-// What is left undrawn: images, text, masks and mattes, trim paths, repeaters and expressions (a
-// matte's own layer is not drawn either). Knows nothing of the page.
+// solid and gradient fills and strokes, trim paths, each group's transform and opacity), solid
+// layers, precompositions, null layers as parents, every layer's transform through its parents,
+// its in and out points, start time and stretch; animated values with their easing curves, or
+// held, and positions along their motion paths. What is left undrawn: images, text, masks and
+// mattes, repeaters and expressions (a matte's own layer is not drawn either). Knows nothing of
+// the page.
 
 // The animation in `source` (its JSON text or the parsed object), checked for what drawing needs:
 // {width, height, rate (frames a second), first, last (frames), duration (ms), layers, assets}.
@@ -190,7 +190,7 @@ function drawLayers(animation, layers, context, time, base, opacity, depth) {
     const alpha = opacity * (scalar(layer.ks?.o, layerTime, 100) / 100);
     if (alpha <= 0) continue;
     if (layer.ty === 4 && Array.isArray(layer.shapes)) {
-      drawItems(context, layer.shapes, layerTime, matrix, alpha, []);
+      drawItems(context, layer.shapes, layerTime, matrix, alpha, [], []);
     } else if (layer.ty === 1) {
       context.setTransform(...matrix);
       context.globalAlpha = alpha;
@@ -203,78 +203,181 @@ function drawLayers(animation, layers, context, time, base, opacity, depth) {
 }
 
 // A group's items, last (undermost) first: each shape is painted with the fills and strokes that
-// follow it in its group and the groups around it.
-function drawItems(context, items, time, outer, opacity, outerStyles) {
+// follow it in its group and the groups around it, and cut by the trim paths that follow it
+// (each shape on its own).
+function drawItems(context, items, time, outer, opacity, outerStyles, outerTrims) {
   const transform = items.find((item) => item?.ty === 'tr');
   const matrix = transform ? multiply(outer, transformMatrix(transform, time)) : outer;
   const alpha = transform ? opacity * (scalar(transform.o, time, 100) / 100) : opacity;
   let styles = outerStyles;
+  let trims = outerTrims;
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index];
     if (!item || typeof item !== 'object' || item.hd) continue;
     if (item.ty === 'fl' || item.ty === 'st' || item.ty === 'gf' || item.ty === 'gs') {
       styles = [...styles, { item, alpha }];
+    } else if (item.ty === 'tm') {
+      trims = [...trims, item];
     } else if (item.ty === 'gr' && Array.isArray(item.it)) {
-      drawItems(context, item.it, time, matrix, alpha, styles);
+      drawItems(context, item.it, time, matrix, alpha, styles, trims);
     } else if (item.ty === 'sh' || item.ty === 'rc' || item.ty === 'el' || item.ty === 'sr') {
       if (styles.length === 0) continue;
+      let shape = contours(item, time);
+      for (const trim of trims) {
+        // Start and end in percent of the length, moved along by the offset (degrees: 360 is once round).
+        const shift = scalar(trim.o, time, 0) / 360;
+        const [a, b] = [scalar(trim.s, time, 0) / 100 + shift, scalar(trim.e, time, 100) / 100 + shift];
+        shape = trimmed(shape, Math.min(a, b), Math.max(a, b));
+      }
+      if (shape.length === 0) continue;
       context.setTransform(...matrix);
       context.beginPath();
-      outline(context, item, time);
+      trace(context, shape);
       for (const style of styles) paint(context, style, time);
     }
   }
 }
 
-// A shape's outline, as path commands.
-function outline(context, item, time) {
+// A shape's outline as contours of cubic curves: {start: [x, y], curves: [[x1, y1, x2, y2, x, y]],
+// closed}.
+export function contours(item, time) {
+  const line = ([x0, y0], [x, y]) => [x0 + (x - x0) / 3, y0 + (y - y0) / 3, x - (x - x0) / 3, y - (y - y0) / 3, x, y];
   if (item.ty === 'sh') {
     const path = first(valueAt(item.ks, time));
     const vertices = path?.v;
-    if (!Array.isArray(vertices) || vertices.length === 0) return;
+    if (!Array.isArray(vertices) || vertices.length === 0) return [];
     const at = (list, index) => [number(list?.[index]?.[0]), number(list?.[index]?.[1])];
-    const segment = (from, to) => {
-      const [a, b, c] = [at(vertices, from), at(path.o, from), at(path.i, to)];
-      const end = at(vertices, to);
-      context.bezierCurveTo(a[0] + b[0], a[1] + b[1], end[0] + c[0], end[1] + c[1], end[0], end[1]);
+    const curve = (from, to) => {
+      const [a, b, c, end] = [at(vertices, from), at(path.o, from), at(path.i, to), at(vertices, to)];
+      return [a[0] + b[0], a[1] + b[1], end[0] + c[0], end[1] + c[1], end[0], end[1]];
     };
-    context.moveTo(...at(vertices, 0));
-    for (let index = 1; index < vertices.length; index += 1) segment(index - 1, index);
-    if (path.c) {
-      segment(vertices.length - 1, 0);
-      context.closePath();
+    const curves = [];
+    for (let index = 1; index < vertices.length; index += 1) curves.push(curve(index - 1, index));
+    if (path.c) curves.push(curve(vertices.length - 1, 0));
+    return [{ start: at(vertices, 0), curves, closed: Boolean(path.c) }];
+  }
+  const [x, y] = point(item.p, time);
+  if (item.ty === 'rc' || item.ty === 'el') {
+    const [w, h] = point(item.s, time).map(Math.abs);
+    // A quarter of a circle of radius r as one cubic curve: its handles 0.5523 r long.
+    const k = 0.5523;
+    if (item.ty === 'el') {
+      const [rx, ry] = [w / 2, h / 2];
+      return [{ start: [x, y - ry], closed: true, curves: [
+        [x + k * rx, y - ry, x + rx, y - k * ry, x + rx, y], [x + rx, y + k * ry, x + k * rx, y + ry, x, y + ry],
+        [x - k * rx, y + ry, x - rx, y + k * ry, x - rx, y], [x - rx, y - k * ry, x - k * rx, y - ry, x, y - ry],
+      ] }];
     }
-  } else if (item.ty === 'rc') {
-    const [x, y] = point(item.p, time);
-    const [w, h] = point(item.s, time);
-    const radius = Math.min(Math.max(0, scalar(item.r, time, 0)), w / 2, h / 2);
+    const r = Math.min(Math.max(0, scalar(item.r, time, 0)), w / 2, h / 2);
     const [left, top, right, bottom] = [x - w / 2, y - h / 2, x + w / 2, y + h / 2];
-    context.moveTo(left + radius, top);
-    context.arcTo(right, top, right, bottom, radius);
-    context.arcTo(right, bottom, left, bottom, radius);
-    context.arcTo(left, bottom, left, top, radius);
-    context.arcTo(left, top, right, top, radius);
-    context.closePath();
-  } else if (item.ty === 'el') {
-    const [x, y] = point(item.p, time);
-    const [w, h] = point(item.s, time);
-    context.ellipse(x, y, Math.abs(w / 2), Math.abs(h / 2), 0, 0, 2 * Math.PI);
-    context.closePath();
-  } else if (item.ty === 'sr') {
-    const [x, y] = point(item.p, time);
+    const corner = (fromX, fromY, cornerX, cornerY, toX, toY) => [fromX + (cornerX - fromX) * k, fromY + (cornerY - fromY) * k, toX + (cornerX - toX) * k, toY + (cornerY - toY) * k, toX, toY];
+    // Clockwise from the top edge's right end, as After Effects draws a rectangle.
+    const curves = [
+      corner(right - r, top, right, top, right, top + r), line([right, top + r], [right, bottom - r]),
+      corner(right, bottom - r, right, bottom, right - r, bottom), line([right - r, bottom], [left + r, bottom]),
+      corner(left + r, bottom, left, bottom, left, bottom - r), line([left, bottom - r], [left, top + r]),
+      corner(left, top + r, left, top, left + r, top), line([left + r, top], [right - r, top]),
+    ];
+    return [{ start: [right - r, top], closed: true, curves }];
+  }
+  if (item.ty === 'sr') {
     const count = Math.max(3, Math.min(100, Math.round(scalar(item.pt, time, 5))));
     const outer = scalar(item.or, time, 0);
     const inner = item.sy === 2 ? outer : scalar(item.ir, time, 0);
     const turn = ((scalar(item.r, time, 0) - 90) * Math.PI) / 180;
     const corners = item.sy === 2 ? count : count * 2;
-    for (let corner = 0; corner < corners; corner += 1) {
+    const points = Array.from({ length: corners }, (_, corner) => {
       const radius = corner % 2 === 0 || item.sy === 2 ? outer : inner;
       const angle = turn + (corner * 2 * Math.PI) / corners;
-      const [px, py] = [x + radius * Math.cos(angle), y + radius * Math.sin(angle)];
-      if (corner === 0) context.moveTo(px, py);
-      else context.lineTo(px, py);
+      return [x + radius * Math.cos(angle), y + radius * Math.sin(angle)];
+    });
+    return [{ start: points[0], closed: true, curves: points.map((from, index) => line(from, points[(index + 1) % corners])) }];
+  }
+  return [];
+}
+
+// The part of `shape` (contours) between `from` and `to`, shares of its whole length: a trim
+// path's cut (both wrap past the end: 0.9 to 1.2 is the last tenth and the first fifth).
+export function trimmed(shape, from, to) {
+  if (to - from >= 1) return shape;
+  if (to <= from) return [];
+  // Each curve's length, from 16 chords.
+  const pieces = [];
+  for (const contour of shape) {
+    let start = contour.start;
+    for (const curve of contour.curves) {
+      let length = 0;
+      let previous = start;
+      for (let step = 1; step <= 16; step += 1) {
+        const next = pointOn(start, curve, step / 16);
+        length += Math.hypot(next[0] - previous[0], next[1] - previous[1]);
+        previous = next;
+      }
+      pieces.push({ start, curve, length });
+      start = [curve[4], curve[5]];
     }
-    context.closePath();
+  }
+  const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  if (total <= 0) return [];
+  const out = [];
+  // The window once or, where it wraps, as two: [from, 1) and [0, to - 1).
+  const offset = Math.floor(from);
+  const windows = to - offset > 1 ? [[from - offset, 1], [0, to - offset - 1]] : [[from - offset, to - offset]];
+  for (const [low, high] of windows) {
+    let walked = 0;
+    let contour = null;
+    for (const piece of pieces) {
+      const [a, b] = [walked / total, (walked + piece.length) / total];
+      walked += piece.length;
+      if (piece.length === 0) continue; // a corner of no size: the outline goes on through it
+      if (b <= low || a >= high) {
+        contour = null;
+        continue;
+      }
+      const t0 = Math.max(0, (low - a) / (b - a));
+      const t1 = Math.min(1, (high - a) / (b - a));
+      const part = split(piece.start, piece.curve, t0, t1);
+      const begins = [part.start[0], part.start[1]];
+      if (!contour || Math.hypot(contour.end[0] - begins[0], contour.end[1] - begins[1]) > 1e-6) {
+        contour = { start: begins, curves: [], closed: false, end: begins };
+        out.push(contour);
+      }
+      contour.curves.push(part.curve);
+      contour.end = [part.curve[4], part.curve[5]];
+    }
+  }
+  return out.map(({ start, curves }) => ({ start, curves, closed: false }));
+}
+
+// The point at `t` on the cubic curve from `start`.
+function pointOn(start, [x1, y1, x2, y2, x, y], t) {
+  const u = 1 - t;
+  return [u * u * u * start[0] + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t * t * t * x, u * u * u * start[1] + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t * t * t * y];
+}
+
+// The cubic curve from `start` between parameters t0 and t1 (de Casteljau).
+function split(start, curve, t0, t1) {
+  const cut = (p0, [x1, y1, x2, y2, x, y], t) => {
+    // The part after t, as a curve from the point at t.
+    const lerp = (a, b) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+    const [p1, p2, p3] = [[x1, y1], [x2, y2], [x, y]];
+    const [a, b, c] = [lerp(p0, p1), lerp(p1, p2), lerp(p2, p3)];
+    const [d, e] = [lerp(a, b), lerp(b, c)];
+    const f = lerp(d, e);
+    return { before: { start: p0, curve: [...a, ...d, ...f] }, after: { start: f, curve: [...e, ...c, ...p3] } };
+  };
+  let part = { start, curve };
+  if (t0 > 0) part = cut(part.start, part.curve, t0).after;
+  if (t1 < 1) part = cut(part.start, part.curve, (t1 - t0) / (1 - t0)).before;
+  return part;
+}
+
+// Contours as path commands.
+function trace(context, shape) {
+  for (const contour of shape) {
+    context.moveTo(...contour.start);
+    for (const curve of contour.curves) context.bezierCurveTo(...curve);
+    if (contour.closed) context.closePath();
   }
 }
 
