@@ -14,7 +14,7 @@ const near = (actual, expected, message) => {
 function recorder() {
   const calls = [];
   const context = { calls };
-  for (const name of ['setTransform', 'clearRect', 'beginPath', 'moveTo', 'lineTo', 'bezierCurveTo', 'arcTo', 'ellipse', 'closePath', 'fillRect']) {
+  for (const name of ['setTransform', 'clearRect', 'beginPath', 'moveTo', 'lineTo', 'bezierCurveTo', 'closePath', 'fillRect', 'rect', 'clip', 'save', 'restore']) {
     context[name] = (...args) => calls.push([name, ...args]);
   }
   context.fill = (rule) => calls.push(['fill', context.fillStyle, rule]);
@@ -189,4 +189,18 @@ test('trim paths cut a shape by its length, wrapping past its end, and shapes ke
   const before = recorder();
   drawFrame(parseLottie({ ...dot, layers: [{ ty: 4, ip: 0, op: 60, ks: {}, shapes }] }), before, 0, 100, 100);
   assert.equal(before.calls.filter((call) => call[0] === 'stroke').length, 0, 'nothing of the line is drawn at 0%');
+});
+
+test('masks clip their layer: within the added, outside the subtracted, and only their layer', () => {
+  const square = (x) => ({ c: true, v: [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], i: Array(4).fill([0, 0]), o: Array(4).fill([0, 0]) });
+  const masked = { ...dot.layers[0], masksProperties: [{ mode: 'a', pt: { k: square(0) } }, { mode: 's', pt: { k: square(5) } }, { mode: 'n', pt: { k: square(50) } }] };
+  const context = recorder();
+  drawFrame(parseLottie({ ...dot, layers: [masked, dot.layers[0]] }), context, 0, 100, 100);
+  const names = context.calls.map((call) => call[0]).filter((name) => ['save', 'restore', 'clip', 'rect', 'fill'].includes(name));
+  // The unmasked layer (drawn first: it is under), then the masked one inside save and restore.
+  assert.deepEqual(names, ['fill', 'save', 'clip', 'rect', 'clip', 'fill', 'restore']);
+  assert.deepEqual(context.calls.filter((call) => call[0] === 'clip').map((call) => call[1]), ['nonzero', 'evenodd']);
+  // Each mask's outline is traced once, the one of mode 'n' not at all.
+  const starts = context.calls.filter((call) => call[0] === 'moveTo' && call[2] === 0).map((call) => call[1]);
+  assert.deepEqual(starts, [0, 5]);
 });

@@ -3,9 +3,9 @@
 // solid and gradient fills and strokes, trim paths, each group's transform and opacity), solid
 // layers, precompositions, null layers as parents, every layer's transform through its parents,
 // its in and out points, start time and stretch; animated values with their easing curves, or
-// held, and positions along their motion paths. What is left undrawn: images, text, masks and
-// mattes, repeaters and expressions (a matte's own layer is not drawn either). Knows nothing of
-// the page.
+// held, and positions along their motion paths; layers' masks (added, subtracted, intersected,
+// inverted). What is left undrawn: images, text, mattes, repeaters, expressions, and masks'
+// opacity and feather (a matte's own layer is not drawn either). Knows nothing of the page.
 
 // The animation in `source` (its JSON text or the parsed object), checked for what drawing needs:
 // {width, height, rate (frames a second), first, last (frames), duration (ms), layers, assets}.
@@ -189,6 +189,11 @@ function drawLayers(animation, layers, context, time, base, opacity, depth) {
     const matrix = multiply(base, matrixOf(layer));
     const alpha = opacity * (scalar(layer.ks?.o, layerTime, 100) / 100);
     if (alpha <= 0) continue;
+    const masks = Array.isArray(layer.masksProperties) ? layer.masksProperties.filter((mask) => mask && typeof mask === 'object' && mask.mode !== 'n') : [];
+    if (masks.length > 0) {
+      context.save();
+      clip(context, masks, layerTime, matrix);
+    }
     if (layer.ty === 4 && Array.isArray(layer.shapes)) {
       drawItems(context, layer.shapes, layerTime, matrix, alpha, [], []);
     } else if (layer.ty === 1) {
@@ -198,6 +203,37 @@ function drawLayers(animation, layers, context, time, base, opacity, depth) {
       context.fillRect(0, 0, number(layer.sw), number(layer.sh));
     } else if (layer.ty === 0 && animation.assets.has(layer.refId)) {
       drawLayers(animation, animation.assets.get(layer.refId), context, layerTime, matrix, alpha, depth + 1);
+    }
+    if (masks.length > 0) context.restore();
+  }
+}
+
+// Clips what a layer draws to its masks: within the added ones (together), outside the
+// subtracted ones, and within each intersected one (an inverted mask the other way round). Their
+// opacity and feather are not drawn.
+function clip(context, masks, time, matrix) {
+  context.setTransform(...matrix);
+  const outline = (mask) => contours({ ty: 'sh', ks: mask.pt }, time);
+  const outside = (mask) => {
+    context.beginPath();
+    context.rect(-1e6, -1e6, 2e6, 2e6);
+    trace(context, outline(mask));
+    context.clip('evenodd');
+  };
+  const added = masks.filter((mask) => mask.mode === 'a' && !mask.inv);
+  if (added.length > 0) {
+    context.beginPath();
+    for (const mask of added) trace(context, outline(mask));
+    context.clip('nonzero');
+  }
+  for (const mask of masks) {
+    const inverted = Boolean(mask.inv);
+    if ((mask.mode === 's' && !inverted) || ((mask.mode === 'a' || mask.mode === 'i') && inverted)) {
+      outside(mask);
+    } else if ((mask.mode === 'i' && !inverted) || (mask.mode === 's' && inverted)) {
+      context.beginPath();
+      trace(context, outline(mask));
+      context.clip('nonzero');
     }
   }
 }
