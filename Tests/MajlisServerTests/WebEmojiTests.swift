@@ -15,10 +15,13 @@ struct WebEmojiTests {
     static let png = Array(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")!)
 
     /// A Lottie animation: a red disc that swells and shrinks, less a square (a mask) up and to the
-    /// left of its centre, 100 x 100, a second at 30 frames a second.
+    /// left of its centre, and only within the left three quarters of the picture (a track matte),
+    /// 100 x 100, a second at 30 frames a second.
     static let rose = """
         {"v": "5.7.0", "w": 100, "h": 100, "fr": 30, "ip": 0, "op": 30, "layers": [{
-          "ty": 4, "ind": 1, "ip": 0, "op": 30, "st": 0,
+          "ty": 4, "ind": 2, "td": 1, "ip": 0, "op": 30, "st": 0, "ks": {},
+          "shapes": [{"ty": "rc", "p": {"k": [37.5, 50]}, "s": {"k": [75, 100]}, "r": {"k": 0}}, {"ty": "fl", "c": {"k": [1, 1, 1, 1]}, "o": {"k": 100}}]}, {
+          "ty": 4, "ind": 1, "tt": 1, "ip": 0, "op": 30, "st": 0,
           "masksProperties": [{"mode": "s", "pt": {"k": {"c": true, "v": [[-40, -40], [-10, -40], [-10, -10], [-40, -10]], "i": [[0, 0], [0, 0], [0, 0], [0, 0]], "o": [[0, 0], [0, 0], [0, 0], [0, 0]]}}}],
           "ks": {"p": {"k": [50, 50]}, "a": {"k": [0, 0]}, "o": {"k": 100},
                  "s": {"a": 1, "k": [{"t": 0, "s": [80, 80], "o": {"x": [0.4], "y": [0]}, "i": {"x": [0.6], "y": [1]}}, {"t": 15, "s": [100, 100]}, {"t": 30, "s": [80, 80]}]}},
@@ -95,8 +98,9 @@ struct WebEmojiTests {
                         const corner = [...canvas.getContext('2d').getImageData(2, 2, 1, 1).data];
                         const masked = [...canvas.getContext('2d').getImageData(40, 40, 1, 1).data];
                         const opposite = [...canvas.getContext('2d').getImageData(88, 88, 1, 1).data];
+                        const matted = [...canvas.getContext('2d').getImageData(100, 64, 1, 1).data];
                         return shown.dataset.item === 'rose' && notes.includes(\(literal))
-                            && middle[0] > 200 && middle[1] < 60 && middle[3] > 200 && corner[3] === 0 && masked[3] === 0 && opposite[0] > 200
+                            && middle[0] > 200 && middle[1] < 60 && middle[3] > 200 && corner[3] === 0 && masked[3] === 0 && opposite[0] > 200 && matted[3] === 0
                         """)
                 }
                 let shot = try await huda.screenshot()

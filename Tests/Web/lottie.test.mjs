@@ -18,6 +18,7 @@ function recorder() {
     context[name] = (...args) => calls.push([name, ...args]);
   }
   context.fill = (rule) => calls.push(['fill', context.fillStyle, rule]);
+  context.drawImage = (image) => calls.push(['drawImage', image.name, context.globalCompositeOperation]);
   context.stroke = () => calls.push(['stroke', context.strokeStyle, context.lineWidth]);
   context.createLinearGradient = (...args) => {
     const stops = [];
@@ -203,4 +204,34 @@ test('masks clip their layer: within the added, outside the subtracted, and only
   // Each mask's outline is traced once, the one of mode 'n' not at all.
   const starts = context.calls.filter((call) => call[0] === 'moveTo' && call[2] === 0).map((call) => call[1]);
   assert.deepEqual(starts, [0, 5]);
+});
+
+test('a track matte keeps its layer where the matte is drawn (or, inverted, where it is not)', () => {
+  // Canvases made for the layer and its matte, each writing down what it is told.
+  const made = [];
+  const page = { createElement: () => {
+    const canvas = { name: `canvas ${made.length}` };
+    canvas.getContext = () => (canvas.context ??= recorder());
+    made.push(canvas);
+    return canvas;
+  } };
+  const matte = { ...dot.layers[0], td: 1, ind: 5, ks: { ...dot.layers[0].ks, p: { k: [70, 50] } } };
+  for (const [tt, operation] of [[1, 'destination-in'], [2, 'destination-out']]) {
+    made.length = 0;
+    const context = recorder();
+    context.canvas = { width: 100, height: 100, ownerDocument: page };
+    drawFrame(parseLottie({ ...dot, layers: [matte, { ...dot.layers[0], tt }] }), context, 0, 100, 100);
+    assert.deepEqual(made.map((canvas) => [canvas.width, canvas.height]), [[100, 100], [100, 100]]);
+    const [content, shape] = made.map((canvas) => canvas.context.calls);
+    // The layer's dot at x 20, the matte's at 70; combined on the layer's canvas, which is drawn.
+    near(content.filter((call) => call[0] === 'setTransform')[0].slice(5), [20, 50]);
+    near(shape.filter((call) => call[0] === 'setTransform')[0].slice(5), [70, 50]);
+    assert.deepEqual(content.find((call) => call[0] === 'drawImage'), ['drawImage', 'canvas 1', operation]);
+    assert.deepEqual(context.calls.filter((call) => call[0] === 'drawImage'), [['drawImage', 'canvas 0', undefined]]);
+    assert.equal(context.calls.filter((call) => call[0] === 'fill').length, 0, 'nothing drawn straight on the page');
+  }
+  // With no page to make canvases: the layer alone.
+  const bare = recorder();
+  drawFrame(parseLottie({ ...dot, layers: [matte, { ...dot.layers[0], tt: 1 }] }), bare, 0, 100, 100);
+  assert.equal(bare.calls.filter((call) => call[0] === 'fill').length, 1);
 });

@@ -4,8 +4,8 @@
 // layers, precompositions, null layers as parents, every layer's transform through its parents,
 // its in and out points, start time and stretch; animated values with their easing curves, or
 // held, and positions along their motion paths; layers' masks (added, subtracted, intersected,
-// inverted). What is left undrawn: images, text, mattes, repeaters, expressions, and masks'
-// opacity and feather (a matte's own layer is not drawn either). Knows nothing of the page.
+// inverted) and track mattes (alpha; luma read as alpha). What is left undrawn: images, text,
+// repeaters, expressions, and masks' opacity and feather. Knows nothing of the page.
 
 // The animation in `source` (its JSON text or the parsed object), checked for what drawing needs:
 // {width, height, rate (frames a second), first, last (frames), duration (ms), layers, assets}.
@@ -181,31 +181,59 @@ function drawLayers(animation, layers, context, time, base, opacity, depth) {
     seen.add(layer);
     return multiply(matrixOf(parent, seen), own);
   };
-  for (let index = layers.length - 1; index >= 0; index -= 1) {
-    const layer = layers[index];
-    if (!layer || typeof layer !== 'object' || layer.hd || layer.td) continue;
-    if (time < number(layer.ip, -Infinity) || time >= number(layer.op, Infinity)) continue;
+  const drawLayer = (layer, target) => {
+    if (time < number(layer.ip, -Infinity) || time >= number(layer.op, Infinity)) return;
     const layerTime = local(layer);
     const matrix = multiply(base, matrixOf(layer));
     const alpha = opacity * (scalar(layer.ks?.o, layerTime, 100) / 100);
-    if (alpha <= 0) continue;
+    if (alpha <= 0) return;
     const masks = Array.isArray(layer.masksProperties) ? layer.masksProperties.filter((mask) => mask && typeof mask === 'object' && mask.mode !== 'n') : [];
     if (masks.length > 0) {
-      context.save();
-      clip(context, masks, layerTime, matrix);
+      target.save();
+      clip(target, masks, layerTime, matrix);
     }
     if (layer.ty === 4 && Array.isArray(layer.shapes)) {
-      drawItems(context, layer.shapes, layerTime, matrix, alpha, [], []);
+      drawItems(target, layer.shapes, layerTime, matrix, alpha, [], []);
     } else if (layer.ty === 1) {
-      context.setTransform(...matrix);
-      context.globalAlpha = alpha;
-      context.fillStyle = typeof layer.sc === 'string' ? layer.sc : '#000';
-      context.fillRect(0, 0, number(layer.sw), number(layer.sh));
+      target.setTransform(...matrix);
+      target.globalAlpha = alpha;
+      target.fillStyle = typeof layer.sc === 'string' ? layer.sc : '#000';
+      target.fillRect(0, 0, number(layer.sw), number(layer.sh));
+      target.globalAlpha = 1;
     } else if (layer.ty === 0 && animation.assets.has(layer.refId)) {
-      drawLayers(animation, animation.assets.get(layer.refId), context, layerTime, matrix, alpha, depth + 1);
+      drawLayers(animation, animation.assets.get(layer.refId), target, layerTime, matrix, alpha, depth + 1);
     }
-    if (masks.length > 0) context.restore();
+    if (masks.length > 0) target.restore();
+  };
+  for (let index = layers.length - 1; index >= 0; index -= 1) {
+    const layer = layers[index];
+    if (!layer || typeof layer !== 'object' || layer.hd || layer.td) continue;
+    // A track matte: the layer above, drawn apart; this one is kept where it is opaque (1) or
+    // clear (2), luma mattes (3, 4) read by their opacity as well.
+    const matte = layers[index - 1];
+    const surface = layer.tt && matte?.td ? offscreen(context) : null;
+    if (!surface) {
+      drawLayer(layer, context);
+      continue;
+    }
+    const [content, shape] = [surface(), surface()];
+    drawLayer(layer, content.getContext('2d'));
+    drawLayer(matte, shape.getContext('2d'));
+    const combined = content.getContext('2d');
+    combined.setTransform(1, 0, 0, 1, 0, 0);
+    combined.globalCompositeOperation = layer.tt === 2 || layer.tt === 4 ? 'destination-out' : 'destination-in';
+    combined.drawImage(shape, 0, 0);
+    context.setTransform(1, 0, 0, 1, 0, 0);
+    context.drawImage(content, 0, 0);
   }
+}
+
+// A maker of blank canvases the size of `context`'s, from its page (null where there is none: the
+// layer is drawn without its matte).
+function offscreen(context) {
+  const { width, height, ownerDocument } = context.canvas ?? {};
+  if (!width || !height || typeof ownerDocument?.createElement !== 'function') return null;
+  return () => Object.assign(ownerDocument.createElement('canvas'), { width, height });
 }
 
 // Clips what a layer draws to its masks: within the added ones (together), outside the
