@@ -436,16 +436,29 @@ function drawAnimations() {
     if (!showing.lottie) continue;
     const canvas = app.querySelector(`.seat[data-seat="${index}"] .emoji canvas`);
     const context = canvas?.getContext('2d');
-    if (context) drawFrame(showing.lottie, context, frameAt(showing.lottie, Date.now() - showing.started), animationSize, animationSize);
+    try {
+      if (context) drawFrame(showing.lottie, context, frameAt(showing.lottie, Date.now() - showing.started), animationSize, animationSize);
+    } catch (error) {
+      // An animation the page cannot draw shows its name for the rest of its time.
+      log(`emoji ${showing.item.id}: ${error.message}`);
+      showing.lottie = null;
+      showing.text = showing.item.names?.[language] ?? showing.item.names?.en ?? showing.item.id;
+    }
   }
 }
 
-// A Lottie animation's first frame as an image, for the picker.
+// A Lottie animation's first frame as an image, for the picker (none, and its name shows, where
+// the page cannot draw it).
 function poster(animation) {
   const canvas = document.createElement('canvas');
   canvas.width = animationSize;
   canvas.height = animationSize;
-  drawFrame(animation, canvas.getContext('2d'), animation.first, animationSize, animationSize);
+  try {
+    drawFrame(animation, canvas.getContext('2d'), animation.first, animationSize, animationSize);
+  } catch (error) {
+    log(`emoji picture: ${error.message}`);
+    return null;
+  }
   return canvas.toDataURL('image/png');
 }
 
