@@ -92,6 +92,9 @@ public final class SignalingServer: WebSocketDelegate, Sendable {
     /// Rooms in memory now (idle rooms leave it, and come back from the store when used).
     public var loadedRooms: Int { context.rooms.count }
 
+    /// Whether room `id` is in memory here now.
+    public func hasLoaded(_ id: String) -> Bool { context.rooms.all.contains { $0.id == id } }
+
     /// Rooms the sweeper visits: those with a timer set or nobody in them.
     public var sweptRooms: Int { context.rooms.needingSweep.count }
 
